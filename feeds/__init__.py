@@ -1,0 +1,4 @@
+"""feeds blueprint."""
+from flask import Blueprint
+
+bp = Blueprint("feeds", __name__)

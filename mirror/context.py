@@ -1,0 +1,71 @@
+"""The mirror's handles on its database: one object the app, CLI and tests share."""
+from __future__ import annotations
+
+from functools import cached_property
+
+from mirror.config import Settings
+from mirror.db import make_engine, make_session_factory
+from mirror.upstream import UpstreamClient
+
+
+class Mirror:
+    """Engines and session factories for one database.
+
+    Readers use snapshot transactions; the sync uses a separate writer engine
+    (on SQLite its transactions take the write lock at BEGIN).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @cached_property
+    def engine(self):
+        """The read-side engine (requests)."""
+        return make_engine(self.settings.database_url)
+
+    @cached_property
+    def writer_engine(self):
+        """The sync's engine."""
+        return make_engine(self.settings.database_url, writer=True, pool_size=2) if self.is_postgres else make_engine(
+            self.settings.database_url, writer=True
+        )
+
+    @property
+    def is_postgres(self) -> bool:
+        """True on PostgreSQL."""
+        return self.settings.database_url.startswith("postgresql")
+
+    @cached_property
+    def Session(self):  # noqa: N802 - a factory, named like a class on purpose
+        """Read-side session factory."""
+        return make_session_factory(self.engine)
+
+    @cached_property
+    def WriterSession(self):  # noqa: N802
+        """Sync-side session factory."""
+        return make_session_factory(self.writer_engine)
+
+    def upstream_client(self, **kwargs) -> UpstreamClient:
+        """A client for the configured upstream; a clear error when unset."""
+        if not self.settings.upstream_url or not self.settings.upstream_token:
+            raise RuntimeError("UPSTREAM_URL and UPSTREAM_TOKEN must be set to sync")
+        return UpstreamClient(self.settings.upstream_url, self.settings.upstream_token, **kwargs)
+
+    def sync(self, **kwargs):
+        """Run one sync against the configured upstream (see mirror.sync.run_sync)."""
+        from mirror.sync import run_sync
+
+        client = kwargs.pop("client", None) or self.upstream_client()
+        try:
+            return run_sync(
+                self.writer_engine, self.WriterSession, client,
+                overlap_seconds=self.settings.sync_overlap_seconds, **kwargs,
+            )
+        finally:
+            client.close()
+
+    def dispose(self) -> None:
+        """Close pooled connections (tests, forks)."""
+        for name in ("engine", "writer_engine"):
+            if name in self.__dict__:
+                self.__dict__[name].dispose()

@@ -1,0 +1,85 @@
+"""Database engine, sessions and the declarative base.
+
+The schema itself is owned by Alembic (migrations/); `create_all` is used only
+by tests that want a scratch database without running migrations.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import MetaData, create_engine, event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, sessionmaker
+
+# Stable constraint names on every database, so migrations can refer to them.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the naming convention."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _tune_sqlite(dbapi_connection, _record) -> None:
+    # WAL lets readers keep reading the last committed state while a sync
+    # writes its run in one long transaction; busy_timeout makes a second
+    # writer wait instead of failing at once.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _sqlite_transactions(engine: Engine, begin_statement: str) -> None:
+    # pysqlite's legacy transaction handling runs each SELECT outside any
+    # transaction, so two reads of one request could straddle a sync's
+    # commit. Taking over BEGIN makes every session one consistent snapshot.
+    @event.listens_for(engine, "connect")
+    def _no_implicit_transactions(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection):
+        connection.exec_driver_sql(begin_statement)
+
+
+def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
+    """Create an engine for a normalised DATABASE_URL (SQLite or Postgres).
+
+    Readers get snapshot transactions (a request never sees half a sync run);
+    `writer=True` is for the sync, which on SQLite takes the write lock at
+    BEGIN so it can never lose a race to upgrade its snapshot.
+    """
+    if database_url.startswith("sqlite"):
+        path = database_url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(database_url, connect_args={"timeout": 30, "check_same_thread": False}, **kwargs)
+        event.listen(engine, "connect", _tune_sqlite)
+        _sqlite_transactions(engine, "BEGIN IMMEDIATE" if writer else "BEGIN")
+        return engine
+    if not writer:
+        kwargs.setdefault("isolation_level", "REPEATABLE READ")
+    kwargs.setdefault("pool_pre_ping", True)
+    kwargs.setdefault("pool_size", 5)
+    kwargs.setdefault("max_overflow", 10)
+    return create_engine(database_url, **kwargs)
+
+
+def make_session_factory(engine: Engine) -> sessionmaker:
+    """Sessions that keep loaded objects usable after commit."""
+    return sessionmaker(bind=engine, expire_on_commit=False, future=True)
+
+
+def is_postgres(engine: Engine) -> bool:
+    """True when the engine talks to PostgreSQL."""
+    return engine.dialect.name == "postgresql"

@@ -1,0 +1,136 @@
+"""The mirror's tables, as SQLAlchemy 2 typed models.
+
+Only public facts are stored: the upstream client drops private fields
+(internal ids, owner data, cost, dealer notes) before anything reaches here.
+Money is integer cents, so no float ever touches a price.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from mirror.db import Base
+
+# Keys sort in byte order on every database (C collation on Postgres).
+KEY = String(128).with_variant(String(128, collation="C"), "postgresql")
+
+
+class Company(Base):
+    """A contractor, normalised at the boundary (see mirror.records)."""
+
+    __tablename__ = "companies"
+
+    plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    trades: Mapped[list] = mapped_column(JSON, default=list)
+    status: Mapped[str] = mapped_column(String(16))
+    storefront_live: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_public: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
+    phone: Mapped[str | None] = mapped_column(String(16))
+    website: Mapped[str | None] = mapped_column(Text)
+    address: Mapped[dict | None] = mapped_column(JSON)
+    service_postal_codes: Mapped[list] = mapped_column(JSON, default=list)
+    currency: Mapped[str] = mapped_column(String(3), default="USD")
+    price_description: Mapped[str | None] = mapped_column(Text)
+    estimate_url: Mapped[str | None] = mapped_column(Text)
+    shop_url: Mapped[str | None] = mapped_column(Text)
+    channels: Mapped[dict] = mapped_column(JSON, default=dict)
+    upstream_updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # Hash of every stored field: an unchanged record is not rewritten.
+    record_hash: Mapped[str] = mapped_column(String(32))
+    # Offer-group summary, rebuilt in the same transaction as the products.
+    content_version: Mapped[str | None] = mapped_column(String(16))
+    content_updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Set by single-company runs; whole runs advance mirror_state instead.
+    last_synced_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Business-feed bookkeeping: membership and the millisecond stamp of the
+    # last change to the record as the feed serves it.
+    in_feed: Mapped[bool] = mapped_column(Boolean, default=False)
+    feed_hash: Mapped[str | None] = mapped_column(String(32))
+    feed_changed_ms: Mapped[int | None] = mapped_column(BigInteger)
+    # Bumped whenever anything a public surface renders for this company
+    # changes; render caches key on it.
+    generation: Mapped[int] = mapped_column(Integer, default=1)
+
+    __table_args__ = (Index("ix_companies_in_feed", "in_feed", "plugin_key"),)
+
+
+class Product(Base):
+    """One catalog item of a company (published or not; tombstones delete)."""
+
+    __tablename__ = "products"
+
+    plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
+    sku: Mapped[str] = mapped_column(String(255), primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    category_name: Mapped[str] = mapped_column(Text)
+    category_slug: Mapped[str] = mapped_column(String(255))
+    category_kind: Mapped[str] = mapped_column(String(16))
+    tier: Mapped[str | None] = mapped_column(String(8))
+    brand: Mapped[str | None] = mapped_column(Text)
+    model_numbers: Mapped[list] = mapped_column(JSON, default=list)
+    description: Mapped[str | None] = mapped_column(Text)
+    price_cents: Mapped[int] = mapped_column(BigInteger)
+    published: Mapped[bool] = mapped_column(Boolean)
+    image_url: Mapped[str | None] = mapped_column(Text)
+    specs: Mapped[dict] = mapped_column(JSON, default=dict)
+    upstream_updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    record_hash: Mapped[str] = mapped_column(String(32))
+
+
+class OfferGroup(Base):
+    """Per company and category: the published products' price summary."""
+
+    __tablename__ = "offer_groups"
+
+    plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
+    category_slug: Mapped[str] = mapped_column(String(255), primary_key=True)
+    category_name: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(16))
+    currency: Mapped[str] = mapped_column(String(3))
+    price_low_cents: Mapped[int] = mapped_column(BigInteger)
+    price_high_cents: Mapped[int] = mapped_column(BigInteger)
+    offer_count: Mapped[int] = mapped_column(Integer)
+    good_cents: Mapped[int | None] = mapped_column(BigInteger)
+    better_cents: Mapped[int | None] = mapped_column(BigInteger)
+    best_cents: Mapped[int | None] = mapped_column(BigInteger)
+    image_url: Mapped[str | None] = mapped_column(Text)
+
+
+class SyncState(Base):
+    """Key/value state committed with the rows it covers (watermarks, clocks)."""
+
+    __tablename__ = "sync_state"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class SyncRun(Base):
+    """One sync run's history entry."""
+
+    __tablename__ = "sync_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    mode: Mapped[str] = mapped_column(String(16))
+    company_key: Mapped[str | None] = mapped_column(KEY)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    counts: Mapped[dict] = mapped_column(JSON, default=dict)
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+class SourceHit(Base):
+    """A request that carried ?source=LABEL (source tracking)."""
+
+    __tablename__ = "source_hits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    label: Mapped[str] = mapped_column(String(64))
+    endpoint: Mapped[str] = mapped_column(String(255))
+    method: Mapped[str] = mapped_column(String(8))
+    status: Mapped[int] = mapped_column(Integer)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -1,0 +1,321 @@
+"""The one public view of a company, built from the mirror.
+
+Every surface renders this: pricing.json is `CompanyView.pricing_document()`,
+and the JSON-LD, hosted pages, feed and MCP tools read the same objects, so
+two surfaces never compute the same number twice. Only public facts exist
+here; nothing in this module knows about HTTP.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Literal
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mirror import state as st
+from mirror.businesses import funnel_url
+from mirror.config import Settings
+from mirror.models import Company, OfferGroup
+from mirror.records import TIERS
+from mirror.urls import stamp_referrer
+
+DATA_PROVENANCE = (
+    "These are the contractor's own first-party installed prices, published by the contractor "
+    "and mirrored from its catalog without change."
+)
+BUSINESS_TYPES = {
+    "hvac": "HVACBusiness",
+    "plumbing": "Plumber",
+    "electrical": "Electrician",
+    "roofing": "RoofingContractor",
+}
+FreshnessState = Literal["fresh", "stale", "unavailable"]
+
+
+def cents_to_decimal(cents: int | None) -> Decimal | None:
+    """Exact money from integer cents."""
+    return None if cents is None else Decimal(cents).scaleb(-2)
+
+
+def money_json(value: Decimal | None) -> int | float | None:
+    """A JSON number with the exact decimal value (11006, 60.05).
+
+    Two-decimal amounts below 10**13 round-trip exactly through a double's
+    shortest repr, so the emitted digits are the decimal's own digits.
+    """
+    if value is None:
+        return None
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+class _View(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class AddressView(_View):
+    """The address object every surface uses (CONTRACTS.md)."""
+
+    line1: str | None
+    line2: str | None
+    locality: str | None
+    region: str | None
+    postal_code: str | None
+    country: str | None
+    formatted: str
+
+    @classmethod
+    def from_stored(cls, stored: dict | None) -> "AddressView | None":
+        """None when the company has no address at all."""
+        if not stored or not any(stored.get(k) for k in ("line1", "line2", "locality", "region", "postal_code")):
+            return None
+        parts = [stored.get("line1"), stored.get("line2"), stored.get("locality")]
+        region_zip = " ".join(p for p in (stored.get("region"), stored.get("postal_code")) if p)
+        formatted = ", ".join(p for p in [*parts, region_zip] if p)
+        return cls(
+            line1=stored.get("line1"), line2=stored.get("line2"), locality=stored.get("locality"),
+            region=stored.get("region"), postal_code=stored.get("postal_code"),
+            country=stored.get("country"), formatted=formatted,
+        )
+
+
+class GeoView(_View):
+    """Coordinates, only when both are present and in range."""
+
+    latitude: float
+    longitude: float
+
+
+class ServiceAreaView(_View):
+    """The normalised service-area postal codes."""
+
+    postal_code_count: int
+    postal_codes: list[str]
+
+
+class TierPrices(_View):
+    """Lowest published price per tier; None where the tier has no product."""
+
+    good: Decimal | None
+    better: Decimal | None
+    best: Decimal | None
+
+
+class CategoryView(_View):
+    """One offer group."""
+
+    name: str
+    slug: str
+    kind: Literal["system", "accessory"]
+    price_low: Decimal
+    price_high: Decimal
+    offer_count: int
+    tiers: TierPrices | None
+    image_url: str | None
+
+    def pricing_entry(self) -> dict:
+        """This category as pricing.json shows it (tiers only on systems)."""
+        entry = {
+            "name": self.name,
+            "slug": self.slug,
+            "price_low": money_json(self.price_low),
+            "price_high": money_json(self.price_high),
+            "offer_count": self.offer_count,
+        }
+        if self.tiers is not None:
+            entry["tiers"] = {t: money_json(getattr(self.tiers, t)) for t in TIERS}
+        return entry
+
+
+class BusinessView(_View):
+    """The contractor's public identity and contact data."""
+
+    plugin_key: str
+    name: str
+    trades: list[str]
+    business_types: list[str]
+    address: AddressView | None
+    geo: GeoView | None
+    phone: str | None
+    website: str | None
+    service_area: ServiceAreaView
+
+
+class CompanyView(_View):
+    """Everything public about one company at one moment of the mirror."""
+
+    business: BusinessView
+    categories: list[CategoryView]
+    currency: str
+    price_description: str | None
+    data_provenance: str
+    channels: dict[str, bool]
+    quote_url: str | None
+    quote_page_url: str
+    funnel_url: str | None
+    pricing_url: str
+    mcp_url: str
+    last_synced_at: datetime | None
+    content_updated_at: datetime | None
+    freshness_state: FreshnessState
+    content_version: str | None
+    generation: int
+
+    def category(self, slug_or_name: str) -> CategoryView | None:
+        """A category by slug, or by name (case-insensitive)."""
+        wanted = slug_or_name.strip().lower()
+        for category in self.categories:
+            if category.slug == wanted or category.name.lower() == wanted:
+                return category
+        return None
+
+    def serves(self, postal_code: str) -> bool:
+        """Whether a normalised 5-digit postal code is in the service area."""
+        return postal_code in self.business.service_area.postal_codes
+
+    def pricing_document(self) -> dict:
+        """pricing.json: this view serialised (see the web surfaces issue)."""
+        business = self.business
+        return {
+            "business": {
+                "name": business.name,
+                "address": business.address.model_dump() if business.address else None,
+                "service_area": business.service_area.model_dump(),
+            },
+            "categories": [c.pricing_entry() for c in self.categories],
+            "currency": self.currency,
+            "price_description": self.price_description,
+            "data_provenance": self.data_provenance,
+            "quote_url": self.quote_url,
+            "last_synced_at": iso(self.last_synced_at),
+            "content_updated_at": iso(self.content_updated_at),
+            "freshness_state": self.freshness_state,
+            "content_version": self.content_version,
+        }
+
+    def provenance(self) -> dict:
+        """The provenance fields every tool result carries."""
+        return {"last_synced_at": iso(self.last_synced_at), "freshness_state": self.freshness_state}
+
+
+def iso(value: datetime | None) -> str | None:
+    """RFC 3339 UTC with a Z, or None."""
+    if value is None:
+        return None
+    value = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    return value if value is None or value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def channel_open(company: Company | None, channel: str | None) -> bool:
+    """Public, and the surface's switch on (a missing switch means on)."""
+    if company is None or not company.is_public:
+        return False
+    return channel is None or (company.channels or {}).get(channel, True) is not False
+
+
+def find_public_company(session: Session, plugin_key: str, channel: str | None) -> Company | None:
+    """The gate: the company when it is public and the channel is open, else None.
+
+    Unknown, churned, not-live and switched-off all look the same: None.
+    """
+    if not plugin_key or len(plugin_key) > 128:
+        return None
+    company = session.get(Company, plugin_key)
+    return company if channel_open(company, channel) else None
+
+
+def freshness(last_synced_at: datetime | None, threshold_seconds: int, now: datetime) -> FreshnessState:
+    """fresh, stale (older than the threshold) or unavailable (never synced)."""
+    if last_synced_at is None:
+        return "unavailable"
+    age = (now - last_synced_at).total_seconds()
+    return "stale" if age > threshold_seconds else "fresh"
+
+
+def last_synced_at(session: Session, company: Company) -> datetime | None:
+    """The end of the last successful run that covered this company."""
+    whole_run = st.get_time(st.read_state(session), st.LAST_SUCCESS_AT)
+    candidates = [t for t in (_aware(company.last_synced_at), whole_run) if t is not None]
+    return max(candidates) if candidates else None
+
+
+def company_urls(settings: Settings, plugin_key: str) -> dict[str, str]:
+    """The absolute public URLs of a company's surfaces."""
+    base = f"/companies/{quote(plugin_key, safe='')}"
+    return {
+        "quote_page_url": settings.absolute(base + "/quote"),
+        "pricing_url": settings.absolute(base + "/pricing"),
+        "mcp_url": settings.absolute(base + "/mcp"),
+    }
+
+
+def build_company_view(session: Session, company: Company, settings: Settings, now: datetime | None = None) -> CompanyView:
+    """Assemble the public view of a company from its row and offer groups."""
+    now = now or datetime.now(timezone.utc)
+    groups = session.scalars(select(OfferGroup).where(OfferGroup.plugin_key == company.plugin_key)).all()
+    categories = sorted((_category_view(g) for g in groups), key=lambda c: (c.kind != "system", c.name.lower(), c.slug))
+    synced = last_synced_at(session, company)
+    urls = company_urls(settings, company.plugin_key)
+    quote_open = (company.channels or {}).get("quote", True) is not False
+    funnel = funnel_url(company)
+    return CompanyView(
+        business=_business_view(company),
+        categories=categories,
+        currency=company.currency,
+        price_description=company.price_description,
+        data_provenance=DATA_PROVENANCE,
+        channels=dict(company.channels or {}),
+        quote_url=urls["quote_page_url"] if quote_open else None,
+        funnel_url=stamp_referrer(funnel, settings.referrer_stamp) if funnel else None,
+        last_synced_at=synced,
+        content_updated_at=_aware(company.content_updated_at),
+        freshness_state=freshness(synced, settings.freshness_threshold_seconds, now),
+        content_version=company.content_version,
+        generation=company.generation,
+        **urls,
+    )
+
+
+def _business_view(company: Company) -> BusinessView:
+    stored = company.address or {}
+    lat, lon = stored.get("latitude"), stored.get("longitude")
+    codes = list(company.service_postal_codes or [])
+    trades = list(company.trades or [])
+    return BusinessView(
+        plugin_key=company.plugin_key,
+        name=company.name,
+        trades=trades,
+        business_types=[BUSINESS_TYPES[t] for t in trades if t in BUSINESS_TYPES] or ["HomeAndConstructionBusiness"],
+        address=AddressView.from_stored(company.address),
+        geo=GeoView(latitude=lat, longitude=lon) if lat is not None and lon is not None else None,
+        phone=company.phone,
+        website=company.website,
+        service_area=ServiceAreaView(postal_code_count=len(codes), postal_codes=codes),
+    )
+
+
+def _category_view(group: OfferGroup) -> CategoryView:
+    tiers = None
+    if group.kind == "system":
+        tiers = TierPrices(
+            good=cents_to_decimal(group.good_cents),
+            better=cents_to_decimal(group.better_cents),
+            best=cents_to_decimal(group.best_cents),
+        )
+    return CategoryView(
+        name=group.category_name,
+        slug=group.category_slug,
+        kind=group.kind,
+        price_low=cents_to_decimal(group.price_low_cents),
+        price_high=cents_to_decimal(group.price_high_cents),
+        offer_count=group.offer_count,
+        tiers=tiers,
+        image_url=group.image_url,
+    )

@@ -1,0 +1,47 @@
+"""Named values committed together with the rows they describe.
+
+Watermarks, the time of the last successful run, and the business feed's
+change clock all live in `sync_state`, written inside the sync's transaction,
+so they can never run ahead of the data.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mirror.models import SyncState
+from mirror.upstream import format_time, parse_time
+
+WATERMARK_COMPANIES = "watermark:/v1/companies"
+WATERMARK_PRODUCTS = "watermark:/v1/products"
+LAST_SUCCESS_AT = "last_success_at"
+FEED_CLOCK_MS = "feed_clock_ms"
+FEED_DEPARTED_MS = "feed_departed_ms"
+
+
+def read_state(session: Session) -> dict[str, str]:
+    """All named values, in one query."""
+    return dict(session.execute(select(SyncState.name, SyncState.value)).all())
+
+
+def get_time(state: dict[str, str], name: str) -> datetime | None:
+    """A stored timestamp, or None."""
+    return parse_time(state[name]) if name in state else None
+
+
+def get_int(state: dict[str, str], name: str) -> int:
+    """A stored integer, or 0."""
+    return int(state.get(name, "0"))
+
+
+def put(session: Session, name: str, value: str | int | datetime) -> None:
+    """Write one named value in the current transaction."""
+    if isinstance(value, datetime):
+        value = format_time(value)
+    row = session.get(SyncState, name)
+    if row is None:
+        session.add(SyncState(name=name, value=str(value)))
+    elif row.value != str(value):
+        row.value = str(value)

@@ -1,0 +1,445 @@
+"""The incremental (and full) sync of the upstream catalog into the mirror.
+
+A run happens in ONE database transaction: every company, product, offer
+group, watermark and clock it writes becomes visible at its commit, or not at
+all. Pages are streamed and applied as they arrive, so memory stays flat
+however large the catalog is; an incremental run touches only what changed.
+
+Walk order (UPSTREAM.md):
+1. `/v1/companies` since the companies watermark (everything on a full run).
+2. Each company new to the mirror (every company on a full run) gets its whole
+   catalog from `/v1/companies/{key}/products`; a full run then removes the
+   products the walk did not return.
+3. Incremental runs then read `/v1/products` since the products watermark.
+4. Offer groups, content versions and feed state are rebuilt for the
+   companies the run touched; watermarks and the success time are written.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Callable, Iterable
+
+from sqlalchemy import delete, insert, select, tuple_, update
+from sqlalchemy.orm import Session
+
+from mirror import state as st
+from mirror.businesses import feed_hash
+from mirror.lock import sync_lock
+from mirror.models import Company, OfferGroup, Product, SyncRun
+from mirror.offers import build_offer_groups, content_version, stable_hash
+from mirror.records import (
+    CompanyRecord,
+    InvalidRecord,
+    ProductRecord,
+    Tombstone,
+    parse_company,
+    parse_product,
+)
+from mirror.upstream import UpstreamClient, UpstreamNotFound
+
+log = logging.getLogger(__name__)
+
+COMPANY_FIELDS = (
+    "name", "trades", "status", "storefront_live", "phone", "website", "address",
+    "service_postal_codes", "currency", "price_description", "estimate_url", "shop_url", "channels",
+)
+PRODUCT_FIELDS = (
+    "name", "category_name", "category_slug", "category_kind", "tier", "brand", "model_numbers",
+    "description", "price_cents", "published", "image_url", "specs",
+)
+REBUILD_BATCH = 200
+Progress = Callable[[str, int], None]
+
+
+@dataclass
+class SyncCounts:
+    """What a run saw and changed."""
+
+    companies_seen: int = 0
+    companies_written: int = 0
+    companies_removed: int = 0
+    products_seen: int = 0
+    products_written: int = 0
+    products_removed: int = 0
+    invalid_records: int = 0
+    orphan_products: int = 0
+    offer_groups_rebuilt: int = 0
+    upstream_requests: int = 0
+
+    def as_dict(self) -> dict:
+        """Plain dict for the sync_runs history."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class SyncResult:
+    """The outcome of one run."""
+
+    run_id: int
+    status: str
+    mode: str
+    counts: SyncCounts
+    started_at: datetime
+    finished_at: datetime
+    error: str | None = None
+
+
+def utcnow() -> datetime:
+    """The current time, aware, in UTC."""
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class _RunState:
+    """Bookkeeping of one run, all of it bounded by the number of changes."""
+
+    mode: str
+    counts: SyncCounts = field(default_factory=SyncCounts)
+    new_companies: set[str] = field(default_factory=set)
+    changed_companies: set[str] = field(default_factory=set)  # company record changed
+    touched_catalogs: set[str] = field(default_factory=set)  # products changed
+    seen_companies: set[str] = field(default_factory=set)  # full runs only
+    first_server_time: datetime | None = None
+    feed_moved: bool = False  # some feed record changed, joined or left
+    feed_departure: bool = False  # some business left the feed
+
+
+def run_sync(
+    engine,
+    session_factory,
+    client: UpstreamClient,
+    *,
+    overlap_seconds: int = 60,
+    full: bool = False,
+    company_key: str | None = None,
+    progress: Progress | None = None,
+) -> SyncResult:
+    """Run one sync under the cross-process lock and record it in sync_runs.
+
+    Raises SyncBusy when another process is syncing. Upstream or database
+    failures roll the run back and are recorded; the result says "failed".
+    """
+    mode = "company" if company_key else ("full" if full else "incremental")
+    with sync_lock(engine):
+        run_id, started_at = _open_run(session_factory, mode, company_key)
+        run = _RunState(mode=mode)
+        session = session_factory()
+        try:
+            _sync(session, client, run, overlap_seconds, company_key, progress or (lambda *_: None))
+            finished_at = utcnow()
+            _finish(session, run, finished_at, company_key)
+            run.counts.upstream_requests = client.requests_made
+            _close_run(session, run_id, "success", run.counts, finished_at, None)
+            session.commit()
+            return SyncResult(run_id, "success", mode, run.counts, started_at, finished_at)
+        except BaseException as error:
+            session.rollback()
+            finished_at = utcnow()
+            run.counts.upstream_requests = client.requests_made
+            message = f"{type(error).__name__}: {error}"[:1000]
+            with session_factory() as failed:
+                _close_run(failed, run_id, "failed", run.counts, finished_at, message)
+                failed.commit()
+            if not isinstance(error, Exception):
+                raise
+            log.error("sync run %s failed: %s", run_id, message)
+            return SyncResult(run_id, "failed", mode, run.counts, started_at, finished_at, message)
+        finally:
+            session.close()
+
+
+def _open_run(session_factory, mode: str, company_key: str | None) -> tuple[int, datetime]:
+    started_at = utcnow()
+    with session_factory() as session:
+        row = SyncRun(mode=mode, company_key=company_key, started_at=started_at, status="running", counts={})
+        session.add(row)
+        session.commit()
+        return row.id, started_at
+
+
+def _close_run(session: Session, run_id: int, status: str, counts: SyncCounts, at: datetime, error: str | None):
+    session.execute(
+        update(SyncRun)
+        .where(SyncRun.id == run_id)
+        .values(status=status, finished_at=at, counts=counts.as_dict(), error=error)
+    )
+
+
+def _sync(session: Session, client, run: _RunState, overlap: int, company_key: str | None, progress: Progress):
+    saved = st.read_state(session)
+    since = None if run.mode != "incremental" else st.get_time(saved, st.WATERMARK_COMPANIES)
+    for page in client.walk("/v1/companies", since):
+        run.first_server_time = run.first_server_time or page.server_time
+        records = page.data
+        if company_key:
+            records = [r for r in records if isinstance(r, dict) and r.get("plugin_key") == company_key]
+        _apply_companies(session, run, records)
+        progress("companies", len(page.data))
+    catalog_keys = _catalogs_to_read(session, run, company_key)
+    for key in catalog_keys:
+        _read_whole_catalog(session, client, run, key)
+        progress("catalogs", 1)
+    if run.mode == "full":
+        _remove_unseen_companies(session, run)
+    elif run.mode == "company":
+        if company_key not in run.seen_companies:
+            _remove_companies(session, run, [company_key])
+    products_since = st.get_time(saved, st.WATERMARK_PRODUCTS)
+    if run.mode == "incremental" and products_since is not None:
+        for page in client.walk("/v1/products", products_since):
+            _apply_products(session, run, page.data, catalog_walk=None)
+            progress("products", len(page.data))
+    if run.mode != "company":
+        watermark = run.first_server_time - timedelta(seconds=overlap)
+        st.put(session, st.WATERMARK_COMPANIES, watermark)
+        st.put(session, st.WATERMARK_PRODUCTS, watermark)
+
+
+def _catalogs_to_read(session: Session, run: _RunState, company_key: str | None) -> list[str]:
+    """New companies always; every company held on full and single-company runs."""
+    if run.mode == "incremental":
+        return sorted(run.new_companies)
+    return sorted(run.seen_companies)
+
+
+# --- companies -----------------------------------------------------------------
+
+def _company_values(record: CompanyRecord) -> dict:
+    values = {name: getattr(record, name) for name in COMPANY_FIELDS}
+    values["is_public"] = record.is_public
+    values["upstream_updated_at"] = record.updated_at
+    values["record_hash"] = stable_hash(values | {"upstream_updated_at": None})
+    return values
+
+
+def _last_per_key(records: Iterable, key: Callable) -> dict:
+    # A record that changed mid-walk comes again later: the last one wins.
+    latest: dict = {}
+    for record in records:
+        latest[key(record)] = record
+    return latest
+
+
+def _apply_companies(session: Session, run: _RunState, raw_records: list) -> None:
+    parsed = [parse_company(raw) for raw in raw_records]
+    run.counts.companies_seen += len(parsed)
+    for bad in (p for p in parsed if isinstance(p, InvalidRecord)):
+        run.counts.invalid_records += 1
+        log.warning("skipped invalid company record %s: %s", bad.plugin_key, bad.reason)
+        if bad.plugin_key:
+            run.seen_companies.add(bad.plugin_key)  # keep what the mirror holds
+    latest = _last_per_key((p for p in parsed if isinstance(p, CompanyRecord)), lambda r: r.plugin_key)
+    run.seen_companies.update(latest)
+    if not latest:
+        return
+    held = {
+        row.plugin_key: row
+        for row in session.execute(
+            select(Company.plugin_key, Company.record_hash, Company.upstream_updated_at, Company.generation)
+            .where(Company.plugin_key.in_(latest))
+        )
+    }
+    inserts, updates = [], []
+    for key, record in latest.items():
+        values = _company_values(record)
+        old = held.get(key)
+        if old is None:
+            inserts.append({"plugin_key": key, "generation": 1, **values})
+            run.new_companies.add(key)
+        elif old.record_hash != values["record_hash"] and record.updated_at >= _aware(old.upstream_updated_at):
+            updates.append({"plugin_key": key, "generation": old.generation + 1, **values})
+        else:
+            continue
+        run.changed_companies.add(key)
+    if inserts:
+        session.execute(insert(Company), inserts)
+    if updates:
+        session.execute(update(Company), updates)
+    run.counts.companies_written += len(inserts) + len(updates)
+
+
+def _aware(value: datetime) -> datetime:
+    # SQLite hands back naive datetimes; everything stored is UTC.
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def _remove_unseen_companies(session: Session, run: _RunState) -> None:
+    held = set(session.scalars(select(Company.plugin_key)))
+    _remove_companies(session, run, sorted(held - run.seen_companies))
+
+
+def _remove_companies(session: Session, run: _RunState, keys: list[str]) -> None:
+    """Delete companies (and everything of theirs) that upstream no longer has."""
+    if not keys:
+        return
+    departed = session.scalar(select(Company.plugin_key).where(Company.plugin_key.in_(keys), Company.in_feed).limit(1))
+    for table in (Product, OfferGroup):
+        session.execute(delete(table).where(table.plugin_key.in_(keys)))
+    result = session.execute(delete(Company).where(Company.plugin_key.in_(keys)))
+    run.counts.companies_removed += result.rowcount or 0
+    run.changed_companies.difference_update(keys)
+    run.touched_catalogs.difference_update(keys)
+    if departed:
+        run.feed_departure = True
+
+
+# --- products ------------------------------------------------------------------
+
+def _product_values(record: ProductRecord) -> dict:
+    values = {name: getattr(record, name) for name in PRODUCT_FIELDS}
+    values["upstream_updated_at"] = record.updated_at
+    values["record_hash"] = stable_hash(values | {"upstream_updated_at": None})
+    return values
+
+
+def _read_whole_catalog(session: Session, client, run: _RunState, key: str) -> None:
+    """Read one company's whole current catalog and drop what it no longer has."""
+    walk = _CatalogWalk(key)
+    try:
+        for page in client.walk(f"/v1/companies/{key}/products"):
+            _apply_products(session, run, page.data, catalog_walk=walk)
+    except UpstreamNotFound:
+        log.warning("company %s is gone upstream (404 on its catalog)", key)
+        run.seen_companies.discard(key)
+        _remove_companies(session, run, [key])
+        return
+    held = set(session.scalars(select(Product.sku).where(Product.plugin_key == key)))
+    gone = sorted(held - walk.seen_skus)
+    for start in range(0, len(gone), 500):
+        chunk = gone[start:start + 500]
+        session.execute(delete(Product).where(Product.plugin_key == key, Product.sku.in_(chunk)))
+    if gone:
+        run.counts.products_removed += len(gone)
+        run.touched_catalogs.add(key)
+
+
+@dataclass
+class _CatalogWalk:
+    plugin_key: str
+    seen_skus: set[str] = field(default_factory=set)
+
+
+def _apply_products(session: Session, run: _RunState, raw_records: list, catalog_walk: _CatalogWalk | None):
+    parsed = [parse_product(raw) for raw in raw_records]
+    run.counts.products_seen += len(parsed)
+    usable = []
+    for record in parsed:
+        if isinstance(record, InvalidRecord):
+            run.counts.invalid_records += 1
+            log.warning("skipped invalid product record %s/%s: %s", record.plugin_key, record.sku, record.reason)
+            if catalog_walk and record.sku:
+                catalog_walk.seen_skus.add(record.sku)  # never erase the last valid version
+        elif catalog_walk and record.plugin_key != catalog_walk.plugin_key:
+            run.counts.invalid_records += 1
+        else:
+            usable.append(record)
+    latest = _last_per_key(usable, lambda r: (r.plugin_key, r.sku))
+    if catalog_walk:
+        catalog_walk.seen_skus.update(sku for _, sku in latest)
+    latest = _drop_orphans(session, run, latest)
+    if latest:
+        _write_products(session, run, latest)
+
+
+def _drop_orphans(session: Session, run: _RunState, latest: dict) -> dict:
+    """Products of companies the mirror does not hold are skipped and counted."""
+    keys = {key for key, _ in latest}
+    held = set(session.scalars(select(Company.plugin_key).where(Company.plugin_key.in_(keys))))
+    kept = {k: r for k, r in latest.items() if k[0] in held}
+    run.counts.orphan_products += len(latest) - len(kept)
+    return kept
+
+
+def _write_products(session: Session, run: _RunState, latest: dict) -> None:
+    held = {
+        (row.plugin_key, row.sku): row
+        for row in session.execute(
+            select(Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at)
+            .where(tuple_(Product.plugin_key, Product.sku).in_(list(latest)))
+        )
+    }
+    inserts, updates, deletes = [], [], []
+    for (key, sku), record in latest.items():
+        old = held.get((key, sku))
+        if old is not None and record.updated_at < _aware(old.upstream_updated_at):
+            continue  # an older version than the one held: never go back in time
+        if isinstance(record, Tombstone):
+            if old is not None:
+                deletes.append((key, sku))
+            continue
+        values = _product_values(record)
+        if old is None:
+            inserts.append({"plugin_key": key, "sku": sku, **values})
+        elif old.record_hash != values["record_hash"]:
+            updates.append({"plugin_key": key, "sku": sku, **values})
+        else:
+            continue
+        run.touched_catalogs.add(key)
+    if inserts:
+        session.execute(insert(Product), inserts)
+    if updates:
+        session.execute(update(Product), updates)
+    if deletes:
+        session.execute(delete(Product).where(tuple_(Product.plugin_key, Product.sku).in_(deletes)))
+        run.touched_catalogs.update(key for key, _ in deletes)
+    run.counts.products_written += len(inserts) + len(updates)
+    run.counts.products_removed += len(deletes)
+
+
+# --- finishing: offer groups, feed state, clocks -------------------------------
+
+def _finish(session: Session, run: _RunState, finished_at: datetime, company_key: str | None) -> None:
+    session.flush()
+    saved = st.read_state(session)
+    feed_stamp = max(int(finished_at.timestamp() * 1000), st.get_int(saved, st.FEED_CLOCK_MS) + 1)
+    touched = sorted(run.changed_companies | run.touched_catalogs)
+    for start in range(0, len(touched), REBUILD_BATCH):
+        _rebuild(session, run, touched[start:start + REBUILD_BATCH], finished_at, feed_stamp)
+    if run.feed_moved or run.feed_departure:
+        st.put(session, st.FEED_CLOCK_MS, feed_stamp)
+    if run.feed_departure:
+        st.put(session, st.FEED_DEPARTED_MS, feed_stamp)
+    if company_key:
+        session.execute(update(Company).where(Company.plugin_key == company_key).values(last_synced_at=finished_at))
+    else:
+        st.put(session, st.LAST_SUCCESS_AT, finished_at)
+
+
+def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, feed_stamp: int) -> None:
+    """Rebuild offer groups, content versions and feed state for some companies."""
+    companies = {c.plugin_key: c for c in session.scalars(select(Company).where(Company.plugin_key.in_(keys)))}
+    products: dict[str, list] = {key: [] for key in companies}
+    for product in session.execute(
+        select(
+            Product.plugin_key, Product.sku, Product.category_slug, Product.category_name,
+            Product.category_kind, Product.tier, Product.price_cents, Product.published, Product.image_url,
+        ).where(Product.plugin_key.in_(list(companies)))
+    ):
+        products[product.plugin_key].append(product)
+    session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(list(companies))))
+    for key, company in companies.items():
+        groups = build_offer_groups(key, company.currency, products[key])
+        if groups:
+            session.execute(insert(OfferGroup), groups)
+        run.counts.offer_groups_rebuilt += len(groups)
+        _update_versions(company, run, groups, now, feed_stamp)
+    session.flush()
+
+
+def _update_versions(company: Company, run: _RunState, groups: list[dict], now: datetime, feed_stamp: int):
+    version = content_version(company.currency, company.price_description, groups)
+    if version != company.content_version:
+        company.content_version = version
+        company.content_updated_at = now
+    if company.plugin_key in run.touched_catalogs and company.plugin_key not in run.changed_companies:
+        company.generation += 1  # record changes already bumped it
+    new_feed_hash = feed_hash(company)
+    if new_feed_hash != company.feed_hash:
+        if company.in_feed and new_feed_hash is None:
+            run.feed_departure = True
+        company.feed_hash = new_feed_hash
+        company.in_feed = new_feed_hash is not None
+        company.feed_changed_ms = feed_stamp
+        run.feed_moved = True

@@ -1,0 +1,198 @@
+"""HTTP client for the upstream catalog API (../shared/UPSTREAM.md).
+
+One pooled `requests.Session`; each list is walked page by page. Transient
+failures are retried with backoff a bounded number of times, 429s wait as told,
+an expired cursor restarts that walk, and anything that means "the client is
+wrong" (400, 401) stops the run at once.
+"""
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable, Iterator
+
+import requests
+from requests.adapters import HTTPAdapter
+
+log = logging.getLogger(__name__)
+
+PAGE_LIMIT = 500
+
+
+class UpstreamError(RuntimeError):
+    """The run cannot go on (after bounded retries, or a client error)."""
+
+
+class UpstreamAuthError(UpstreamError):
+    """401: the token was refused."""
+
+
+class UpstreamNotFound(UpstreamError):
+    """404 on a per-company list: the company is gone."""
+
+
+class _Transient(Exception):
+    """A failure worth retrying."""
+
+
+class _CursorExpired(Exception):
+    """410 cursor_expired: restart the walk."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list walk."""
+
+    data: list
+    next_cursor: str | None
+    server_time: datetime
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp with a UTC offset into an aware UTC datetime."""
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        raise ValueError("timestamp without offset")
+    return value.astimezone(timezone.utc)
+
+
+def format_time(value: datetime) -> str:
+    """RFC 3339 in UTC with a Z, microseconds kept when present."""
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+class UpstreamClient:
+    """Walks the upstream's list endpoints."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        timeout: tuple[float, float] = (5.0, 30.0),
+        max_retries: int = 5,
+        backoff_seconds: float = 0.5,
+        max_wait_seconds: float = 60.0,
+        max_cursor_restarts: int = 5,
+        page_limit: int = PAGE_LIMIT,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_seconds = backoff_seconds
+        self.max_wait_seconds = max_wait_seconds
+        self.max_cursor_restarts = max_cursor_restarts
+        self.page_limit = page_limit
+        self.sleep = sleep
+        self.requests_made = 0
+        self.session = requests.Session()
+        self.session.mount("http://", HTTPAdapter(pool_connections=2, pool_maxsize=4, max_retries=0))
+        self.session.mount("https://", HTTPAdapter(pool_connections=2, pool_maxsize=4, max_retries=0))
+        self.session.headers.update({"Authorization": f"Bearer {token}", "Accept": "application/json"})
+
+    def close(self) -> None:
+        """Release pooled connections."""
+        self.session.close()
+
+    def walk(self, path: str, updated_since: datetime | None = None) -> Iterator[Page]:
+        """Yield every page of a list, restarting it when the cursor expires.
+
+        Records of a restarted walk come again; the sync applies the last
+        version it sees, so repeats are harmless.
+        """
+        for _attempt in range(self.max_cursor_restarts + 1):
+            try:
+                yield from self._walk_once(path, updated_since)
+                return
+            except _CursorExpired:
+                log.warning("cursor expired on %s; restarting the walk", path)
+        raise UpstreamError(f"{path}: cursor kept expiring after {self.max_cursor_restarts} restarts")
+
+    def _walk_once(self, path: str, updated_since: datetime | None) -> Iterator[Page]:
+        params: dict[str, str | int] = {"limit": self.page_limit}
+        if updated_since is not None:
+            params["updated_since"] = format_time(updated_since)
+        while True:
+            page = self._get_page(path, params)
+            yield page
+            if page.next_cursor is None:
+                return
+            params = {**params, "cursor": page.next_cursor}
+
+    def _get_page(self, path: str, params: dict) -> Page:
+        failures = 0
+        throttles = 0
+        while True:
+            try:
+                return self._request_page(path, params)
+            except _Transient as error:
+                failures += 1
+                if failures > self.max_retries:
+                    raise UpstreamError(f"{path}: upstream kept failing ({error})") from None
+                delay = self.backoff_seconds * (2 ** (failures - 1)) * (1 + random.random() / 4)
+                log.warning("upstream %s failed (%s); retry %d in %.2fs", path, error, failures, delay)
+                self.sleep(delay)
+            except _Throttled as throttle:
+                throttles += 1
+                if throttles > self.max_retries * 4:
+                    raise UpstreamError(f"{path}: upstream kept throttling") from None
+                self.sleep(min(throttle.seconds, self.max_wait_seconds))
+
+    def _request_page(self, path: str, params: dict) -> Page:
+        self.requests_made += 1
+        try:
+            response = self.session.get(self.base_url + path, params=params, timeout=self.timeout)
+        except (requests.ConnectionError, requests.Timeout) as error:
+            raise _Transient(type(error).__name__) from None
+        status = response.status_code
+        if status == 200:
+            return _parse_page(response)
+        if status == 429:
+            raise _Throttled(_retry_after(response.headers.get("Retry-After")))
+        if status == 410 and _error_code(response) == "cursor_expired":
+            raise _CursorExpired()
+        if status == 401:
+            raise UpstreamAuthError(f"{path}: 401 the upstream refused the token")
+        if status == 404:
+            raise UpstreamNotFound(f"{path}: 404 not found")
+        if status >= 500 or status == 408:
+            raise _Transient(f"HTTP {status}")
+        raise UpstreamError(f"{path}: HTTP {status} (a client error; the run stops)")
+
+
+class _Throttled(Exception):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+def _retry_after(header: str | None) -> float:
+    try:
+        return max(0.0, float(header)) if header is not None else 1.0
+    except ValueError:
+        return 1.0
+
+
+def _error_code(response: requests.Response) -> str | None:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return body.get("error") if isinstance(body, dict) else None
+
+
+def _parse_page(response: requests.Response) -> Page:
+    """A body that is not the documented page shape is transient (truncated, proxied)."""
+    try:
+        body = response.json()
+        data, cursor = body["data"], body.get("next_cursor")
+        server_time = parse_time(body["server_time"])
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise _Transient(f"malformed page body ({type(error).__name__})") from None
+    if not isinstance(data, list) or not (cursor is None or isinstance(cursor, str)):
+        raise _Transient("malformed page body (shape)")
+    return Page(data=data, next_cursor=cursor, server_time=server_time)

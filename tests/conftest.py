@@ -1,0 +1,135 @@
+"""Shared fixtures: a migrated database per test (SQLite, and Postgres when
+TEST_DATABASE_URL is set), a real demo upstream over HTTP, and the app.
+
+Postgres is never optional once asked for: if TEST_DATABASE_URL is set and the
+server cannot be reached, the tests that need it fail rather than skip.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from mirror.config import normalise_database_url
+from mirror.migrate import upgrade
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()
+BACKENDS = ["sqlite"] + (["postgres"] if TEST_DATABASE_URL else [])
+TABLES = ("products", "offer_groups", "companies", "sync_state", "sync_runs", "source_hits")
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory) -> Path:
+    """One migrated SQLite file; each test gets a copy (migrations run once)."""
+    path = tmp_path_factory.mktemp("template") / "mirror.sqlite3"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A private, migrated Postgres database for this test process; dropped at the end."""
+    if not TEST_DATABASE_URL:
+        pytest.fail("TEST_DATABASE_URL is not set")  # only reached when asked for
+    server = make_url(normalise_database_url(TEST_DATABASE_URL))
+    name = f"mirror_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as error:  # noqa: BLE001 - report, never skip
+        pytest.fail(f"PostgreSQL at TEST_DATABASE_URL is unreachable: {error}")
+    url = server.set(database=name).render_as_string(hide_password=False)
+    upgrade(url)
+    yield url
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def _empty_postgres(url: str) -> None:
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("TRUNCATE " + ", ".join(TABLES) + " RESTART IDENTITY"))
+    engine.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request, tmp_path) -> str:
+    """A freshly migrated, empty database on each backend."""
+    if request.param == "sqlite":
+        path = tmp_path / "mirror.sqlite3"
+        shutil.copy(request.getfixturevalue("sqlite_template"), path)
+        return f"sqlite:///{path}"
+    url = request.getfixturevalue("postgres_url")
+    _empty_postgres(url)
+    return url
+
+
+@pytest.fixture
+def upstream():
+    """A real demo upstream over HTTP with a small seeded catalog."""
+    from mirror.demo_upstream import start_in_thread
+
+    server = start_in_thread(companies=12, products=20, seed=7)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def make_app(database_url, upstream):
+    """Build apps bound to this test's database and upstream."""
+    from wsgi import create_app
+
+    apps = []
+
+    def build(**overrides):
+        config = {
+            "DATABASE_URL": database_url,
+            "UPSTREAM_URL": upstream.url,
+            "UPSTREAM_TOKEN": "demo-token",
+            "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
+            "SCHEDULER_ENABLED": "false",
+            "RATE_LIMIT_STORAGE_URI": "memory://",
+            **overrides,
+        }
+        app = create_app(config)
+        app.config["TESTING"] = True
+        apps.append(app)
+        return app
+
+    yield build
+    for app in apps:
+        app.extensions["mirror"].dispose()
+
+
+@pytest.fixture
+def app(make_app):
+    """The app with default test settings."""
+    return make_app()
+
+
+@pytest.fixture
+def mirror(app):
+    """The app's database handles."""
+    return app.extensions["mirror"]
+
+
+@pytest.fixture
+def client(app):
+    """Flask's test client."""
+    return app.test_client()
+
+
+@pytest.fixture
+def synced(mirror):
+    """The mirror after one successful sync of the demo upstream."""
+    result = mirror.sync()
+    assert result.status == "success", result.error
+    return result

@@ -1,0 +1,1 @@
+"""HTTP plumbing shared by every public blueprint: the gate, responses, source tracking."""

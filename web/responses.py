@@ -1,0 +1,75 @@
+"""Response helpers: JSON with CORS, the uniform 404, ETags and conditional GETs."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from flask import Response, render_template, request
+
+NOT_FOUND_BODY = json.dumps({"error": "not_found", "message": "No such company."})
+_ETAG_RE = re.compile(r'\s*(?:W/)?("[^"]*"|\*)\s*(?:,|$)')
+
+
+def json_response(payload, status: int = 200, *, headers: dict | None = None, mimetype="application/json") -> Response:
+    """Serialise to compact UTF-8 JSON with `Access-Control-Allow-Origin: *`."""
+    body = payload if isinstance(payload, (str, bytes)) else dumps(payload)
+    response = Response(body, status=status, mimetype=mimetype)
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def dumps(payload) -> str:
+    """Compact JSON that keeps non-ASCII text as is."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_error(status: int, error: str, message: str, **extra) -> Response:
+    """A small JSON error body; every refusal is one of these."""
+    return json_response({"error": error, "message": message, **extra}, status)
+
+
+def not_found_json() -> Response:
+    """The one 404 for unknown, not-public and switched-off companies (JSON surfaces)."""
+    return json_response(NOT_FOUND_BODY, 404)
+
+
+def not_found_html() -> Response:
+    """The one 404 for HTML surfaces."""
+    response = Response(render_template("not_found.html"), status=404, mimetype="text/html")
+    return response
+
+
+def strong_etag(body: bytes) -> str:
+    """A strong validator over every byte of a body."""
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def if_none_match_hits(etag: str) -> bool:
+    """RFC 9110 weak comparison of If-None-Match (a list, W/ tags, `*`) with our tag."""
+    header = request.headers.get("If-None-Match")
+    if not header or len(header) > 8192:
+        return False
+    ours = etag.removeprefix("W/")
+    for match in _ETAG_RE.finditer(header):
+        tag = match.group(1)
+        if tag == "*" or tag == ours:
+            return True
+    return False
+
+
+def conditional(body: bytes, *, mimetype: str, cache_control: str, etag: str | None = None, cors: bool = True) -> Response:
+    """200 with an ETag, or 304 with no body when If-None-Match matches."""
+    etag = etag or strong_etag(body)
+    headers = {"ETag": etag, "Cache-Control": cache_control}
+    if if_none_match_hits(etag):
+        response = Response(status=304)
+    else:
+        response = Response(body, status=200, mimetype=mimetype)
+    for name, value in headers.items():
+        response.headers[name] = value
+    if cors:
+        response.headers["Access-Control-Allow-Origin"] = "*"
+    return response

@@ -1,0 +1,4 @@
+"""webmcp blueprint."""
+from flask import Blueprint
+
+bp = Blueprint("webmcp", __name__)

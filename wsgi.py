@@ -1,0 +1,66 @@
+"""The application factory; gunicorn serves `wsgi:app`.
+
+`create_app()` reads the configuration, binds the mirror (database handles) to
+the app, registers the public blueprints and the `flask --app wsgi ...`
+commands. Nothing here does any work per request.
+"""
+from __future__ import annotations
+
+import logging
+
+from flask import Flask
+
+from mirror.config import ConfigError, load_settings
+from mirror.context import Mirror
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the app; `test_config` overrides environment variables by name."""
+    import os
+
+    env = dict(os.environ)
+    env.update({k: str(v) for k, v in (test_config or {}).items()})
+    settings = load_settings(env)
+
+    app = Flask(__name__, template_folder="templates", static_folder=None)
+    app.config.update(JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=1024 * 1024)
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+    mirror = Mirror(settings)
+    app.extensions["mirror"] = mirror
+
+    from web import db as web_db
+    from web.errors import init_error_handling
+    from web.sources import init_source_tracking
+
+    app.teardown_appcontext(web_db.close_db)
+    init_error_handling(app)
+    init_source_tracking(app, mirror.Session)
+
+    from feeds import bp as feeds_bp
+    from mcp_server import bp as mcp_bp
+    from webmcp import bp as webmcp_bp
+
+    app.register_blueprint(feeds_bp)
+    app.register_blueprint(mcp_bp)
+    app.register_blueprint(webmcp_bp)
+
+    from mirror.cli import register_commands
+
+    register_commands(app)
+    if settings.scheduler_enabled:
+        from mirror.scheduler import start_background_scheduler
+
+        start_background_scheduler(mirror)
+    return app
+
+
+def _build_default_app() -> Flask:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return create_app()
+    except ConfigError as error:
+        raise SystemExit(f"configuration error: {error}") from None
+
+
+app = _build_default_app()
