@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import click
 from flask import Flask, current_app
-from flask.cli import AppGroup
+from flask.cli import AppGroup, with_appcontext
 from sqlalchemy import func, select
 
 from mirror.lock import SyncBusy
@@ -82,6 +82,7 @@ def _progress_reporter():
 
 
 @click.command("sync")
+@with_appcontext
 @click.option("--full", is_flag=True, help="Walk everything and remove what upstream no longer has.")
 @click.option("--company", "company_key", default=None, help="Sync just this company (pluginKey).")
 def sync_command(full: bool, company_key: str | None) -> None:
@@ -106,6 +107,7 @@ def sync_command(full: bool, company_key: str | None) -> None:
 
 
 @click.command("scheduler")
+@with_appcontext
 def scheduler_command() -> None:
     """Run the incremental sync every SYNC_INTERVAL_SECONDS (long-running)."""
     from mirror.scheduler import run_blocking_scheduler
@@ -133,6 +135,7 @@ def parse_since(value: str | None) -> datetime | None:
 
 
 @click.command("sources")
+@with_appcontext
 @click.option("--since", default=None, help="Only hits since: 30m, 24h, 7d or an ISO timestamp.")
 def sources_command(since: str | None) -> None:
     """Count ?source= hits by label and endpoint."""
@@ -152,6 +155,7 @@ def sources_command(since: str | None) -> None:
 
 
 @click.command("demo-urls")
+@with_appcontext
 def demo_urls_command() -> None:
     """Print URLs to try against a few public companies of the mirror."""
     from mirror.models import Company

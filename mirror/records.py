@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
 
 KNOWN_TRADES = ("hvac", "plumbing", "electrical", "roofing")
 CHANNELS = ("jsonld", "mcp", "webmcp", "feed", "pricing", "quote")
@@ -181,25 +181,25 @@ class _Required(_Record):
 
 
 class _CompanyRequired(_Required):
-    plugin_key: str = Field(min_length=1, max_length=128)
-    name: str = Field(min_length=1)
-    status: str = Field(min_length=1)
+    plugin_key: StrictStr = Field(min_length=1, max_length=128)
+    name: StrictStr = Field(min_length=1)
+    status: StrictStr = Field(min_length=1)
     updated_at: datetime
 
 
 class _ProductRequired(_Required):
-    plugin_key: str = Field(min_length=1, max_length=128)
-    sku: str = Field(min_length=1, max_length=255)
-    name: str = Field(min_length=1)
+    plugin_key: StrictStr = Field(min_length=1, max_length=128)
+    sku: StrictStr = Field(min_length=1, max_length=255)
+    name: StrictStr = Field(min_length=1)
     category: dict
     price: str = Field(pattern=PRICE_RE.pattern)
-    published: bool
+    published: StrictBool
     updated_at: datetime
 
 
 class _TombstoneRequired(_Required):
-    plugin_key: str = Field(min_length=1, max_length=128)
-    sku: str = Field(min_length=1, max_length=255)
+    plugin_key: StrictStr = Field(min_length=1, max_length=128)
+    sku: StrictStr = Field(min_length=1, max_length=255)
     deleted: Literal[True]
     updated_at: datetime
 

@@ -20,6 +20,13 @@ from requests.adapters import HTTPAdapter
 log = logging.getLogger(__name__)
 
 PAGE_LIMIT = 500
+# Resets, time-outs and bodies cut short: all transient.
+_NETWORK_ERRORS = (
+    requests.ConnectionError,
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
 
 
 class UpstreamError(RuntimeError):
@@ -146,7 +153,7 @@ class UpstreamClient:
         self.requests_made += 1
         try:
             response = self.session.get(self.base_url + path, params=params, timeout=self.timeout)
-        except (requests.ConnectionError, requests.Timeout) as error:
+        except _NETWORK_ERRORS as error:
             raise _Transient(type(error).__name__) from None
         status = response.status_code
         if status == 200:

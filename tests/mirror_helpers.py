@@ -1,0 +1,77 @@
+"""Helpers for tests that compare whole mirrors."""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from mirror.config import load_settings
+from mirror.context import Mirror
+from mirror.migrate import upgrade
+from mirror.models import Company, OfferGroup, Product, SyncState
+from mirror.offers import build_offer_groups
+from mirror.upstream import UpstreamClient
+
+# Moved by every successful run, by design (the clock advances).
+BOOKKEEPING_STATE = {"last_success_at", "watermark:/v1/companies", "watermark:/v1/products"}
+
+
+def quick_client(upstream, **kwargs) -> UpstreamClient:
+    """A client with small pages (many page boundaries) and no real sleeping."""
+    kwargs.setdefault("page_limit", 7)
+    kwargs.setdefault("backoff_seconds", 0.0)
+    kwargs.setdefault("timeout", (2.0, 2.0))
+    return UpstreamClient(upstream.url, "demo-token", **kwargs)
+
+
+def _rows(session, model, order) -> list[dict]:
+    rows = session.scalars(select(model).order_by(*order)).all()
+    return [{c.key: getattr(r, c.key) for c in model.__table__.columns} for r in rows]
+
+
+def snapshot(mirror: Mirror, *, include_bookkeeping: bool = True) -> dict:
+    """Every visible row of the mirror (sync history aside)."""
+    with mirror.Session() as session:
+        state = {r.name: r.value for r in session.scalars(select(SyncState))}
+        if not include_bookkeeping:
+            state = {k: v for k, v in state.items() if k not in BOOKKEEPING_STATE}
+        return {
+            "companies": _rows(session, Company, [Company.plugin_key]),
+            "products": _rows(session, Product, [Product.plugin_key, Product.sku]),
+            "offer_groups": _rows(session, OfferGroup, [OfferGroup.plugin_key, OfferGroup.category_slug]),
+            "state": state,
+        }
+
+
+def public_content(mirror: Mirror) -> dict:
+    """The mirror's content as the public sees it, free of run bookkeeping.
+
+    Two mirrors of the same upstream state have equal public content whatever
+    path (incremental, failed runs, full) brought them there.
+    """
+    snap = snapshot(mirror)
+    volatile = {"content_updated_at", "last_synced_at", "generation", "feed_changed_ms", "upstream_updated_at"}
+    companies = [{k: v for k, v in c.items() if k not in volatile} for c in snap["companies"]]
+    products = [{k: v for k, v in p.items() if k != "upstream_updated_at"} for p in snap["products"]]
+    return {"companies": companies, "products": products, "offer_groups": snap["offer_groups"]}
+
+
+def assert_offer_groups_in_step(mirror: Mirror) -> None:
+    """Stored offer groups equal a rebuild from the stored products, for every company."""
+    with mirror.Session() as session:
+        for company in session.scalars(select(Company)):
+            products = session.scalars(select(Product).where(Product.plugin_key == company.plugin_key)).all()
+            expected = build_offer_groups(company.plugin_key, company.currency, products)
+            stored = _rows(session, OfferGroup, [OfferGroup.plugin_key, OfferGroup.category_slug])
+            stored = [g for g in stored if g["plugin_key"] == company.plugin_key]
+            assert sorted(stored, key=lambda g: g["category_slug"]) == sorted(expected, key=lambda g: g["category_slug"])
+
+
+def fresh_mirror(database_url: str, upstream_url: str) -> Mirror:
+    """A Mirror on an already-migrated database."""
+    return Mirror(load_settings({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": "demo-token"}))
+
+
+def migrated_sqlite(tmp_path, name: str = "other.sqlite3") -> str:
+    """A second, freshly migrated SQLite database."""
+    url = f"sqlite:///{tmp_path / name}"
+    upgrade(url)
+    return url

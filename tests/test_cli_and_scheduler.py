@@ -1,0 +1,93 @@
+"""The CLI (sync summary and exit codes, db verbs) and one-sync-at-a-time across processes."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from sqlalchemy import func, select
+
+from mirror.models import SyncRun
+from mirror.scheduler import scheduled_sync
+from tests.conftest import REPO_ROOT
+
+
+def _env(database_url: str, upstream, **extra) -> dict:
+    return {
+        "PATH": os.environ["PATH"], "DATABASE_URL": database_url, "UPSTREAM_URL": upstream.url,
+        "UPSTREAM_TOKEN": "demo-token", "PYTHONPATH": str(REPO_ROOT), **extra,
+    }
+
+
+def _flask(*args) -> list[str]:
+    return [sys.executable, "-m", "flask", "--app", "wsgi", *args]
+
+
+def test_sync_command_prints_a_summary(app, upstream):
+    result = app.test_cli_runner().invoke(args=["sync"])
+    assert result.exit_code == 0, result.output
+    assert "success" in result.output and "products written" in result.output
+
+
+def test_sync_command_fails_with_a_non_zero_status(app, upstream):
+    upstream.faults.add("unauthorized", path="/v1/companies", nth=1, times=None)
+    result = app.test_cli_runner().invoke(args=["sync", "--full"])
+    assert result.exit_code == 1
+    assert "failed" in result.output and "401" in result.output
+
+
+def test_db_verbs(app):
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["db", "upgrade"]).exit_code == 0
+    current = runner.invoke(args=["db", "check"])
+    assert current.exit_code == 0, current.output  # models and migrations agree
+
+
+def test_concurrent_sync_processes_run_one_at_a_time(database_url, upstream, mirror):
+    upstream.faults.add("slow", seconds=3, path="/v1/companies", nth=1)
+    env = _env(database_url, upstream)
+    processes = [subprocess.Popen(_flask("sync"), cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for _ in range(3)]
+    codes = sorted(p.wait(60) for p in processes)
+    assert codes == [0, 75, 75]
+    with mirror.Session() as session:
+        assert session.scalar(select(func.count()).select_from(SyncRun)) == 1
+
+
+def test_a_scheduler_tick_skips_right_after_a_run(mirror, synced):
+    assert scheduled_sync(mirror) == "skipped-recent"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_gunicorn_workers_with_the_scheduler_start_one_sync(database_url, upstream, mirror):
+    port = _free_port()
+    env = _env(database_url, upstream, SCHEDULER_ENABLED="true", SYNC_INTERVAL_SECONDS="3600",
+               PUBLIC_BASE_URL=f"http://127.0.0.1:{port}")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}", "wsgi:app"],
+        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        deadline = time.time() + 25
+        runs = 0
+        while time.time() < deadline:
+            with mirror.Session() as session:
+                runs = session.scalar(select(func.count()).select_from(SyncRun).where(SyncRun.status == "success"))
+            if runs:
+                break
+            time.sleep(0.5)
+        time.sleep(3)  # the other workers' first ticks have passed by now
+        with mirror.Session() as session:
+            statuses = session.scalars(select(SyncRun.status)).all()
+        assert statuses == ["success"]
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(20)

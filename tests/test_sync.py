@@ -1,0 +1,359 @@
+"""The sync's properties (issue 2, section 3), each proven through a real demo
+upstream over HTTP, with faults injected by that upstream."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from sqlalchemy import func, inspect, select
+
+from mirror.lock import SyncBusy
+from mirror.models import Company, Product, SyncRun
+from mirror.state import LAST_SUCCESS_AT, WATERMARK_PRODUCTS
+from tests.mirror_helpers import (
+    assert_offer_groups_in_step,
+    fresh_mirror,
+    migrated_sqlite,
+    public_content,
+    quick_client,
+    snapshot,
+)
+
+
+def _sync(mirror, upstream, **kwargs):
+    client_kwargs = kwargs.pop("client_kwargs", {})
+    return mirror.sync(client=quick_client(upstream, **client_kwargs), **kwargs)
+
+
+def _reference_content(upstream, tmp_path) -> dict:
+    """What a clean full sync of the upstream's current state gives."""
+    reference = fresh_mirror(migrated_sqlite(tmp_path, "reference.sqlite3"), upstream.url)
+    assert _sync(reference, upstream, full=True).status == "success"
+    content = public_content(reference)
+    reference.dispose()
+    return content
+
+
+def _public_key(upstream) -> str:
+    for key in upstream.catalog.company_keys():
+        record = upstream.catalog.get_company(key)
+        if record.get("status") == "active" and record.get("storefront_live") is True:
+            return key
+    raise AssertionError("the demo catalog has no public company")
+
+
+def _a_product(upstream, key: str) -> dict:
+    return next(p for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p)
+
+
+def _held_product(mirror, key: str, sku: str):
+    with mirror.Session() as session:
+        return session.get(Product, (key, sku))
+
+
+# --- basics ----------------------------------------------------------------------
+
+def test_first_sync_mirrors_every_valid_record(mirror, upstream):
+    result = _sync(mirror, upstream)
+    assert result.status == "success", result.error
+    stats = upstream.catalog.stats()
+    with mirror.Session() as session:
+        assert session.scalar(select(func.count()).select_from(Company)) == stats["companies"]
+        assert session.scalar(select(func.count()).select_from(Product)) == stats["valid_products"]
+    assert result.counts.invalid_records == stats["invalid_products"]
+    assert_offer_groups_in_step(mirror)
+
+
+def test_incremental_run_converges_to_a_clean_full_sync(mirror, upstream, tmp_path):
+    _sync(mirror, upstream)
+    upstream.catalog.mutate(0.2, seed=3, company_fraction=0.3)
+    key = _public_key(upstream)
+    doomed = _a_product(upstream, key)["sku"]
+    upstream.catalog.delete_product(key, doomed)
+    upstream.catalog.add_company(products=5)
+    assert _sync(mirror, upstream).status == "success"
+    assert _held_product(mirror, key, doomed) is None
+    assert public_content(mirror) == _reference_content(upstream, tmp_path)
+    assert_offer_groups_in_step(mirror)
+
+
+# --- all at once or not at all ---------------------------------------------------
+
+def test_readers_see_the_old_state_until_the_run_commits(mirror, upstream):
+    _sync(mirror, upstream)
+    before = snapshot(mirror)
+    upstream.catalog.mutate(0.5, seed=11, company_fraction=0.5)
+    # Pause the run in the middle of its product walk, with half the pages applied.
+    upstream.faults.add("slow", seconds=1.5, path="/v1/products", nth=3)
+    runner = threading.Thread(target=lambda: _sync(mirror, upstream))
+    runner.start()
+    deadline = time.time() + 10
+    while not upstream.faults.fired and time.time() < deadline:
+        time.sleep(0.02)
+    assert upstream.faults.fired, "the run never reached the paused page"
+    during = snapshot(mirror)
+    runner.join(30)
+    after = snapshot(mirror)
+    assert during == before
+    assert after != before
+    assert_offer_groups_in_step(mirror)
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"kind": "status", "status": 503, "times": None},
+        {"kind": "unauthorized"},
+        {"kind": "bad_request"},
+        {"kind": "cursor_expired", "times": None},
+        {"kind": "slow", "seconds": 3, "times": None},
+        {"kind": "reset", "times": None},
+        {"kind": "truncated", "times": None},
+        {"kind": "not_json", "times": None},
+    ],
+    ids=lambda f: f["kind"],
+)
+def test_a_failed_run_changes_nothing_and_the_next_run_catches_up(mirror, upstream, tmp_path, fault):
+    _sync(mirror, upstream)
+    before = snapshot(mirror)
+    upstream.catalog.mutate(0.3, seed=5, company_fraction=0.3)
+    upstream.faults.add(path="/v1/products", nth=2, **fault)
+    failed = _sync(mirror, upstream, client_kwargs={"max_retries": 2, "max_cursor_restarts": 2, "timeout": (1.0, 1.0)})
+    assert failed.status == "failed"
+    assert upstream.faults.fired
+    assert snapshot(mirror) == before  # no row, watermark or last_synced_at moved
+    with mirror.Session() as session:
+        run = session.get(SyncRun, failed.run_id)
+        assert run.status == "failed" and run.error
+    upstream.faults.clear()
+    assert _sync(mirror, upstream).status == "success"
+    assert public_content(mirror) == _reference_content(upstream, tmp_path)
+
+
+def test_a_crash_between_pages_changes_nothing(mirror, upstream):
+    _sync(mirror, upstream)
+    before = snapshot(mirror)
+    upstream.catalog.mutate(0.3, seed=9, company_fraction=0.3)
+    pages = []
+
+    def crash_on_second_page(stage, _n):
+        pages.append(stage)
+        if len(pages) == 2:
+            raise RuntimeError("the process died here")
+
+    result = _sync(mirror, upstream, progress=crash_on_second_page)
+    assert result.status == "failed" and "died" in result.error
+    assert snapshot(mirror) == before
+
+
+# --- transient trouble is retried ------------------------------------------------
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"kind": "status", "status": 500, "times": 2},
+        {"kind": "status", "status": 502},
+        {"kind": "reset"},
+        {"kind": "truncated"},
+        {"kind": "short_body"},
+        {"kind": "not_json"},
+        {"kind": "slow", "seconds": 2.5},
+        {"kind": "cursor_expired"},
+    ],
+    ids=lambda f: f["kind"] + str(f.get("status", "")),
+)
+def test_transient_failures_are_retried_and_the_run_succeeds(mirror, upstream, tmp_path, fault):
+    upstream.faults.add(path="/v1/companies", nth=2, **fault)
+    result = _sync(mirror, upstream, client_kwargs={"timeout": (1.0, 1.0)})
+    assert result.status == "success", result.error
+    assert upstream.faults.fired
+    assert public_content(mirror) == _reference_content(upstream, tmp_path)
+
+
+def test_429_waits_as_told(mirror, upstream):
+    slept = []
+    upstream.faults.add("rate_limit", retry_after=7, path="/v1/companies", nth=1)
+    result = mirror.sync(client=quick_client(upstream, sleep=slept.append))
+    assert result.status == "success"
+    assert 7 in slept
+
+
+def test_retries_are_bounded(mirror, upstream):
+    upstream.faults.add("status", status=500, path="/v1/companies", nth=1, times=None)
+    result = _sync(mirror, upstream, client_kwargs={"max_retries": 3})
+    assert result.status == "failed"
+    assert upstream.requests.count == 4  # the first try and three retries
+
+
+def test_401_stops_the_run_at_once(mirror, upstream):
+    upstream.faults.add("unauthorized", path="/v1/companies", nth=1, times=None)
+    result = _sync(mirror, upstream)
+    assert result.status == "failed" and "401" in result.error
+    assert upstream.requests.count == 1
+
+
+# --- idempotence -----------------------------------------------------------------
+
+def test_rerunning_changes_nothing_and_rewrites_no_row(mirror, upstream):
+    _sync(mirror, upstream)
+    before = snapshot(mirror, include_bookkeeping=False)
+    again = _sync(mirror, upstream)
+    assert again.counts.companies_written == again.counts.products_written == 0
+    assert snapshot(mirror, include_bookkeeping=False) == before
+    full = _sync(mirror, upstream, full=True)  # the same pages, all of them
+    assert full.counts.companies_written == full.counts.products_written == 0
+    assert full.counts.products_removed == full.counts.companies_removed == 0
+    assert snapshot(mirror, include_bookkeeping=False) == before
+
+
+def test_overlap_rereads_are_harmless(make_app, upstream):
+    mirror = make_app(SYNC_OVERLAP_SECONDS="3600").extensions["mirror"]
+    _sync(mirror, upstream)
+    upstream.catalog.mutate(0.1, seed=2)
+    _sync(mirror, upstream)
+    before = snapshot(mirror, include_bookkeeping=False)
+    rerun = _sync(mirror, upstream)
+    assert rerun.counts.products_seen > 0  # the overlap re-read recent changes
+    assert rerun.counts.products_written == 0
+    assert snapshot(mirror, include_bookkeeping=False) == before
+
+
+# --- cost follows the changes ----------------------------------------------------
+
+def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, tmp_path):
+    from mirror.demo_upstream import start_in_thread
+
+    costs = []
+    for size, url in ((6, database_url), (30, migrated_sqlite(tmp_path, "big.sqlite3"))):
+        upstream = start_in_thread(companies=size, products=20, seed=4, messiness=0)
+        try:
+            mirror = fresh_mirror(url, upstream.url)
+            _sync(mirror, upstream, client_kwargs={"page_limit": 50})
+            for key in upstream.catalog.company_keys()[:3]:
+                upstream.catalog.set_product(key, _a_product(upstream, key)["sku"], price="123.45")
+            upstream.requests.clear()
+            result = _sync(mirror, upstream, client_kwargs={"page_limit": 50})
+            costs.append((upstream.requests.count, result.counts.products_seen, result.counts.products_written,
+                          result.counts.offer_groups_rebuilt > 0))
+            mirror.dispose()
+        finally:
+            upstream.stop()
+    small, big = costs
+    assert small[:3] == big[:3] == (2, 3, 3)
+
+
+# --- records ---------------------------------------------------------------------
+
+def test_an_invalid_record_never_erases_what_is_held(mirror, upstream):
+    _sync(mirror, upstream)
+    key = _public_key(upstream)
+    product = _a_product(upstream, key)
+    held = _held_product(mirror, key, product["sku"])
+    upstream.catalog.set_product(key, product["sku"], price="abc")
+    incremental = _sync(mirror, upstream)
+    assert incremental.status == "success" and incremental.counts.invalid_records >= 1
+    assert _held_product(mirror, key, product["sku"]).price_cents == held.price_cents
+    full = _sync(mirror, upstream, full=True)
+    assert full.status == "success"
+    assert _held_product(mirror, key, product["sku"]).price_cents == held.price_cents
+
+
+def test_malformed_records_in_a_page_are_skipped_and_counted(mirror, upstream, tmp_path):
+    upstream.faults.add("malformed_records", path="/v1/companies", nth=1)
+    result = _sync(mirror, upstream)
+    assert result.status == "success"
+    assert result.counts.invalid_records >= 3
+    assert public_content(mirror) == _reference_content(upstream, tmp_path)
+
+
+def test_a_company_new_to_the_mirror_gets_its_whole_catalog(mirror, upstream):
+    _sync(mirror, upstream)
+    old = "2020-01-01T00:00:00Z"
+    added = upstream.catalog.add_company(products=6)
+    for product in upstream.catalog.products_of(added["plugin_key"]):
+        upstream.catalog.set_product(added["plugin_key"], product["sku"], updated_at=old)
+    _sync(mirror, upstream)
+    with mirror.Session() as session:
+        count = session.scalar(select(func.count()).select_from(Product).where(Product.plugin_key == added["plugin_key"]))
+    assert count == len([p for p in upstream.catalog.products_of(added["plugin_key"]) if "price" in p]) > 0
+
+
+def test_products_of_unknown_companies_are_skipped_and_counted(mirror, upstream):
+    _sync(mirror, upstream)
+    added = upstream.catalog.add_company(products=2)
+    key = added["plugin_key"]
+    # The company record predates the watermark, so only its products show up.
+    upstream.catalog.touch_company(key, updated_at="2020-01-01T00:00:00Z")
+    for product in upstream.catalog.products_of(key):
+        upstream.catalog.set_product(key, product["sku"], name="fresh")
+    result = _sync(mirror, upstream)
+    assert result.counts.orphan_products == 2
+    with mirror.Session() as session:
+        assert session.get(Company, key) is None
+
+
+def test_full_sync_removes_what_upstream_no_longer_has(mirror, upstream):
+    _sync(mirror, upstream)
+    gone = upstream.catalog.company_keys()[0]
+    upstream.catalog.remove_company(gone)
+    assert _sync(mirror, upstream).counts.companies_removed == 0  # an incremental run cannot know
+    result = _sync(mirror, upstream, full=True)
+    assert result.counts.companies_removed == 1
+    with mirror.Session() as session:
+        assert session.get(Company, gone) is None
+        assert session.scalar(select(func.count()).select_from(Product).where(Product.plugin_key == gone)) == 0
+
+
+def test_single_company_sync_touches_only_that_company(mirror, upstream):
+    _sync(mirror, upstream)
+    first, second = upstream.catalog.company_keys()[:2]
+    for key in (first, second):
+        upstream.catalog.set_product(key, _a_product(upstream, key)["sku"], price="77.00")
+    before = snapshot(mirror)
+    result = _sync(mirror, upstream, company_key=first)
+    assert result.status == "success"
+    after = snapshot(mirror)
+    assert after["state"] == before["state"]  # no watermark moved
+    assert len(after["products"]) == len(before["products"])
+    changed = {a["plugin_key"] for a, b in zip(after["products"], before["products"]) if a != b}
+    assert changed == {first}
+
+
+# --- one sync at a time ------------------------------------------------------------
+
+def test_a_second_sync_is_refused_while_one_runs(mirror, upstream):
+    upstream.faults.add("slow", seconds=1.5, path="/v1/companies", nth=1)
+    runner = threading.Thread(target=lambda: _sync(mirror, upstream))
+    runner.start()
+    time.sleep(0.5)
+    with pytest.raises(SyncBusy):
+        _sync(mirror, upstream)
+    runner.join(20)
+
+
+def test_watermarks_move_only_with_a_successful_run(mirror, upstream):
+    _sync(mirror, upstream)
+    first = snapshot(mirror)["state"]
+    upstream.faults.add("status", status=500, path="/v1/products", nth=1, times=None)
+    _sync(mirror, upstream, client_kwargs={"max_retries": 1})
+    assert snapshot(mirror)["state"] == first
+    upstream.faults.clear()
+    time.sleep(1.1)
+    _sync(mirror, upstream)
+    second = snapshot(mirror)["state"]
+    assert second[LAST_SUCCESS_AT] > first[LAST_SUCCESS_AT]
+    assert second[WATERMARK_PRODUCTS] > first[WATERMARK_PRODUCTS]
+
+
+def test_no_private_field_reaches_the_database(mirror, upstream):
+    key = _public_key(upstream)
+    canary = "CANARY-7f3a"
+    upstream.catalog.touch_company(key, internal_id=987654321, owner={"name": canary, "email": f"{canary}@x.example"})
+    sku = _a_product(upstream, key)["sku"]
+    upstream.catalog.set_product(key, sku, cost="4242.42", dealer_notes=canary)
+    _sync(mirror, upstream)
+    columns = {c["name"] for table in inspect(mirror.engine).get_table_names() for c in inspect(mirror.engine).get_columns(table)}
+    assert not columns & {"internal_id", "owner", "cost", "dealer_notes"}
+    dump = repr(snapshot(mirror))
+    assert canary not in dump and "987654321" not in dump and "424242" not in dump
