@@ -22,6 +22,7 @@ CHANNELS = ("jsonld", "mcp", "webmcp", "feed", "pricing", "quote")
 TIERS = ("good", "better", "best")
 PRICE_RE = re.compile(r"^[0-9]+(\.[0-9]{1,2})?$")
 _ZIP_RE = re.compile(r"^(\d{5})(-?\d{4})?$")
+_SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
 
 
 # --- normalisers: each returns the honest normal form or None -----------------
@@ -47,7 +48,7 @@ def normalise_url(value: Any, *, bare_host_ok: bool = False) -> str | None:
     if not isinstance(value, str):
         return None
     text = value.strip()
-    if not text or any(c.isspace() or ord(c) < 32 for c in text):
+    if not text or _SPACE_OR_CONTROL.search(text):
         return None
     if bare_host_ok and "://" not in text and not text.startswith("//"):
         text = "https://" + text
@@ -318,7 +319,9 @@ def parse_product(raw: Any) -> ProductRecord | Tombstone | InvalidRecord:
         category_name, category_slug, kind = _category(required.category)
     except (ValidationError, ValueError) as error:
         return _invalid(raw, error)
-    return ProductRecord(
+    # Every field below is already validated or normalised: construct without
+    # a second validation pass (the sync parses every product of every run).
+    return ProductRecord.model_construct(
         plugin_key=required.plugin_key,
         sku=required.sku,
         name=required.name,

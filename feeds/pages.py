@@ -1,0 +1,145 @@
+"""Hosted pages: the reference pricing page and the quote page (or redirect).
+
+`GET /companies/<key>/pricing` renders the pricing view as a server-side
+page: a one-sentence answer, the tier tables, what the price includes, the
+quote call to action and page-scoped JSON-LD built by `feeds.jsonld` from the
+same `CompanyView` as the visible text. `GET /companies/<key>/quote` sends the
+visitor to the contractor's own funnel when it has one, else shows how to
+reach the contractor. No JavaScript anywhere; contractor text is autoescaped.
+"""
+from __future__ import annotations
+
+from datetime import timezone
+from decimal import Decimal
+
+from flask import Response, redirect, render_template
+
+from feeds import bp
+from feeds.jsonld import TIER_NAMES, company_graph
+from mirror.models import Company
+from mirror.public_view import CategoryView, CompanyView, build_company_view, channel_open, find_public_company
+from mirror.records import TIERS
+from mirror.urls import is_safe_redirect
+from web.db import db, settings
+from web.responses import conditional, not_found_html
+
+PRICING_CHANNEL = "pricing"
+QUOTE_CHANNEL = "quote"
+CACHE_CONTROL = "public, max-age=300"
+CURRENCY_SYMBOLS = {"USD": "$"}
+TRADE_LABELS = {"hvac": "Heating & cooling", "plumbing": "Plumbing", "electrical": "Electrical", "roofing": "Roofing"}
+
+
+@bp.get("/companies/<key>/pricing")
+def pricing_page(key: str):
+    """The reference pricing page."""
+    company = find_public_company(db(), key, PRICING_CHANNEL)
+    if company is None:
+        return not_found_html()
+    view = build_company_view(db(), company, settings())
+    return _html(render_template("pricing.html", **page_context(view, company, view.categories)))
+
+
+@bp.get("/companies/<key>/quote")
+def quote_page(key: str):
+    """A 302 to the contractor's own quote funnel, else the quote page."""
+    company = find_public_company(db(), key, QUOTE_CHANNEL)
+    if company is None:
+        return not_found_html()
+    view = build_company_view(db(), company, settings())
+    if view.funnel_url and is_safe_redirect(view.funnel_url):
+        response = redirect(view.funnel_url, 302)
+        # Each visit must reach us again so the stamp and any switch apply.
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    # The quote page shows ranges, not tiers: its JSON-LD describes only the
+    # business, so the markup never claims more than the visible page.
+    return _html(render_template("quote.html", **page_context(view, company, [])))
+
+
+def _html(text: str) -> Response:
+    return conditional(text.encode("utf-8"), mimetype="text/html", cache_control=CACHE_CONTROL, cors=False)
+
+
+def page_context(view: CompanyView, company: Company, marked_up: list[CategoryView]) -> dict:
+    """Everything a hosted page renders, derived from the one view.
+
+    `marked_up` are the categories whose full offers the page shows, and so
+    the ones its JSON-LD describes (none when the jsonld switch is off).
+    """
+    graph = company_graph(view, settings(), marked_up) if channel_open(company, "jsonld") else None
+    return {
+        "view": view,
+        "business": view.business,
+        "systems": [c for c in view.categories if c.kind == "system"],
+        "accessories": [c for c in view.categories if c.kind == "accessory"],
+        "answer": answer_sentence(view),
+        "graph": graph,
+        "pricing_open": channel_open(company, PRICING_CHANNEL),
+        "money": lambda value: format_money(value, view.currency),
+        "price_range": lambda category: price_range(category, view.currency),
+        "tier_rows": tier_rows,
+        "phone_display": format_phone(view.business.phone),
+        "eyebrow": eyebrow(view),
+        "freshness": freshness_note(view),
+    }
+
+
+def eyebrow(view: CompanyView) -> str:
+    """'Heating & cooling · Plumbing · Wentzville, MO'."""
+    trades = [TRADE_LABELS[t] for t in view.business.trades if t in TRADE_LABELS] or ["Home services"]
+    address = view.business.address
+    place = ", ".join(p for p in (address.locality, address.region) if p) if address else ""
+    return " · ".join([*trades, place] if place else trades)
+
+
+def freshness_note(view: CompanyView) -> str:
+    """When these prices were last confirmed against the contractor's catalog."""
+    if view.last_synced_at is None:
+        return "These prices have not been confirmed yet."
+    when = view.last_synced_at.astimezone(timezone.utc).strftime("%-d %b %Y, %H:%M UTC")
+    if view.freshness_state == "stale":
+        return f"Last confirmed {when}; prices may have changed since."
+    return f"Prices confirmed {when}."
+
+
+def answer_sentence(view: CompanyView) -> str:
+    """The direct answer: who publishes what, from what price to what price."""
+    name = view.business.name
+    count = len(view.categories)
+    if count == 0:
+        return f"{name} has not published any installed prices yet."
+    low = min(c.price_low for c in view.categories)
+    high = max(c.price_high for c in view.categories)
+    things = "1 category" if count == 1 else f"{count} categories"
+    span = format_money(low, view.currency) if low == high else (
+        f"{format_money(low, view.currency)} to {format_money(high, view.currency)}"
+    )
+    return f"{name} publishes its own installed prices for {things}, from {span}."
+
+
+def price_range(category: CategoryView, currency: str) -> str:
+    """'$8,500 – $14,000', or one price when low and high are equal."""
+    low, high = format_money(category.price_low, currency), format_money(category.price_high, currency)
+    return low if category.price_low == category.price_high else f"{low} – {high}"
+
+
+def tier_rows(category: CategoryView) -> list[dict]:
+    """Good/Better/Best rows; a tier with no published product has price None."""
+    if category.tiers is None:
+        return []
+    return [{"tier": tier, "label": TIER_NAMES[tier], "price": getattr(category.tiers, tier)} for tier in TIERS]
+
+
+def format_money(value: Decimal, currency: str) -> str:
+    """'$8,500' for whole amounts, '$60.05' otherwise; other currencies by code."""
+    digits = f"{value:,.0f}" if value == value.to_integral_value() else f"{value:,.2f}"
+    symbol = CURRENCY_SYMBOLS.get(currency)
+    return f"{symbol}{digits}" if symbol else f"{digits} {currency}"
+
+
+def format_phone(e164: str | None) -> str | None:
+    """'(636) 555-0134' for a US E.164 number; anything else as stored."""
+    if e164 and e164.startswith("+1") and len(e164) == 12 and e164[1:].isdigit():
+        return f"({e164[2:5]}) {e164[5:8]}-{e164[8:]}"
+    return e164

@@ -1,0 +1,32 @@
+"""pricing.json: `GET /companies/<key>/pricing.json`, the pricing view model.
+
+The body is exactly `CompanyView.pricing_document()`. It is served with a
+strong ETag over every byte, so a poller (the WordPress plugin) can ask
+`If-None-Match` and get a bodiless 304 until something it would see changes.
+`last_synced_at` is part of the body, so the tag also moves after every
+successful sync; `content_version` inside it moves only with pricing content.
+"""
+from __future__ import annotations
+
+from mirror.public_view import build_company_view, find_public_company
+from web.db import db, settings
+from web.responses import conditional, dumps, not_found_json
+
+from feeds import bp
+
+CHANNEL = "pricing"
+CACHE_CONTROL = "public, max-age=300"
+
+
+@bp.get("/companies/<key>/pricing.json")
+def pricing_json(key: str):
+    """The company's pricing document, with ETag / If-None-Match support."""
+    company = find_public_company(db(), key, CHANNEL)
+    if company is None:
+        return not_found_json()
+    view = build_company_view(db(), company, settings())
+    body = dumps(view.pricing_document()).encode("utf-8")
+    response = conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL)
+    # Browser clients may read the validator cross-origin too.
+    response.headers["Access-Control-Expose-Headers"] = "ETag"
+    return response
