@@ -223,7 +223,8 @@ def _walk_products(session: Session, client, run: _RunState, since, progress: Pr
         _apply_products(session, run, page.data, seen=seen)
         progress("products", len(page.data))
     if seen is not None:
-        gone = [key for key in session.execute(select(Product.plugin_key, Product.sku)).tuples() if key not in seen]
+        held = session.execute(select(Product.plugin_key, Product.sku))
+        gone = [key for key in map(tuple, held) if key not in seen]
         _delete_products(session, run, gone)
 
 

@@ -1,0 +1,315 @@
+"""`GET /v1/businesses`: the business feed for ChatGPT's local-services "Get Quote".
+
+Who is in the feed is decided by the sync, not here: `Company.in_feed`,
+`feed_hash` and `feed_changed_ms` are maintained in the sync's transaction
+(mirror/businesses.py, mirror/sync.py), together with two clocks in
+`sync_state`: FEED_CLOCK_MS (the last change of any kind to the feed) and
+FEED_DEPARTED_MS (the last time a business left it). This module only reads.
+
+Paging. Pages are requested by number, not by cursor, yet page N must cost
+what page 1 costs, so no OFFSET. The sync moves FEED_CLOCK_MS in the same
+transaction as every change to membership, so the clock names one feed state
+exactly. For each state (and, for changes walks, each token time) the ordered
+key list is read once, from the `(in_feed, plugin_key)` index, and kept in a
+small in-process LRU. A page is then a slice of that list, and its rows come
+from one keyed range query, `plugin_key BETWEEN first AND last`. Every
+request, whatever the page number, does the same two small queries (state +
+page); only the first request after a sync pays the O(n) key read. A request
+reads state, keys and rows in one snapshot transaction, and a page whose rows
+disagree with the cached slice rebuilds the index (a safety net; the clock
+makes it unnecessary in normal operation).
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from math import ceil
+
+from flask import current_app, request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from sqlalchemy import select, true
+from sqlalchemy.orm import Session, load_only
+
+from feeds import bp
+from mirror import state as st
+from mirror.businesses import funnel_url
+from mirror.config import Settings
+from mirror.models import Company
+from mirror.public_view import AddressView, company_urls
+from mirror.urls import is_safe_redirect, stamp_referrer
+from web.db import db, settings
+from web.responses import conditional, dumps, json_error
+
+log = logging.getLogger(__name__)
+
+FEED_CONTRACT_VERSION = 1
+PAGE_SIZE_DEFAULT = 50
+PAGE_SIZE_MAX = 500
+PAGE_MAX = 2**31 - 1  # far past any real feed; keeps the arithmetic and the error message honest
+# Clients revalidate every time (the feed moves with each sync); the ETag makes that a cheap 304.
+CACHE_CONTROL = "public, no-cache"
+# Only what a feed record shows is loaded (JSON columns cost a decode each).
+RECORD_COLUMNS = (
+    Company.plugin_key, Company.name, Company.address, Company.phone, Company.website,
+    Company.estimate_url, Company.shop_url,
+)
+_DIGITS = re.compile(r"[0-9]{1,10}", re.ASCII)
+_TOKEN = re.compile(r"chg_([0-9]{1,9})_([0-9]{1,19})", re.ASCII)
+# Absolute http(s) with a host and no whitespace or control characters (the
+# shape mirror.urls.is_safe_redirect accepts, checked without parsing).
+_HTTP_URL = re.compile(r"[hH][tT][tT][pP][sS]?://[^\x00-\x20\x7f/?#]+(?:[/?#][^\x00-\x20\x7f]*)?")
+
+
+# --- the record, validated ------------------------------------------------------
+
+class _Strict(BaseModel):
+    # Strict: the validated dict is what is served, so no value may pass by coercion.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class FeedAddress(_Strict):
+    """The address object of CONTRACTS.md; the feed only lists complete ones."""
+
+    line1: str = Field(min_length=1)
+    line2: str | None
+    locality: str = Field(min_length=1)
+    region: str = Field(min_length=1)
+    postal_code: str = Field(pattern=r"^[0-9]{5}$")
+    country: str = Field(min_length=1)
+    formatted: str = Field(min_length=1)
+
+
+class FeedLocation(_Strict):
+    """WGS84 coordinates."""
+
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+
+
+class ServiceProvider(_Strict):
+    """The request-a-quote action ChatGPT shows as a "Get Quote" button."""
+
+    provider: str = Field(min_length=1)
+    provider_business_id: str = Field(min_length=1)
+    action_type: str = Field(pattern=r"^request_a_quote$")
+    provider_action_url: str
+    display_name: str = Field(pattern=r"^Get Quote$")
+
+    @field_validator("provider_action_url")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        return _http_url(value)
+
+
+class FeedBusiness(_Strict):
+    """One business of the feed."""
+
+    id: str = Field(min_length=1, max_length=128)
+    name: str = Field(min_length=1)
+    address: FeedAddress
+    location: FeedLocation
+    phone_number: str = Field(pattern=r"^\+1[2-9][0-9]{2}[2-9][0-9]{6}$")
+    website_url: str
+    platform_url: str
+    service_providers: list[ServiceProvider] = Field(min_length=1)
+
+    @field_validator("website_url", "platform_url")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        return _http_url(value)
+
+
+def _http_url(value: str) -> str:
+    if not _HTTP_URL.fullmatch(value):
+        raise ValueError("not an absolute http(s) URL")
+    return value
+
+
+def feed_record(company: Company, config: Settings) -> dict:
+    """The feed record of a company in the feed, validated (ValidationError if incomplete)."""
+    address = AddressView.from_stored(company.address)
+    stored = company.address or {}
+    quote_page = company_urls(config, company.plugin_key)["quote_page_url"]
+    funnel = funnel_url(company)
+    record = {
+        "id": company.plugin_key,
+        "name": company.name,
+        "address": address.model_dump() if address else None,
+        "location": {"latitude": stored.get("latitude"), "longitude": stored.get("longitude")},
+        "phone_number": company.phone,
+        "website_url": company.website,
+        "platform_url": stamp_referrer(funnel, config.referrer_stamp) if is_safe_redirect(funnel) else quote_page,
+        "service_providers": [{
+            "provider": config.provider_name,
+            "provider_business_id": company.plugin_key,
+            "action_type": "request_a_quote",
+            "provider_action_url": quote_page,
+            "display_name": "Get Quote",
+        }],
+    }
+    FeedBusiness.model_validate(record)  # one validation pass; the dict itself is what is served
+    return record
+
+
+# --- request parameters ---------------------------------------------------------
+
+class BadParameter(ValueError):
+    """A query parameter out of range; the message names it."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+def _int_param(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    if not _DIGITS.fullmatch(raw) or not low <= int(raw) <= high:
+        raise BadParameter(name, f"{name} must be an integer from {low} to {high}")
+    return int(raw)
+
+
+def paging() -> tuple[int, int]:
+    """(page, page_size) from the query string; BadParameter names the culprit."""
+    return _int_param("page", 1, 1, PAGE_MAX), _int_param("page_size", PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX)
+
+
+def make_token(clock_ms: int) -> str:
+    """`chg_<contract version>_<feed clock in ms>`."""
+    return f"chg_{FEED_CONTRACT_VERSION}_{clock_ms}"
+
+
+@dataclass(frozen=True)
+class Walk:
+    """What to list: everything (since_ms None) or the changes after since_ms."""
+
+    since_ms: int | None
+
+
+def plan_walk(token: str | None, clock_ms: int, departed_ms: int) -> Walk:
+    """A current token gives a changes walk; anything stale gives the full walk.
+
+    Stale: absent, malformed, legacy `chg_<time>`, another contract version,
+    a time in the future of this feed, or a business left the feed since
+    (a list of changes cannot say "removed").
+    """
+    match = _TOKEN.fullmatch(token or "")
+    if not match or int(match.group(1)) != FEED_CONTRACT_VERSION:
+        return Walk(None)
+    since_ms = int(match.group(2))
+    if since_ms > clock_ms or departed_ms > since_ms:
+        return Walk(None)
+    return Walk(since_ms)
+
+
+# --- the page-boundary index ------------------------------------------------------
+
+class FeedIndex:
+    """Per-process LRU of ordered key lists, one per (feed clock, walk)."""
+
+    def __init__(self, capacity: int = 8) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple, tuple[str, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.builds = 0  # observable in tests: how often the O(n) key read ran
+
+    def keys(self, session: Session, clock_ms: int, walk: Walk, *, rebuild: bool = False) -> tuple[str, ...]:
+        """The ordered plugin keys of the walk at this feed state."""
+        cache_key = (clock_ms, walk.since_ms)
+        with self._lock:
+            cached = None if rebuild else self._entries.get(cache_key)
+            if cached is not None:
+                self._entries.move_to_end(cache_key)
+                return cached
+        keys = tuple(session.scalars(_in_walk(select(Company.plugin_key), walk).order_by(Company.plugin_key)))
+        with self._lock:
+            self.builds += 1
+            self._entries[cache_key] = keys
+            self._entries.move_to_end(cache_key)
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+        return keys
+
+
+def _in_walk(query, walk: Walk):
+    query = query.where(Company.in_feed == true())
+    if walk.since_ms is not None:
+        query = query.where(Company.feed_changed_ms > walk.since_ms)
+    return query
+
+
+def feed_index() -> FeedIndex:
+    """This app's index (one per app, so test apps on other databases never share one)."""
+    return current_app.extensions.setdefault("business_feed_index", FeedIndex())
+
+
+def _page_rows(session: Session, walk: Walk, wanted: tuple[str, ...]) -> list[Company]:
+    # Both ends of the range come from the index, so it holds exactly the
+    # page: no LIMIT needed (SQLAlchemy renders LIMIT on SQLite as "LIMIT ? OFFSET 0").
+    query = (
+        _in_walk(select(Company).options(load_only(*RECORD_COLUMNS)), walk)
+        .where(Company.plugin_key >= wanted[0], Company.plugin_key <= wanted[-1])
+        .order_by(Company.plugin_key)
+    )
+    return list(session.scalars(query))
+
+
+def load_page(session: Session, clock_ms: int, walk: Walk, page: int, page_size: int) -> tuple[int, list[Company]]:
+    """(total count, the page's companies) by keyed range, never OFFSET."""
+    index = feed_index()
+    keys = index.keys(session, clock_ms, walk)
+    wanted = keys[(page - 1) * page_size: page * page_size]
+    if not wanted:
+        return len(keys), []
+    rows = _page_rows(session, walk, wanted)
+    if tuple(r.plugin_key for r in rows) != wanted:
+        # Only possible if something other than the sync changed the feed
+        # without moving its clock: re-read the keys in this snapshot.
+        log.warning("business feed index disagreed with the table at clock %s; rebuilding", clock_ms)
+        keys = index.keys(session, clock_ms, walk, rebuild=True)
+        wanted = keys[(page - 1) * page_size: page * page_size]
+        rows = _page_rows(session, walk, wanted) if wanted else []
+    return len(keys), rows
+
+
+# --- the endpoint ---------------------------------------------------------------------
+
+def _records(companies: list[Company], config: Settings) -> list[dict]:
+    records = []
+    for company in companies:
+        try:
+            records.append(feed_record(company, config))
+        except ValidationError as error:
+            # The sync's eligibility and this model agree by construction; if
+            # they ever do not, one business is left out rather than the page.
+            log.error("business %s left out of the feed: %s", company.plugin_key, error)
+    return records
+
+
+@bp.get("/v1/businesses")
+def business_feed():
+    """One page of the business feed (full walk or changes since a token)."""
+    try:
+        page, page_size = paging()
+    except BadParameter as error:
+        return json_error(400, "invalid_parameter", str(error), parameter=error.name)
+    session = db()
+    saved = st.read_state(session)
+    clock_ms, departed_ms = st.get_int(saved, st.FEED_CLOCK_MS), st.get_int(saved, st.FEED_DEPARTED_MS)
+    token = request.args.get("changes_token")
+    walk = plan_walk(token, clock_ms, departed_ms)
+    total, companies = load_page(session, clock_ms, walk, page, page_size)
+    unchanged = walk.since_ms is not None and total == 0
+    payload = {
+        "checksum": not unchanged,
+        "page": page,
+        "page_size": page_size,
+        "total_pages": ceil(total / page_size),
+        "changes_token": token if unchanged else make_token(clock_ms),
+        "businesses": _records(companies, settings()),
+    }
+    return conditional(dumps(payload).encode(), mimetype="application/json", cache_control=CACHE_CONTROL)

@@ -1,0 +1,508 @@
+"""The business feed, `GET /v1/businesses` (issue 3, endpoint 5; CONTRACTS.md "Business feed").
+
+Every test drives the real demo upstream over HTTP, runs the real sync and
+reads the feed through the app, on SQLite and (with TEST_DATABASE_URL) Postgres.
+"""
+from __future__ import annotations
+
+from math import ceil
+
+import pytest
+from sqlalchemy import event, update
+
+from mirror.demo_data import MISSING
+from mirror.models import Company
+from mirror.records import normalise_phone, normalise_url
+from mirror.state import FEED_CLOCK_MS, get_int, read_state
+
+# Keys whose byte order differs from any case-insensitive or punctuation-blind
+# collation: '-' < '.' < digits < upper case < '_' < lower case < '~'.
+TRICKY_KEYS = ("zeta", "Zeta", "_under", "apple", "Apple", "0zero", "-dash", "~tilde", "a.b", "a-b", "AB", "aB")
+ADDRESS = {
+    "line1": "12 Main St", "line2": "Suite 4", "city": "St. Louis", "state": "MO",
+    "postal_code": "63103-1234", "country": "US", "latitude": 38.627, "longitude": -90.1994,
+}
+ALL_ON = dict.fromkeys(("jsonld", "mcp", "webmcp", "feed", "pricing", "quote"), True)
+
+
+def company_fields(**overrides) -> dict:
+    """Upstream fields of a company that is complete and public."""
+    fields = {
+        "name": "Gateway Heating & Air",
+        "status": "active",
+        "storefront_live": True,
+        "phone": "(314) 555-0142",
+        "website": "gateway-hvac.example",
+        "address": dict(ADDRESS),
+        "settings": {"currency": "USD", "channels": dict(ALL_ON)},
+    }
+    fields.update(overrides)
+    return fields
+
+
+def add_company(upstream, key: str, products: int = 0, **overrides) -> str:
+    upstream.catalog.add_company(plugin_key=key, products=products, **company_fields(**overrides))
+    return key
+
+
+def sync(mirror, **kwargs):
+    result = mirror.sync(**kwargs)
+    assert result.status == "success", result.error
+    return result
+
+
+def get_feed(client, **params) -> dict:
+    response = client.get("/v1/businesses", query_string=params)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    return response.get_json()
+
+
+def walk(client, page_size: int, **params) -> tuple[list[str], list[dict]]:
+    """Every page of one walk: the ids in order and the page envelopes."""
+    first = get_feed(client, page=1, page_size=page_size, **params)
+    pages = [first] + [get_feed(client, page=n, page_size=page_size, **params) for n in range(2, first["total_pages"] + 1)]
+    return [b["id"] for p in pages for b in p["businesses"]], pages
+
+
+def ids(payload: dict) -> list[str]:
+    return [b["id"] for b in payload["businesses"]]
+
+
+def feed_ids(client) -> list[str]:
+    return ids(get_feed(client, page_size=500))
+
+
+@pytest.fixture
+def world(upstream, mirror):
+    """The seeded (messy) catalog plus a dozen complete companies with tricky keys, synced."""
+    for key in TRICKY_KEYS:
+        add_company(upstream, key, name=f"Company {key}")
+    sync(mirror)
+    return upstream
+
+
+# --- eligibility ---------------------------------------------------------------------
+
+def _eligible_upstream(record: dict) -> bool:
+    """An oracle written from the issue's rule, applied to the raw upstream record."""
+    address = record.get("address") or {}
+    channels = (record.get("settings") or {}).get("channels") or {}
+    try:
+        coordinates = abs(float(address["latitude"])) <= 90 and abs(float(address["longitude"])) <= 180
+    except (KeyError, TypeError, ValueError):
+        coordinates = False
+    return bool(
+        record.get("status") == "active" and record.get("storefront_live") is True
+        and channels.get("quote", True) is not False and channels.get("feed", True) is not False
+        and all(str(address.get(k) or "").strip() for k in ("line1", "city", "state", "postal_code", "country"))
+        and coordinates
+        and normalise_phone(record.get("phone")) and normalise_url(record.get("website"), bare_host_ok=True)
+    )
+
+
+def test_the_feed_lists_exactly_the_eligible_companies_of_a_messy_catalog(client, world):
+    expected = sorted(k for k in world.catalog.company_keys() if _eligible_upstream(world.catalog.get_company(k)))
+    assert set(TRICKY_KEYS) <= set(expected)
+    assert len(expected) < len(world.catalog.company_keys())  # the seeded mess leaves some out
+    assert feed_ids(client) == expected
+
+
+NO_COORDINATES = {k: v for k, v in ADDRESS.items() if k not in ("latitude", "longitude")}
+
+
+@pytest.mark.parametrize(
+    "broken, fixed",
+    [
+        ({"address": NO_COORDINATES}, {"address": ADDRESS}),
+        ({"address": {**ADDRESS, "latitude": 138.8}}, {"address": ADDRESS}),
+        ({"address": MISSING}, {"address": ADDRESS}),
+        ({"address": {**ADDRESS, "line1": "  "}}, {"address": ADDRESS}),
+        ({"website": MISSING}, {"website": "https://gateway-hvac.example/"}),
+        ({"website": "javascript:alert(1)"}, {"website": "gateway-hvac.example"}),
+        ({"phone": MISSING}, {"phone": "314-555-0142"}),
+        ({"phone": "+44 20 7946 0958"}, {"phone": "+1 314 555 0142"}),
+    ],
+    ids=["no-coordinates", "latitude-out-of-range", "no-address", "blank-line1", "no-website", "bad-website",
+         "no-phone", "foreign-phone"],
+)
+def test_incomplete_contact_data_is_left_out_and_comes_back_after_the_upstream_fix(client, mirror, world, broken, fixed):
+    key = add_company(world, "incomplete-co")
+    world.catalog.touch_company(key, **broken)
+    sync(mirror)
+    assert key not in feed_ids(client)
+    token = get_feed(client)["changes_token"]
+
+    world.catalog.touch_company(key, **fixed)
+    sync(mirror)
+    assert key in feed_ids(client)
+    assert ids(get_feed(client, changes_token=token)) == [key]  # it joined: a change since the token
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{"storefront_live": False}, {"status": "churned"}, {"storefront_live": MISSING}],
+    ids=["storefront-off", "churned", "live-flag-missing"],
+)
+def test_companies_that_are_not_public_are_left_out(client, mirror, world, overrides):
+    add_company(world, "hidden-co")
+    world.catalog.touch_company("hidden-co", **overrides)
+    sync(mirror)
+    assert "hidden-co" not in feed_ids(client)
+
+
+@pytest.mark.parametrize("switch, listed", [("quote", False), ("feed", False), ("jsonld", True), ("mcp", True),
+                                            ("webmcp", True), ("pricing", True)])
+def test_the_quote_and_feed_switches_take_a_company_out_and_no_other_switch_does(client, mirror, world, switch, listed):
+    add_company(world, "switchy", settings={"channels": {**ALL_ON, switch: False}})
+    sync(mirror)
+    assert ("switchy" in feed_ids(client)) is listed
+    world.catalog.touch_company("switchy", settings={"channels": ALL_ON})
+    sync(mirror)
+    assert "switchy" in feed_ids(client)
+
+
+# --- the record ------------------------------------------------------------------------
+
+def _record(client, key: str) -> dict:
+    matches = [b for b in get_feed(client, page_size=500)["businesses"] if b["id"] == key]
+    assert len(matches) == 1
+    return matches[0]
+
+
+def test_record_shape(client, mirror, world):
+    add_company(world, "shape-co", name="Shape </script> & Sons ‮ 🔧",
+                settings={"channels": ALL_ON, "systems_estimate_url": "https://shape.example/estimate?utm_source=site",
+                          "systems_estimate_url_verified": True})
+    sync(mirror)
+    quote_page = "http://127.0.0.1:8000/companies/shape-co/quote"
+    assert _record(client, "shape-co") == {
+        "id": "shape-co",
+        "name": "Shape </script> & Sons ‮ 🔧",
+        "address": {
+            "line1": "12 Main St", "line2": "Suite 4", "locality": "St. Louis", "region": "MO",
+            "postal_code": "63103", "country": "US", "formatted": "12 Main St, Suite 4, St. Louis, MO 63103",
+        },
+        "location": {"latitude": 38.627, "longitude": -90.1994},
+        "phone_number": "+13145550142",
+        "website_url": "https://gateway-hvac.example",
+        "platform_url": "https://shape.example/estimate?utm_source=ai_interfaces",
+        "service_providers": [{
+            "provider": "contractor_commerce",
+            "provider_business_id": "shape-co",
+            "action_type": "request_a_quote",
+            "provider_action_url": quote_page,
+            "display_name": "Get Quote",
+        }],
+    }
+
+
+def test_every_record_of_the_seeded_catalog_has_the_full_shape(client, world):
+    for record in get_feed(client, page_size=500)["businesses"]:
+        assert list(record) == ["id", "name", "address", "location", "phone_number", "website_url",
+                                "platform_url", "service_providers"]
+        assert set(record["address"]) == {"line1", "line2", "locality", "region", "postal_code", "country", "formatted"}
+        assert record["phone_number"].startswith("+1") and len(record["phone_number"]) == 12
+        assert record["website_url"].startswith(("http://", "https://"))
+        assert record["service_providers"][0]["provider_business_id"] == record["id"]
+        assert record["service_providers"][0]["provider_action_url"].startswith("http://127.0.0.1:8000/companies/")
+
+
+@pytest.mark.parametrize(
+    "settings, expected",
+    [
+        ({"systems_estimate_url": "https://a.example/est?Ref=abc&zip=63103#top", "systems_estimate_url_verified": True,
+          "concom_shop_url": "https://shop.example/a/?utm_source=concom"},
+         "https://a.example/est?Ref=ai_interfaces&zip=63103#top"),
+        ({"systems_estimate_url": "https://a.example/est?ref=abc", "systems_estimate_url_verified": False,
+          "concom_shop_url": "https://shop.example/a/?UTM_SOURCE=concom&x=1"},
+         "https://shop.example/a/?UTM_SOURCE=ai_interfaces&x=1"),
+        ({"systems_estimate_url": "https://a.example/est?zip=63103", "systems_estimate_url_verified": True},
+         "https://a.example/est?zip=63103"),
+        ({"systems_estimate_url": "javascript:alert(1)", "systems_estimate_url_verified": True}, None),
+        ({"concom_shop_url": "ftp://files.example/quote"}, None),
+        ({}, None),
+    ],
+    ids=["verified-estimate-stamped", "unverified-falls-to-shop", "no-variable-added", "script-url", "ftp-url", "no-funnel"],
+)
+def test_platform_url_is_the_stamped_funnel_else_the_quote_page(client, mirror, world, settings, expected):
+    add_company(world, "funnel-co", settings={"channels": ALL_ON, **settings})
+    sync(mirror)
+    record = _record(client, "funnel-co")
+    assert record["platform_url"] == (expected or "http://127.0.0.1:8000/companies/funnel-co/quote")
+    assert record["service_providers"][0]["provider_action_url"] == "http://127.0.0.1:8000/companies/funnel-co/quote"
+
+
+def test_configuration_names_the_provider_the_stamp_and_the_base_url(make_app, upstream):
+    add_company(upstream, "conf-co", settings={"channels": ALL_ON, "concom_shop_url": "https://shop.example/c?ref=x"})
+    app = make_app(PROVIDER_NAME="acme_quotes", REFERRER_STAMP="chatgpt", PUBLIC_BASE_URL="https://feeds.example.com")
+    sync(app.extensions["mirror"])
+    record = _record(app.test_client(), "conf-co")
+    assert record["platform_url"] == "https://shop.example/c?ref=chatgpt"
+    assert record["service_providers"][0]["provider"] == "acme_quotes"
+    assert record["service_providers"][0]["provider_action_url"] == "https://feeds.example.com/companies/conf-co/quote"
+
+
+# --- paging --------------------------------------------------------------------------------
+
+def test_order_is_byte_order_of_the_key(client, world):
+    listed = feed_ids(client)
+    assert listed == sorted(listed, key=lambda k: k.encode())
+    tricky = [k for k in listed if k in TRICKY_KEYS]
+    assert tricky == ["-dash", "0zero", "AB", "Apple", "Zeta", "_under", "a-b", "a.b", "aB", "apple", "zeta", "~tilde"]
+
+
+def test_pages_partition_the_feed_for_every_page_size(client, world):
+    everything = feed_ids(client)
+    total = len(everything)
+    assert total >= 15
+    for page_size in range(1, total + 2):
+        listed, pages = walk(client, page_size)
+        assert listed == everything, page_size  # none twice, none skipped, same order
+        assert all(p["total_pages"] == ceil(total / page_size) for p in pages)
+        assert all(len(p["businesses"]) == page_size for p in pages[:-1])
+        assert 1 <= len(pages[-1]["businesses"]) <= page_size
+        assert [p["page"] for p in pages] == list(range(1, len(pages) + 1))
+        assert all(p["page_size"] == page_size and p["checksum"] is True for p in pages)
+
+
+def test_a_page_is_identical_across_requests(client, world):
+    first = client.get("/v1/businesses?page=2&page_size=4")
+    again = client.get("/v1/businesses?page=2&page_size=4")
+    assert first.status_code == again.status_code == 200
+    assert first.get_data() == again.get_data()
+    assert first.headers["ETag"] == again.headers["ETag"]
+
+
+def test_default_paging_and_the_page_past_the_end(client, world):
+    payload = get_feed(client)
+    assert (payload["page"], payload["page_size"], payload["total_pages"]) == (1, 50, 1)
+    past = get_feed(client, page=2)
+    assert past["businesses"] == [] and past["total_pages"] == 1 and past["checksum"] is True
+    assert get_feed(client, page=2147483647, page_size=1)["businesses"] == []
+
+
+def test_an_empty_feed_has_no_pages(client, mirror):
+    payload = get_feed(client)
+    assert payload == {"checksum": True, "page": 1, "page_size": 50, "total_pages": 0,
+                       "changes_token": "chg_1_0", "businesses": []}
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("page", "0"), ("page", "-1"), ("page", "abc"), ("page", "1.5"), ("page", ""), ("page", " 1"), ("page", "1e2"),
+     ("page", "\uff11"), ("page", "1_0"), ("page", "2147483648"), ("page", "9" * 400),
+     ("page_size", "0"), ("page_size", "501"), ("page_size", "x"), ("page_size", "-5"), ("page_size", "50.0")],
+)
+def test_out_of_range_paging_is_a_400_naming_the_parameter(client, world, name, value):
+    response = client.get("/v1/businesses", query_string={name: value})
+    assert response.status_code == 400
+    assert response.mimetype == "application/json"
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    body = response.get_json()
+    assert body["error"] == "invalid_parameter" and body["parameter"] == name
+    assert name in body["message"]
+
+
+def test_each_page_is_a_keyed_query_whose_cost_does_not_grow_with_the_page_number(app, client, mirror, world):
+    statements: list[str] = []
+
+    def capture(_conn, _cursor, statement, *_args):
+        statements.append(statement)
+
+    event.listen(mirror.engine, "before_cursor_execute", capture)
+    try:
+        client.get("/v1/businesses?page=1&page_size=2")  # builds the boundary index for this feed state
+        per_page = []
+        for page in (1, 2, 5, 8):
+            statements.clear()
+            assert get_feed(client, page=page, page_size=2)["businesses"]
+            per_page.append(sum(s.lstrip().upper().startswith("SELECT") for s in statements))
+            assert not any("OFFSET" in s.upper() for s in statements)
+    finally:
+        event.remove(mirror.engine, "before_cursor_execute", capture)
+    assert per_page == [per_page[0]] * 4 and per_page[0] <= 2  # the state row and the page's keyed range
+    index = app.extensions["business_feed_index"]
+    builds = index.builds
+    get_feed(client, page=3, page_size=7)
+    assert index.builds == builds  # same feed state, any page size: no new key read
+
+
+def test_a_new_feed_state_gets_a_new_index(client, mirror, world):
+    before, _ = walk(client, 5)
+    add_company(world, "~~last")  # joins at the very end: page 1 alone cannot reveal it
+    sync(mirror)
+    assert get_feed(client, page=1, page_size=5)["total_pages"] == ceil((len(before) + 1) / 5)
+    assert walk(client, 5)[0] == before + ["~~last"]
+    world.catalog.touch_company("apple", phone=MISSING)
+    sync(mirror)
+    assert walk(client, 3)[0] == [k for k in before if k != "apple"] + ["~~last"]
+
+
+def test_the_index_heals_if_the_table_changes_behind_the_clock(client, mirror, world):
+    # Only the sync should ever change membership (it moves the clock); if
+    # anything else does, the page still tells the truth.
+    walk(client, 4)
+    with mirror.WriterSession() as session:
+        session.execute(update(Company).where(Company.plugin_key == "-dash").values(in_feed=False))
+        session.commit()
+    listed, pages = walk(client, 4)
+    assert "-dash" not in listed and len(listed) == len(set(listed))
+    assert all(len(p["businesses"]) == 4 for p in pages[:-1])
+
+
+def test_a_record_that_fails_validation_is_left_out_and_logged(client, mirror, world, caplog):
+    # Eligibility and the record model check the same facts, so only a row
+    # edited behind the sync's back can fail; the rest of the page is served.
+    with mirror.WriterSession() as session:
+        session.execute(update(Company).where(Company.plugin_key == "Apple").values(phone="555-0142"))
+        session.commit()
+    listed = feed_ids(client)
+    assert "Apple" not in listed and "apple" in listed
+    assert any("Apple" in r.getMessage() and r.levelname == "ERROR" for r in caplog.records)
+
+
+# --- HTTP details ------------------------------------------------------------------------------
+
+def test_head_etag_and_cache_control(client, mirror, world):
+    response = client.get("/v1/businesses?page_size=5")
+    etag = response.headers["ETag"]
+    assert etag.startswith('"') and response.headers["Cache-Control"] == "public, no-cache"
+    head = client.head("/v1/businesses?page_size=5")
+    assert head.status_code == 200 and head.get_data() == b""
+    assert head.headers["ETag"] == etag and head.headers["Access-Control-Allow-Origin"] == "*"
+    revalidated = client.get("/v1/businesses?page_size=5", headers={"If-None-Match": f'"nope", W/{etag}'})
+    assert revalidated.status_code == 304 and revalidated.get_data() == b""
+    world.catalog.touch_company("0zero", name="Zero Renamed")
+    sync(mirror)
+    moved = client.get("/v1/businesses?page_size=5", headers={"If-None-Match": etag})
+    assert moved.status_code == 200 and moved.headers["ETag"] != etag
+
+
+# --- changes tokens ----------------------------------------------------------------------------
+
+def _clock(mirror) -> int:
+    with mirror.Session() as session:
+        return get_int(read_state(session), FEED_CLOCK_MS)
+
+
+def test_the_token_names_the_contract_version_and_the_feed_clock(client, mirror, world):
+    assert get_feed(client)["changes_token"] == f"chg_1_{_clock(mirror)}"
+
+
+def test_a_current_token_with_nothing_changed_answers_checksum_false(client, mirror, world):
+    token = get_feed(client)["changes_token"]
+    sync(mirror)  # a run that changes nothing
+    payload = get_feed(client, changes_token=token, page_size=7)
+    assert payload == {"checksum": False, "page": 1, "page_size": 7, "total_pages": 0,
+                       "changes_token": token, "businesses": []}
+
+
+def test_a_company_record_change_is_listed_alone(client, mirror, world):
+    token = get_feed(client)["changes_token"]
+    world.catalog.touch_company("Zeta", name="Zeta Comfort Pros")
+    sync(mirror)
+    payload = get_feed(client, changes_token=token)
+    assert payload["checksum"] is True and ids(payload) == ["Zeta"]
+    assert payload["businesses"][0]["name"] == "Zeta Comfort Pros"
+    assert payload["businesses"][0] == _record(client, "Zeta")  # the same record the full walk serves
+    assert payload["changes_token"] != token and payload["changes_token"] == get_feed(client)["changes_token"]
+    assert get_feed(client, changes_token=payload["changes_token"])["checksum"] is False
+
+
+def test_an_address_change_is_listed(client, mirror, world):
+    token = get_feed(client)["changes_token"]
+    world.catalog.touch_company("AB", address={**ADDRESS, "line2": "Suite 9"})
+    world.catalog.touch_company("aB", address={**ADDRESS, "latitude": 38.7})
+    sync(mirror)
+    payload = get_feed(client, changes_token=token)
+    assert ids(payload) == ["AB", "aB"]
+    assert payload["businesses"][0]["address"]["formatted"] == "12 Main St, Suite 9, St. Louis, MO 63103"
+    assert payload["businesses"][1]["location"]["latitude"] == 38.7
+
+
+def test_a_catalog_only_change_is_not_listed(client, mirror, world):
+    add_company(world, "catalog-co", products=5)
+    sync(mirror)
+    token = get_feed(client)["changes_token"]
+    with mirror.Session() as session:
+        version_before = session.get(Company, "catalog-co").content_version
+    product = next(p for p in world.catalog.products_of("catalog-co") if p.get("published") is True and "price" in p)
+    world.catalog.set_product("catalog-co", product["sku"], price="12345.00")
+    sync(mirror)
+    with mirror.Session() as session:
+        assert session.get(Company, "catalog-co").content_version != version_before  # the sync did see it
+    payload = get_feed(client, changes_token=token)
+    assert payload["checksum"] is False and payload["businesses"] == [] and payload["changes_token"] == token
+
+
+def test_a_change_to_a_company_outside_the_feed_is_not_listed(client, mirror, world):
+    add_company(world, "outside-co", phone="call us!")
+    sync(mirror)
+    token = get_feed(client)["changes_token"]
+    world.catalog.touch_company("outside-co", name="Still Outside")
+    sync(mirror)
+    assert get_feed(client, changes_token=token)["checksum"] is False
+
+
+def test_changes_walks_page_like_full_walks(client, mirror, world):
+    token = get_feed(client)["changes_token"]
+    changed = ["~tilde", "Apple", "0zero", "a.b", "_under"]
+    for key in changed:
+        world.catalog.touch_company(key, name=f"{key} renamed")
+    sync(mirror)
+    listed, pages = walk(client, 2, changes_token=token)
+    assert listed == sorted(changed)
+    assert [len(p["businesses"]) for p in pages] == [2, 2, 1]
+    assert all(p["total_pages"] == 3 and p["checksum"] is True for p in pages)
+    assert get_feed(client, changes_token=token, page=4, page_size=2)["businesses"] == []
+
+
+@pytest.mark.parametrize("departure", ["switch-off", "phone-gone", "not-live", "deleted"])
+def test_a_departure_since_the_token_answers_the_full_walk(client, mirror, world, departure):
+    token = get_feed(client)["changes_token"]
+    world.catalog.touch_company("Apple", name="Apple Air renamed")  # a plain change, too
+    if departure == "switch-off":
+        world.catalog.touch_company("zeta", settings={"channels": {**ALL_ON, "feed": False}})
+    elif departure == "phone-gone":
+        world.catalog.touch_company("zeta", phone=MISSING)
+    elif departure == "not-live":
+        world.catalog.touch_company("zeta", storefront_live=False)
+    else:
+        world.catalog.remove_company("zeta")
+    sync(mirror, full=departure == "deleted")
+    payload = get_feed(client, changes_token=token, page_size=500)
+    full = get_feed(client, page_size=500)
+    assert payload["checksum"] is True
+    assert ids(payload) == ids(full) and "zeta" not in ids(full) and "Apple" in ids(full)
+    assert payload["changes_token"] == full["changes_token"] != token
+    # After the departure, a token taken later is current again.
+    assert get_feed(client, changes_token=full["changes_token"])["checksum"] is False
+
+
+def _stale_tokens(clock: int) -> list[str]:
+    return [
+        f"chg_2_{clock}", f"chg_0_{clock}", f"chg_{clock}", "chg_123",  # other versions, legacy
+        f"chg_1_{clock + 1}", f"chg_1_{clock + 10**9}",  # from the future
+        "", "garbage", "chg_1_", "chg__1", f"chg_1_{clock}x", f"CHG_1_{clock}", f" chg_1_{clock}", f"chg_1_-{clock}",
+        "chg_1_\u0661\u0662", "chg_1_" + "9" * 40, "chg_1_1_1", "\x00", "chg_1_12%00",
+    ]
+
+
+def test_stale_tokens_answer_the_full_walk(client, mirror, world):
+    full = get_feed(client, page_size=500)
+    clock = _clock(mirror)
+    for token in _stale_tokens(clock):
+        payload = get_feed(client, changes_token=token, page_size=500)
+        assert payload == full, token
+
+
+def test_an_old_but_valid_token_lists_every_change_since_it(client, mirror, world):
+    old = get_feed(client)["changes_token"]
+    world.catalog.touch_company("zeta", name="zeta one")
+    sync(mirror)
+    middle = get_feed(client)["changes_token"]
+    world.catalog.touch_company("apple", name="apple two")
+    sync(mirror)
+    assert ids(get_feed(client, changes_token=old)) == ["apple", "zeta"]
+    assert ids(get_feed(client, changes_token=middle)) == ["apple"]
