@@ -10,6 +10,7 @@ Ties fall back to price, then name, then SKU, so the order is stable.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,16 +29,32 @@ STOP_WORDS = frozenset(
 )
 _WORD_RE = re.compile(r"[a-z0-9]+")
 
-# Points per term by where it matched (exact token, token prefix).
-_WEIGHTS = {
-    "name": (10, 6),
-    "model": (12, 6),
-    "brand": (8, 5),
-    "tier": (6, 0),
-    "category": (5, 3),
-    "sku": (5, 3),
-    "description": (2, 1),
-}
+# Points per term by where it matched: (whole word, word prefix); fields in
+# descending order of their whole-word points, so scoring can stop early.
+_FIELDS = (
+    ("model", 12, 6),
+    ("name", 10, 6),
+    ("brand", 8, 5),
+    ("tier", 6, 0),
+    ("category", 5, 3),
+    ("sku", 5, 3),
+    ("description", 2, 1),
+)
+
+
+@dataclass(frozen=True)
+class _Term:
+    """A query term with its matchers (a plural s/es is allowed on a whole word)."""
+
+    text: str
+    word: re.Pattern
+    prefix: re.Pattern | None
+
+    @classmethod
+    def of(cls, text: str) -> "_Term":
+        edge = r"(?<![a-z0-9])" + re.escape(text)
+        prefix = re.compile(edge) if len(text) >= 3 else None
+        return cls(text=text, word=re.compile(edge + r"(?:e?s)?(?![a-z0-9])"), prefix=prefix)
 
 
 @dataclass(frozen=True)
@@ -98,28 +115,34 @@ def search_catalog(
     terms = query_terms(query)
     if not terms:
         return CatalogSearch(hits=[], total=0, terms=[])
-    rows = session.execute(_candidates(plugin_key, terms, category_slug, tier, max_price_cents)).all()
+    matchers = [_Term.of(term) for term in terms]
+    phrase = " ".join(_WORD_RE.findall(query.lower()))
+    compact = phrase.replace(" ", "")
     scored = []
-    for row in rows:
-        matched, score = _score(row, terms, query)
+    for row in session.execute(_candidates(plugin_key, terms, category_slug, tier, max_price_cents)):
+        matched, points = _score(row, matchers, phrase, compact)
         if matched:
-            scored.append(((-matched, -score, row.price_cents, row.name, row.sku), row))
+            scored.append(((-matched, -points, row.price_cents, row.name, row.sku), row))
     scored.sort(key=lambda pair: pair[0])
     return CatalogSearch(hits=[_hit(row) for _, row in scored[:limit]], total=len(scored), terms=terms)
 
 
 def _candidates(plugin_key: str, terms: list[str], category_slug, tier, max_price_cents):
     """Published products of the company that mention any term in any searched field."""
+    # Model numbers come back as their JSON text: decoding thousands of lists
+    # costs more than scoring them, and only the returned hits need a list.
+    models_text = cast(Product.model_numbers, String)
     columns = (
         Product.sku, Product.name, Product.brand, Product.category_name, Product.category_slug,
-        Product.category_kind, Product.tier, Product.price_cents, Product.model_numbers, Product.description,
+        Product.category_kind, Product.tier, Product.price_cents, models_text.label("models_text"),
+        Product.description,
     )
-    searched = (
-        func.lower(Product.name), func.lower(func.coalesce(Product.brand, "")),
-        func.lower(Product.category_name), func.lower(func.coalesce(Product.description, "")),
-        func.lower(Product.sku), func.lower(cast(Product.model_numbers, String)),
+    # One lower-cased haystack per row, so each term costs one LIKE.
+    haystack = func.lower(
+        Product.name + " " + func.coalesce(Product.brand, "") + " " + Product.category_name + " "
+        + func.coalesce(Product.description, "") + " " + Product.sku + " " + func.coalesce(models_text, "")
     )
-    mentions = or_(*(field.contains(term, autoescape=True) for term in terms for field in searched))
+    mentions = or_(*(haystack.contains(term, autoescape=True) for term in terms))
     filters = [Product.plugin_key == plugin_key, Product.published.is_(True), mentions]
     if category_slug is not None:
         filters.append(Product.category_slug == category_slug)
@@ -130,46 +153,57 @@ def _candidates(plugin_key: str, terms: list[str], category_slug, tier, max_pric
     return select(*columns).where(and_(*filters))
 
 
-def _tokens(text: str | None) -> set[str]:
-    return {stem(w) for w in _WORD_RE.findall(text.lower())} if text else set()
+def _models(row) -> list[str]:
+    try:
+        models = json.loads(row.models_text or "[]")
+    except ValueError:
+        return []
+    return [m for m in models if isinstance(m, str)] if isinstance(models, list) else []
 
 
-def _fields(row) -> dict[str, set[str]]:
-    models = " ".join(m for m in (row.model_numbers or []) if isinstance(m, str))
+def _texts(row) -> dict[str, str]:
     return {
-        "name": _tokens(row.name),
-        "model": _tokens(models),
-        "brand": _tokens(row.brand),
-        "tier": {row.tier} if row.tier else set(),
-        "category": _tokens(f"{row.category_name} {row.category_slug}"),
-        "sku": _tokens(row.sku),
-        "description": _tokens(row.description),
+        "model": (row.models_text or "").lower(),
+        "name": row.name.lower(),
+        "brand": (row.brand or "").lower(),
+        "tier": row.tier or "",
+        "category": f"{row.category_name} {row.category_slug}".lower(),
+        "sku": row.sku.lower(),
+        "description": (row.description or "").lower(),
     }
 
 
-def _term_points(term: str, tokens: set[str], exact: int, prefix: int) -> int:
-    if term in tokens:
-        return exact
-    if prefix and len(term) >= 3 and any(token.startswith(term) for token in tokens):
-        return prefix
-    return 0
+def _term_points(term: _Term, texts: dict[str, str]) -> int:
+    """The points of the best field a term matches in (0 when none)."""
+    best = 0
+    for field, word_points, prefix_points in _FIELDS:
+        if word_points <= best:
+            break  # no later field can beat what we have
+        text = texts[field]
+        if term.text not in text:  # a cheap substring test before any regex
+            continue
+        if term.word.search(text):
+            best = word_points
+        elif term.prefix is not None and prefix_points > best and term.prefix.search(text):
+            best = prefix_points
+    return best
 
 
-def _score(row, terms: list[str], query: str) -> tuple[int, int]:
+def _score(row, terms: list[_Term], phrase: str, compact: str) -> tuple[int, int]:
     """(number of terms matched, points); a term counts once, where it matched best."""
-    fields = _fields(row)
+    texts = _texts(row)
     matched = points = 0
     for term in terms:
-        best = max(_term_points(term, fields[name], *_WEIGHTS[name]) for name in _WEIGHTS)
+        best = _term_points(term, texts)
         if best:
             matched += 1
             points += best
-    phrase = " ".join(_WORD_RE.findall(query.lower()))
-    if matched and len(terms) > 1 and phrase and phrase in " ".join(_WORD_RE.findall(row.name.lower())):
-        points += 8  # the query as a phrase in the name
-    compact = "".join(_WORD_RE.findall(query.lower()))
-    if compact and any(compact == "".join(_WORD_RE.findall(m.lower())) for m in row.model_numbers or [] if isinstance(m, str)):
-        points += 20  # an exact model number
+    if matched and len(terms) > 1 and phrase in texts["name"]:
+        points += 8  # the whole query as a phrase in the name
+    if compact and terms[0].text in texts["model"] and any(
+        compact == "".join(_WORD_RE.findall(m.lower())) for m in _models(row)
+    ):
+        points += 20  # exactly a model number
     return matched, points
 
 
@@ -178,6 +212,6 @@ def _hit(row) -> CatalogHit:
         sku=row.sku, name=row.name, brand=row.brand, category_name=row.category_name,
         category_slug=row.category_slug, category_kind=row.category_kind, tier=row.tier,
         price_cents=row.price_cents,
-        model_numbers=[m for m in (row.model_numbers or []) if isinstance(m, str)],
+        model_numbers=_models(row),
         description=row.description,
     )

@@ -16,7 +16,7 @@ $FLASK db upgrade
 $FLASK demo-upstream --port 8001 --companies 40 --products 60 --seed 1 >instance/demo-upstream.log 2>&1 &
 pids+=($!)
 for _ in $(seq 1 50); do
-  curl -fsS -o /dev/null -H "Authorization: Bearer $UPSTREAM_TOKEN" "$UPSTREAM_URL/v1/companies?limit=1" && break
+  curl -fs -o /dev/null -H "Authorization: Bearer $UPSTREAM_TOKEN" "$UPSTREAM_URL/v1/companies?limit=1" 2>/dev/null && break
   sleep 0.2
 done
 $FLASK sync

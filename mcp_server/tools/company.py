@@ -1,0 +1,341 @@
+"""The per-company catalog tools (POST /companies/{key}/mcp and webmcp.js).
+
+Each handler reads the company's public view (the same object pricing.json
+serialises) or the read-side catalog queries in mirror/, never raw rows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mcp_server.tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
+from mcp_server.tools.models import (
+    AddressOut,
+    CategoryOut,
+    FreshnessState,
+    LastSyncedAt,
+    Money,
+    PostalCodeText,
+    ServiceAreaOut,
+    TierName,
+    TiersOut,
+    limit_argument,
+    postal_code_or_error,
+    text_argument,
+)
+from mirror.catalog_search import price_to_cents_floor, search_catalog
+from mirror.config import Settings
+from mirror.models import Company, Product
+from mirror.public_view import CompanyView, build_company_view, cents_to_decimal
+from mirror.records import TIERS
+from mirror.render_cache import CompanyRenderings
+
+DESCRIPTION_CHARS = 240
+CategoryText = text_argument(200, "A category slug such as central-ac (its name is accepted too).")
+QueryText = text_argument(
+    200, "Keywords: product type, brand, model number, size or efficiency (e.g. 'MERV 13 air filter')."
+)
+ProductLimit = limit_argument(50, 10, "products")
+
+
+@dataclass
+class CompanyContext:
+    """What the per-company tools answer from: one request's snapshot of one company."""
+
+    session: Session
+    company: Company
+    settings: Settings
+    # The render cache's entry for this snapshot (mirror/render_cache.py), when served over HTTP.
+    renderings: CompanyRenderings | None = None
+
+    @cached_property
+    def view(self) -> CompanyView:
+        """The company's public view: the cached one, else built on first use."""
+        if self.renderings is not None:
+            return self.renderings.view
+        return build_company_view(self.session, self.company, self.settings)
+
+    def category_or_error(self, wanted: str, argument: str = "category"):
+        """The category by slug or name, or a tool error listing the known slugs."""
+        category = self.view.category(wanted)
+        if category is None:
+            known = ", ".join(c.slug for c in self.view.categories) or "none"
+            raise ToolError(f"{argument}: no category {wanted.strip()[:80]!r} here. Known category slugs: {known}.")
+        return category
+
+
+def _short(text: str | None) -> str | None:
+    """Descriptions cut at a word boundary: enough to choose, short enough to list."""
+    if text is None or len(text) <= DESCRIPTION_CHARS:
+        return text
+    cut = text[:DESCRIPTION_CHARS].rsplit(" ", 1)[0].rstrip(",.;:")
+    return cut + "…"
+
+
+# --- get_business_info -------------------------------------------------------------
+
+class NoArguments(ToolInput):
+    """This tool takes no arguments."""
+
+
+class BusinessInfo(ToolOutput):
+    name: str
+    trades: list[str]
+    address: AddressOut | None
+    phone: str | None = Field(description="E.164, e.g. +13145550000.")
+    website: str | None
+    service_area: ServiceAreaOut
+    currency: str
+    price_description: str | None
+    category_count: int
+    quote_url: str | None = Field(description="Where the user requests a quote; null when quoting is switched off.")
+    pricing_url: str
+    last_synced_at: LastSyncedAt
+    freshness_state: FreshnessState
+
+
+def get_business_info(ctx: CompanyContext, _: NoArguments) -> BusinessInfo:
+    """The contractor's identity and contact data."""
+    view, business = ctx.view, ctx.view.business
+    return BusinessInfo(
+        name=business.name, trades=business.trades, address=AddressOut.from_view(business.address),
+        phone=business.phone, website=business.website,
+        service_area=ServiceAreaOut(**business.service_area.model_dump()),
+        currency=view.currency, price_description=view.price_description,
+        category_count=len(view.categories), quote_url=view.quote_url,
+        pricing_url=view.pricing_url, **view.provenance(),
+    )
+
+
+# --- list_categories ---------------------------------------------------------------
+
+class CategoryList(ToolOutput):
+    categories: list[CategoryOut]
+    currency: str
+    price_description: str | None
+    quote_url: str | None
+    last_synced_at: LastSyncedAt
+    freshness_state: FreshnessState
+
+
+def list_categories(ctx: CompanyContext, _: NoArguments) -> CategoryList:
+    """Every offer group with its price range."""
+    view = ctx.view
+    return CategoryList(
+        categories=[CategoryOut.from_view(c) for c in view.categories], currency=view.currency,
+        price_description=view.price_description, quote_url=view.quote_url, **view.provenance(),
+    )
+
+
+# --- search_catalog ----------------------------------------------------------------
+
+class SearchCatalogInput(ToolInput):
+    query: QueryText
+    category: CategoryText | None = None
+    tier: TierName | None = None
+    max_price: float | None = Field(default=None, ge=0, le=10_000_000,
+                                    description="Only products priced at or below this amount (in `currency`).")
+    limit: ProductLimit
+
+
+class ProductOut(ToolOutput):
+    sku: str
+    name: str
+    brand: str | None
+    category: str
+    category_slug: str
+    tier: Literal["good", "better", "best"] | None
+    price: Money = Field(description="The contractor's published installed price.")
+    model_numbers: list[str]
+    description: str | None
+
+
+class SearchResults(ToolOutput):
+    query: str
+    results: list[ProductOut]
+    result_count: int
+    total_matches: int
+    currency: str
+    quote_url: str | None
+    last_synced_at: LastSyncedAt
+    freshness_state: FreshnessState
+
+
+def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> SearchResults:
+    """Keyword search over the published products."""
+    slug = ctx.category_or_error(args.category).slug if args.category is not None else None
+    max_cents = price_to_cents_floor(args.max_price) if args.max_price is not None else None
+    found = search_catalog(ctx.session, ctx.company.plugin_key, args.query, category_slug=slug,
+                           tier=args.tier, max_price_cents=max_cents, limit=args.limit)
+    results = [
+        ProductOut(sku=h.sku, name=h.name, brand=h.brand, category=h.category_name, category_slug=h.category_slug,
+                   tier=h.tier, price=cents_to_decimal(h.price_cents), model_numbers=h.model_numbers,
+                   description=_short(h.description))
+        for h in found.hits
+    ]
+    view = ctx.view
+    return SearchResults(query=args.query, results=results, result_count=len(results), total_matches=found.total,
+                         currency=view.currency, quote_url=view.quote_url, **view.provenance())
+
+
+# --- compare_tiers -----------------------------------------------------------------
+
+class CompareTiersInput(ToolInput):
+    category: CategoryText
+
+
+class TierProduct(ToolOutput):
+    sku: str
+    name: str
+    brand: str | None
+    price: Money
+    model_numbers: list[str]
+    description: str | None
+    specs: dict[str, str | int | float | bool | None]
+
+
+class TierOffer(ToolOutput):
+    tier: Literal["good", "better", "best"]
+    price: Money | None = Field(description="The lowest published price in this tier; null when the tier is empty.")
+    offer_count: int
+    brands: list[str]
+    product: TierProduct | None = Field(description="The tier's lowest-priced product.")
+
+
+class TierComparison(ToolOutput):
+    category: str
+    slug: str
+    price_low: Money
+    price_high: Money
+    offer_count: int
+    tiers: TiersOut
+    comparison: list[TierOffer]
+    currency: str
+    quote_url: str | None
+    last_synced_at: LastSyncedAt
+    freshness_state: FreshnessState
+
+
+def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierComparison:
+    """Good/Better/Best of one system category, side by side."""
+    category = ctx.category_or_error(args.category)
+    if category.kind != "system":
+        systems = ", ".join(c.slug for c in ctx.view.categories if c.kind == "system") or "none"
+        raise ToolError(f"category: {category.slug!r} is an accessory category without tiers. "
+                        f"Tiered categories here: {systems}.")
+    products = ctx.session.scalars(
+        select(Product).where(Product.plugin_key == ctx.company.plugin_key, Product.category_slug == category.slug,
+                              Product.published.is_(True))
+        .order_by(Product.price_cents, Product.name, Product.sku)
+    ).all()
+    view = ctx.view
+    return TierComparison(
+        category=category.name, slug=category.slug, price_low=category.price_low, price_high=category.price_high,
+        offer_count=category.offer_count, tiers=TiersOut(**category.tiers.model_dump()),
+        comparison=[_tier_offer(tier, [p for p in products if p.tier == tier]) for tier in TIERS],
+        currency=view.currency, quote_url=view.quote_url, **view.provenance(),
+    )
+
+
+def _tier_offer(tier: str, products: list[Product]) -> TierOffer:
+    cheapest = products[0] if products else None
+    product = None
+    if cheapest is not None:
+        specs = {k: v for k, v in (cheapest.specs or {}).items() if isinstance(v, (str, int, float, bool)) or v is None}
+        product = TierProduct(sku=cheapest.sku, name=cheapest.name, brand=cheapest.brand,
+                              price=cents_to_decimal(cheapest.price_cents),
+                              model_numbers=list(cheapest.model_numbers or []),
+                              description=_short(cheapest.description), specs=specs)
+    return TierOffer(tier=tier, price=cents_to_decimal(cheapest.price_cents) if cheapest else None,
+                     offer_count=len(products), brands=sorted({p.brand for p in products if p.brand}), product=product)
+
+
+# --- check_service_area ------------------------------------------------------------
+
+class CheckServiceAreaInput(ToolInput):
+    postal_code: PostalCodeText
+
+
+class Coverage(ToolOutput):
+    postal_code: str = Field(description="The normalised 5-digit ZIP that was checked.")
+    served: bool
+    business_name: str
+    service_area_postal_code_count: int
+    message: str
+    quote_url: str | None
+    last_synced_at: LastSyncedAt
+    freshness_state: FreshnessState
+
+
+def check_service_area(ctx: CompanyContext, args: CheckServiceAreaInput) -> Coverage:
+    """Whether a postal code is in the service area."""
+    return Coverage(**coverage(ctx.view, postal_code_or_error(args.postal_code)))
+
+
+def coverage(view: CompanyView, postal_code: str) -> dict[str, Any]:
+    """The coverage answer for one company's view (shared with the provider server)."""
+    served = view.serves(postal_code)
+    name = view.business.name
+    if served:
+        message = f"{name} serves {postal_code}." + (" Request a quote at quote_url." if view.quote_url else "")
+    else:
+        message = f"{name} does not list {postal_code} in its service area."
+    return dict(postal_code=postal_code, served=served, business_name=name,
+                service_area_postal_code_count=view.business.service_area.postal_code_count,
+                message=message, quote_url=view.quote_url, **view.provenance())
+
+
+COMPANY_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="get_business_info", title="Business information",
+        description="Who this contractor is: name, trades, address, phone, website, the postal codes it serves, "
+                    "and where to request a quote. Use it when the user asks about the business itself.",
+        returns="{name, trades[], address{line1, line2, locality, region, postal_code, country, formatted}|null, "
+                "phone|null, website|null, service_area{postal_code_count, postal_codes[]}, currency, "
+                "price_description|null, category_count, quote_url|null, pricing_url, last_synced_at, freshness_state}",
+        input_model=NoArguments, output_model=BusinessInfo, handler=get_business_info,
+    ),
+    ToolSpec(
+        name="list_categories", title="Price ranges by category",
+        description="Every category this contractor publishes installed prices for: the price range "
+                    "(price_low to price_high), how many offers, and for installed systems the lowest "
+                    "Good/Better/Best tier prices.",
+        returns="{categories[{name, slug, kind (system|accessory), price_low, price_high, offer_count, "
+                "tiers{good, better, best} (systems only)}], currency, price_description|null, quote_url|null, "
+                "last_synced_at, freshness_state}",
+        input_model=NoArguments, output_model=CategoryList, handler=list_categories,
+    ),
+    ToolSpec(
+        name="search_catalog", title="Search the catalog",
+        description="Search this contractor's published products by keywords (product type, brand, model number, "
+                    "size, efficiency). Optional filters: category (slug or name from list_categories), tier, "
+                    "max_price. Best matches first; name and brand matches rank highest. Prices are installed prices.",
+        returns="{query, results[{sku, name, brand|null, category, category_slug, tier|null, price, model_numbers[], "
+                "description|null}], result_count, total_matches, currency, quote_url|null, last_synced_at, "
+                "freshness_state}",
+        input_model=SearchCatalogInput, output_model=SearchResults, handler=search_catalog_tool,
+    ),
+    ToolSpec(
+        name="compare_tiers", title="Compare Good, Better and Best",
+        description="Compare the Good, Better and Best options of one installed-system category side by side: each "
+                    "tier's lowest price, offer count, brands and cheapest product with its specs. Takes a category "
+                    "slug (or name) from list_categories; accessory categories have no tiers.",
+        returns="{category, slug, price_low, price_high, offer_count, tiers{good, better, best}, comparison[{tier, "
+                "price|null, offer_count, brands[], product{sku, name, brand, price, model_numbers[], description, "
+                "specs{}}|null}], currency, quote_url|null, last_synced_at, freshness_state}",
+        input_model=CompareTiersInput, output_model=TierComparison, handler=compare_tiers,
+    ),
+    ToolSpec(
+        name="check_service_area", title="Check the service area",
+        description="Check whether this contractor serves a US postal code (5-digit ZIP; ZIP+4 and spaces "
+                    "are accepted).",
+        returns="{postal_code (normalised 5-digit ZIP), served (boolean), business_name, "
+                "service_area_postal_code_count, message, quote_url|null, last_synced_at, freshness_state}",
+        input_model=CheckServiceAreaInput, output_model=Coverage, handler=check_service_area,
+    ),
+)

@@ -1,0 +1,239 @@
+"""The install-wide provider tools (POST /mcp): ChatGPT's local-services launcher.
+
+They answer for exactly the businesses in the business feed (CONTRACTS.md);
+any other id, however well formed, is "No business found".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from pydantic import Field
+from sqlalchemy.orm import Session
+
+from mcp_server.tools.company import coverage
+from mcp_server.tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
+from mcp_server.tools.models import (
+    AddressOut,
+    CategoryOut,
+    FreshnessState,
+    LastSyncedAt,
+    Money,
+    PostalCodeText,
+    limit_argument,
+    postal_code_or_error,
+    provenance_at,
+    text_argument,
+)
+from mirror import state as st
+from mirror.business_search import find_feed_company, search_feed_businesses
+from mirror.config import Settings
+from mirror.models import Company
+from mirror.public_view import CompanyView, build_company_view, cents_to_decimal, company_urls
+
+WIDGET_URI = "ui://widget/request-service.html"
+BusinessId = text_argument(
+    128, "The contractor's provider_business_id (its pluginKey) as listed in the business feed or returned by "
+         "search_businesses. Not the listing's own id.",
+)
+BusinessLimit = limit_argument(20, 10, "businesses")
+CategoryFilter = text_argument(200, "Only businesses selling this category: a slug such as central-ac, or its name.")
+KeywordFilter = text_argument(200, "Keywords matched against business names, trades and categories.")
+
+
+@dataclass
+class ProviderContext:
+    """What the provider tools answer from: one request's snapshot of the mirror."""
+
+    session: Session
+    settings: Settings
+
+    def company_or_error(self, business_id: str) -> Company:
+        """The feed business, or the distinct "No business found" tool error."""
+        company = find_feed_company(self.session, business_id)
+        if company is None:
+            raise ToolError(f"No business found for business_id {business_id[:128]!r}. Pass the provider_business_id "
+                            "from the business feed, or find one with search_businesses.")
+        return company
+
+    def view_of(self, company: Company) -> CompanyView:
+        """The company's public view."""
+        return build_company_view(self.session, company, self.settings)
+
+
+# --- request_service ---------------------------------------------------------------
+
+class RequestServiceInput(ToolInput):
+    business_id: BusinessId
+
+
+class ServiceRequest(ToolOutput):
+    provider_business_id: str = Field(description="Pass this (not a listing id) to follow-up calls.")
+    name: str
+    address: AddressOut | None
+    phone: str | None
+    website: str | None
+    categories: list[CategoryOut] = Field(description="Published installed price ranges by category.")
+    currency: str
+    price_description: str | None
+    quote_url: str | None = Field(description="The contractor's quote request page.")
+    mcp_url: str | None = Field(description="The contractor's own catalog MCP server; null when switched off.")
+    last_synced_at: LastSyncedAt
+    freshness_state: FreshnessState
+
+
+def request_service(ctx: ProviderContext, args: RequestServiceInput) -> ServiceRequest:
+    """The launcher card's data for one feed business."""
+    company = ctx.company_or_error(args.business_id)
+    view = ctx.view_of(company)
+    business = view.business
+    return ServiceRequest(
+        provider_business_id=company.plugin_key, name=business.name, address=AddressOut.from_view(business.address),
+        phone=business.phone, website=business.website, categories=[CategoryOut.from_view(c) for c in view.categories],
+        currency=view.currency, price_description=view.price_description, quote_url=view.quote_url,
+        mcp_url=view.mcp_url if view.channels.get("mcp", True) else None, **view.provenance(),
+    )
+
+
+# --- check_service_area --------------------------------------------------------------
+
+class ProviderCoverageInput(ToolInput):
+    business_id: BusinessId
+    postal_code: PostalCodeText
+
+
+class ProviderCoverage(ToolOutput):
+    provider_business_id: str
+    postal_code: str = Field(description="The normalised 5-digit ZIP that was checked.")
+    served: bool
+    business_name: str
+    service_area_postal_code_count: int
+    message: str
+    quote_url: str | None
+    last_synced_at: LastSyncedAt
+    freshness_state: FreshnessState
+
+
+def provider_check_service_area(ctx: ProviderContext, args: ProviderCoverageInput) -> ProviderCoverage:
+    """Coverage of one feed business."""
+    company = ctx.company_or_error(args.business_id)
+    postal_code = postal_code_or_error(args.postal_code)
+    return ProviderCoverage(provider_business_id=company.plugin_key, **coverage(ctx.view_of(company), postal_code))
+
+
+# --- search_businesses ---------------------------------------------------------------
+
+class SearchBusinessesInput(ToolInput):
+    postal_code: PostalCodeText | None = None
+    category: CategoryFilter | None = None
+    query: KeywordFilter | None = None
+    limit: BusinessLimit
+
+
+class PriceRange(ToolOutput):
+    category: str
+    slug: str
+    price_low: Money
+    price_high: Money
+    offer_count: int
+    currency: str
+
+
+class BusinessResult(ToolOutput):
+    business_id: str = Field(description="Pass this to request_service or check_service_area.")
+    name: str
+    city: str | None
+    region: str | None
+    trades: list[str]
+    price_range: PriceRange | None = Field(description="The asked category's price range; null without a category.")
+    category_count: int
+    mcp_url: str | None
+    quote_url: str
+    last_synced_at: LastSyncedAt
+    freshness_state: FreshnessState
+
+
+class BusinessSearchResults(ToolOutput):
+    results: list[BusinessResult]
+    result_count: int
+    total_matches: int
+    postal_code: str | None
+    category: str | None
+    message: str
+
+
+def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> BusinessSearchResults:
+    """Feed businesses by postal code, category and keywords."""
+    postal_code = postal_code_or_error(args.postal_code) if args.postal_code is not None else None
+    matches, total = search_feed_businesses(ctx.session, postal_code=postal_code, category=args.category,
+                                            query=args.query, limit=args.limit)
+    whole_run = st.get_time(st.read_state(ctx.session), st.LAST_SUCCESS_AT)
+    now = datetime.now(timezone.utc)
+    results = [_business_result(ctx.settings, m, whole_run, now) for m in matches]
+    message = f"{total} business(es) matched." if total else "No business matched; try fewer filters."
+    return BusinessSearchResults(results=results, result_count=len(results), total_matches=total,
+                                 postal_code=postal_code, category=args.category, message=message)
+
+
+def _business_result(settings: Settings, match, whole_run: datetime | None, now: datetime) -> BusinessResult:
+    company, group = match.company, match.group
+    urls = company_urls(settings, company.plugin_key)
+    synced = max((t for t in (_aware(company.last_synced_at), whole_run) if t is not None), default=None)
+    price_range = None
+    if group is not None:
+        price_range = PriceRange(category=group.category_name, slug=group.category_slug,
+                                 price_low=cents_to_decimal(group.price_low_cents),
+                                 price_high=cents_to_decimal(group.price_high_cents),
+                                 offer_count=group.offer_count, currency=group.currency)
+    address = company.address or {}
+    return BusinessResult(
+        business_id=company.plugin_key, name=company.name, city=address.get("locality"), region=address.get("region"),
+        trades=list(company.trades or []), price_range=price_range, category_count=match.category_count,
+        mcp_url=urls["mcp_url"] if (company.channels or {}).get("mcp", True) is not False else None,
+        quote_url=urls["quote_page_url"],
+        **provenance_at(synced, settings.freshness_threshold_seconds, now),
+    )
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    return value if value is None or value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+PROVIDER_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="request_service", title="Request a quote",
+        description="Open the quote request card for one contractor from the business feed (ChatGPT's local-services "
+                    "launcher calls this with the listing's provider_business_id). Shows the contractor's name, "
+                    "address, phone, published installed price ranges and its quote link.",
+        returns="{provider_business_id, name, address{...}|null, phone|null, website|null, categories[{name, slug, "
+                "kind, price_low, price_high, offer_count, tiers?}], currency, price_description|null, quote_url, "
+                "mcp_url|null, last_synced_at, freshness_state}",
+        input_model=RequestServiceInput, output_model=ServiceRequest, handler=request_service,
+        meta={
+            "ui": {"resourceUri": WIDGET_URI},
+            "openai/outputTemplate": WIDGET_URI,
+            "openai/toolInvocation/invoking": "Opening the quote request",
+            "openai/toolInvocation/invoked": "Quote request ready",
+        },
+    ),
+    ToolSpec(
+        name="check_service_area", title="Check a contractor's service area",
+        description="Check whether one contractor (by business_id) serves a US postal code (5-digit ZIP; ZIP+4 and "
+                    "spaces are accepted). The quote card calls this too.",
+        returns="{provider_business_id, postal_code (normalised), served (boolean), business_name, "
+                "service_area_postal_code_count, message, quote_url, last_synced_at, freshness_state}",
+        input_model=ProviderCoverageInput, output_model=ProviderCoverage, handler=provider_check_service_area,
+        meta={"openai/widgetAccessible": True, "ui": {"visibility": ["model", "app"]}},
+    ),
+    ToolSpec(
+        name="search_businesses", title="Find contractors",
+        description="Find contractors on this platform that serve a US postal code, sell a category (slug such as "
+                    "central-ac, or its name) and/or match keywords (name, trade or category). Each result has the "
+                    "business_id to pass to request_service or check_service_area, its price range for the "
+                    "category, its own MCP server URL and its quote link.",
+        returns="{results[{business_id, name, city|null, region|null, trades[], price_range{category, slug, price_low, "
+                "price_high, offer_count, currency}|null, category_count, mcp_url|null, quote_url, last_synced_at, "
+                "freshness_state}], result_count, total_matches, postal_code|null, category|null, message}",
+        input_model=SearchBusinessesInput, output_model=BusinessSearchResults, handler=search_businesses,
+    ),
+)

@@ -1,0 +1,230 @@
+"""Stateless Streamable HTTP for MCP: one POST in, one JSON body out.
+
+Every MCP endpoint of this service (the per-company catalog server, the
+install-wide provider server, the UCP catalog endpoint) is a `ServerSpec`
+served by `serve()`. There are no sessions and no SSE streams: each POST is
+answered on its own, so any worker can answer any request.
+
+Two eras of the protocol share the endpoint (see docs/mcp.md):
+
+- legacy (2025-03-26, 2025-06-18, 2025-11-25): `initialize` negotiates the
+  version; later requests carry `MCP-Protocol-Version` (absent means
+  2025-03-26);
+- modern (2026-07-28): no handshake; every request carries
+  `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method` (and `Mcp-Name`) headers
+  and a `_meta` envelope; `server/discover` describes the server.
+
+HTTP-level rules are checked in a fixed order before the body is parsed:
+Host (DNS rebinding), Origin, Content-Type, Accept, size, protocol version.
+
+Serving another endpoint (e.g. UCP) takes a spec and three route functions::
+
+    spec = ServerSpec(name=..., version=..., title=..., instructions=lambda: "...",
+                      tools=TOOLS,              # each has .name and .list_entry() -> dict
+                      call_tool=dispatch,       # (tool, arguments: dict) -> CallToolResult dict;
+                                                # raise jsonrpc.RpcError(code, message, data=...) for protocol errors
+                      allowed_origins=None)     # None: any Origin (CORS *)
+    POST    -> serve(spec)                      # after the route's own 404 gate
+    OPTIONS -> preflight(None); GET/DELETE -> method_not_allowed(None)
+
+`mcp_server.tools.declaration.ToolSpec` (pydantic models) and its
+`tool_success`/`tool_error` helpers build such tools and results.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from flask import Response, request
+
+from mcp_server import jsonrpc as rpc
+from mcp_server.hosts import host_allowed, origin_of_base
+from web.db import settings as current_settings
+from web.responses import dumps
+
+MAX_BODY_BYTES = 16 * 1024
+ALLOWED_REQUEST_HEADERS = "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name"
+_ANY_ORIGIN = None
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A readable resource (the provider's widget); `text` is built on read."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+    mime_type: str
+    text: Callable[[], str]
+    meta: Mapping[str, Any] | None = None
+
+    def list_entry(self) -> dict:
+        """The resources/list entry."""
+        entry = {"uri": self.uri, "name": self.name, "title": self.title,
+                 "description": self.description, "mimeType": self.mime_type}
+        if self.meta:
+            entry["_meta"] = dict(self.meta)
+        return entry
+
+    def contents(self) -> dict:
+        """The resources/read contents entry."""
+        entry = {"uri": self.uri, "mimeType": self.mime_type, "text": self.text()}
+        if self.meta:
+            entry["_meta"] = dict(self.meta)
+        return entry
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """What one MCP endpoint serves.
+
+    `tools` are declarations with a `.name` and a `.list_entry()`; `call_tool`
+    runs one (already looked up by name) with the raw `arguments` object and
+    returns a CallToolResult dict, or raises `jsonrpc.RpcError` for a protocol
+    error. `allowed_origins` None accepts browser calls from any Origin.
+    """
+
+    name: str
+    version: str
+    title: str
+    instructions: Callable[[], str]
+    tools: Sequence[Any]
+    call_tool: Callable[[Any, dict], dict]
+    resources: Sequence[Resource] = ()
+    allowed_origins: frozenset[str] | None = _ANY_ORIGIN
+
+    def tool(self, name: Any):
+        """The declared tool called `name`, or None."""
+        return next((t for t in self.tools if t.name == name), None) if isinstance(name, str) else None
+
+    def capabilities(self) -> dict:
+        """What the server offers (resources only when it has some)."""
+        caps: dict = {"tools": {"listChanged": False}}
+        if self.resources:
+            caps["resources"] = {"subscribe": False, "listChanged": False}
+        return caps
+
+    def server_info(self) -> dict:
+        """The Implementation object (serverInfo)."""
+        return {"name": self.name, "title": self.title, "version": self.version}
+
+
+# --- HTTP entry points ---------------------------------------------------------
+
+def serve(spec: ServerSpec) -> Response:
+    """Answer one POST to an MCP endpoint (the route has already passed its gate)."""
+    refusal = _http_refusal(spec)
+    if refusal is not None:
+        return refusal
+    body = request.stream.read(MAX_BODY_BYTES + 1)  # a chunked body has no Content-Length
+    if len(body) > MAX_BODY_BYTES:
+        return _with_cors(spec, _plain_error(413, f"Request body over {MAX_BODY_BYTES} bytes"))
+    try:
+        era = rpc.era_from_header(request.headers.get("MCP-Protocol-Version"))
+        message = rpc.parse_message(body)
+        if message.is_notification_or_response:
+            return _with_cors(spec, Response(status=202))
+        if era.modern:
+            rpc.check_modern_envelope(message, request.headers)
+        result = rpc.dispatch(spec, message, era)
+        return _json(spec, rpc.result_body(message.id, result), 200)
+    except rpc.RpcError as error:
+        return _json(spec, error.body(), error.status)
+
+
+def preflight(spec_origins: frozenset[str] | None) -> Response:
+    """Answer a CORS preflight: any origin (per-company) or the allowed ones (provider)."""
+    origin = request.headers.get("Origin")
+    if spec_origins is not _ANY_ORIGIN and not _origin_allowed(spec_origins, origin):
+        return _plain_error(403, "Origin not allowed")
+    response = Response(status=204)
+    response.headers["Access-Control-Allow-Methods"] = "POST, OPTIONS"
+    response.headers["Access-Control-Allow-Headers"] = ALLOWED_REQUEST_HEADERS
+    response.headers["Access-Control-Max-Age"] = "86400"
+    _cors_headers(response, spec_origins, origin)
+    return response
+
+
+def method_not_allowed(spec_origins: frozenset[str] | None) -> Response:
+    """GET and DELETE: no SSE stream and no sessions here."""
+    response = _plain_error(405, "Method not allowed: this MCP endpoint accepts POST only (no SSE stream, no sessions)")
+    response.headers["Allow"] = "POST, OPTIONS"
+    _cors_headers(response, spec_origins, request.headers.get("Origin"))
+    return response
+
+
+# --- HTTP-level checks ---------------------------------------------------------
+
+def _http_refusal(spec: ServerSpec) -> Response | None:
+    """The first HTTP-level rule the request breaks, as a response; None when all hold."""
+    settings = current_settings()
+    if not host_allowed(request.host, settings):
+        return _plain_error(421, "Misdirected request: this Host is not served here")
+    origin = request.headers.get("Origin")
+    restricted = spec.allowed_origins is not _ANY_ORIGIN
+    if origin is not None and restricted and not _origin_allowed(spec.allowed_origins, origin):
+        return _plain_error(403, "Forbidden: Origin not allowed")
+    if not _json_content_type():
+        return _with_cors(spec, _plain_error(415, "Content-Type must be application/json"))
+    if not _accepts_json():
+        return _with_cors(spec, _plain_error(406, "Accept must allow application/json"))
+    length = request.content_length
+    if length is not None and length > MAX_BODY_BYTES:
+        return _with_cors(spec, _plain_error(413, f"Request body over {MAX_BODY_BYTES} bytes"))
+    version = request.headers.get("MCP-Protocol-Version")
+    if version is not None and version.strip() not in rpc.SUPPORTED_VERSIONS:
+        return _json(spec, rpc.unsupported_version_body(version), 400)
+    return None
+
+
+def _json_content_type() -> bool:
+    if request.mimetype != "application/json":
+        return False
+    charset = request.mimetype_params.get("charset")
+    return charset is None or charset.lower() in ("utf-8", "utf8")
+
+
+def _accepts_json() -> bool:
+    header = request.headers.get("Accept", "").strip()
+    if not header:
+        return True  # no preference stated
+    return request.accept_mimetypes.quality("application/json") > 0
+
+
+def _origin_allowed(allowed: frozenset[str] | None, origin: str | None) -> bool:
+    """No Origin (a non-browser client), our own origin, or one of ALLOWED_ORIGINS."""
+    if origin is None:
+        return True
+    normalised = origin.strip().rstrip("/").lower()
+    return normalised == origin_of_base(current_settings()) or normalised in (allowed or frozenset())
+
+
+# --- responses -------------------------------------------------------------------
+
+def _cors_headers(response: Response, allowed: frozenset[str] | None, origin: str | None) -> None:
+    if allowed is _ANY_ORIGIN:
+        response.headers["Access-Control-Allow-Origin"] = "*"
+    elif origin is not None and _origin_allowed(allowed, origin):
+        response.headers["Access-Control-Allow-Origin"] = origin
+        response.headers.add("Vary", "Origin")
+
+
+def _with_cors(spec: ServerSpec, response: Response) -> Response:
+    _cors_headers(response, spec.allowed_origins, request.headers.get("Origin"))
+    return response
+
+
+def _json(spec: ServerSpec, payload: dict, status: int) -> Response:
+    response = Response(dumps(payload), status=status, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return _with_cors(spec, response)
+
+
+def _plain_error(status: int, message: str) -> Response:
+    """An HTTP-level refusal, with a JSON-RPC error body that has no id."""
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": rpc.INVALID_REQUEST, "message": message}}
+    response = Response(json.dumps(body), status=status, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return response
