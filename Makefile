@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 NODE_BIN := $(CURDIR)/tools/node_modules/.bin
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= -n 2
 
 .PHONY: run test install install-test tools browser services bench-sync bench-serve clean
 

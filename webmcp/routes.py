@@ -1,0 +1,121 @@
+"""The WebMCP embed: GET /webmcp.js, its per-key switch, and the demo page.
+
+- `GET /webmcp.js`: one ES module for every contractor, with the per-company
+  tool definitions (from the MCP server's declarations) embedded. It is the
+  same bytes for every key and host, so it is cached for a day and revalidated
+  with a strong ETag over the body (which changes whenever a declaration does).
+- `GET /companies/<key>/webmcp.json`: `{"enabled": true|false}`, the one check
+  webmcp.js makes before registering. Unlike the other per-company surfaces it
+  never answers 404: a 404 would put a red "Failed to load resource" line in
+  the console of every contractor page whose key is switched off. The answer
+  for unknown, not-public and switched-off keys is byte-identical.
+- `GET /companies/<key>/webmcp-demo`: a page embedding the tag as a contractor
+  would (the uniform HTML 404 when the embed is off for the key).
+
+The embed is on for a company when it is public and both its `webmcp` switch
+(what the owner set for this surface) and its `mcp` switch (the endpoint the
+tools call) are on.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from flask import Response, render_template
+
+from mcp_server.tools import webmcp_tool_definitions
+from mirror.models import Company
+from mirror.public_view import channel_open, find_public_company
+from web.db import db, settings
+from web.gate import gate
+from web.responses import conditional
+
+from webmcp import bp
+
+SCRIPT_CACHE = "public, max-age=86400"  # one day, then a 304 revalidation
+SWITCH_CACHE = "public, max-age=300"  # a switch change shows within five minutes
+DEMO_CACHE = "public, max-age=300"
+JS_MIMETYPE = "text/javascript"
+TOOLS_PLACEHOLDER = "__WEBMCP_TOOLS__"
+_HERE = Path(__file__).resolve().parent
+# Characters that must not appear raw in JSON embedded in a script (an HTML
+# parser would see `</script>`, `<!--`; `&` keeps the text paste-safe too).
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
+
+
+def script_json(value) -> str:
+    """JSON that is safe anywhere inside a script: ASCII only, no `<`, `>` or `&`."""
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    for raw, escaped in _SCRIPT_ESCAPES.items():
+        text = text.replace(raw, escaped)
+    return text
+
+
+def render_embed(definitions: list[dict]) -> bytes:
+    """The webmcp.js body with `definitions` embedded as a one-line JSON literal."""
+    template = (_HERE / "embed.js").read_text(encoding="utf-8")
+    return template.replace(TOOLS_PLACEHOLDER, script_json(definitions), 1).encode("utf-8")
+
+
+@lru_cache(maxsize=1)
+def embed_body() -> bytes:
+    """The served webmcp.js (the declarations only change with a deploy)."""
+    return render_embed(webmcp_tool_definitions())
+
+
+@lru_cache(maxsize=1)
+def demo_script_body() -> bytes:
+    """The demo page's status module."""
+    return (_HERE / "demo.js").read_bytes()
+
+
+def embed_enabled(company: Company | None) -> bool:
+    """Public, with both the `webmcp` and the `mcp` switch on."""
+    return channel_open(company, "webmcp") and channel_open(company, "mcp")
+
+
+@bp.get("/webmcp.js")
+def webmcp_js() -> Response:
+    """The drop-in module (CORS: module scripts from other sites are CORS fetches)."""
+    return conditional(embed_body(), mimetype=JS_MIMETYPE, cache_control=SCRIPT_CACHE)
+
+
+@bp.get("/webmcp-demo.js")
+def webmcp_demo_js() -> Response:
+    """The demo page's status line script."""
+    return conditional(demo_script_body(), mimetype=JS_MIMETYPE, cache_control=SCRIPT_CACHE)
+
+
+@bp.get("/companies/<key>/webmcp.json")
+def webmcp_switch(key: str) -> Response:
+    """Whether webmcp.js should register this key's tools (never a 404; see above)."""
+    enabled = embed_enabled(find_public_company(db(), key, "webmcp"))
+    body = json.dumps({"enabled": enabled}).encode("utf-8")
+    return conditional(body, mimetype="application/json", cache_control=SWITCH_CACHE)
+
+
+@bp.get("/companies/<key>/webmcp-demo")
+def webmcp_demo(key: str) -> Response:
+    """A page that embeds the tag for this key, for trying the tools."""
+    company = gate(key, "webmcp", "mcp", html=True)  # embed_enabled(): both switches, before any limit
+    script_url = settings().absolute("/webmcp.js")
+    html = render_template(
+        "webmcp_demo.html", company_name=company.name, plugin_key=company.plugin_key, script_url=script_url,
+        demo_script_url=settings().absolute("/webmcp-demo.js"), tools=webmcp_tool_definitions(),
+    )
+    response = conditional(html.encode("utf-8"), mimetype="text/html", cache_control=DEMO_CACHE, cors=False)
+    response.headers["Content-Security-Policy"] = demo_csp(script_url)
+    return response
+
+
+def demo_csp(script_url: str) -> str:
+    """The site CSP, plus the embed's own origin for scripts and its calls."""
+    parts = urlsplit(script_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return (
+        f"default-src 'none'; script-src 'self' {origin}; connect-src 'self' {origin}; "
+        "style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
