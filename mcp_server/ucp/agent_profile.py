@@ -1,0 +1,384 @@
+"""Fetching the calling agent's UCP profile, safely, and negotiating capabilities with it.
+
+UCP requires the business to fetch the profile URL each request names
+(`meta.ucp-agent.profile`) and answer with the capabilities both sides
+support. A URL chosen by any caller is a server-side request forgery vector,
+so the fetch is fenced:
+
+- `https` only; `http` only for loopback hosts when UCP_ALLOW_INSECURE_PROFILES
+  is on (tests and local development);
+- every address the host resolves to must be public: no loopback, private,
+  link-local (169.254.169.254 and other metadata addresses), shared, reserved
+  or multicast ranges (IPv4-mapped IPv6 is unwrapped first). Loopback is
+  allowed only with the insecure setting. The connection then goes to the
+  very address that was checked, so a second DNS answer cannot swap in
+  another (DNS rebinding); TLS still verifies the certificate for the host
+  name;
+- no redirects (a 3xx is a failure), one 3-second deadline for resolution,
+  connection and the whole response, at most 64 KiB;
+- fetched profiles are cached (a bounded LRU) for their Cache-Control
+  max-age, at least 60 s (UCP's floor) and at most a day; a failure is
+  remembered for 15 s, so a dead or hostile URL named on every request is
+  not fetched on every request (UCP's "backoff on repeated failures").
+
+Failures raise `ProfileError` with the spec's negotiation code
+(`invalid_profile_url`, `profile_unreachable`, `profile_malformed`,
+`version_unsupported`); the endpoint sends them as JSON-RPC -32001.
+"""
+from __future__ import annotations
+
+import http.client
+import io
+import ipaddress
+import json
+import re
+import socket
+import ssl
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from mcp_server.ucp import UCP_VERSION
+
+TIMEOUT_SECONDS = 3.0
+MAX_BYTES = 64 * 1024
+MIN_TTL_SECONDS = 60
+MAX_TTL_SECONDS = 86_400
+FAILURE_TTL_SECONDS = 15
+CACHE_ENTRIES = 256
+_URL_LIMIT = 2048
+_VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_MAX_AGE_RE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)\"?\s*(?:,|$)", re.I)
+# Resolution runs on these threads so it obeys the deadline (getaddrinfo has no time-out of its own).
+_RESOLVER = ThreadPoolExecutor(max_workers=8, thread_name_prefix="ucp-profile-dns")
+
+
+class ProfileError(Exception):
+    """A failed profile fetch or negotiation, with UCP's error code."""
+
+    def __init__(self, code: str, content: str):
+        super().__init__(content)
+        self.code, self.content = code, content
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """How profiles may be fetched."""
+
+    allow_insecure_loopback: bool = False
+    timeout: float = TIMEOUT_SECONDS
+    max_bytes: int = MAX_BYTES
+
+
+# --- URL and address checks ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ProfileUrl:
+    """A profile URL that passed the syntax checks."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+    target: str  # path and query, as sent on the request line
+
+
+def check_profile_url(url: object, policy: FetchPolicy) -> ProfileUrl:
+    """Parse and vet a profile URL (scheme, host, no credentials); raise invalid_profile_url."""
+    if not isinstance(url, str) or not url.strip():
+        raise ProfileError("invalid_profile_url", "meta.ucp-agent.profile (the agent's profile URL) is missing")
+    if len(url) > _URL_LIMIT or any(ord(c) < 33 or c == "\x7f" for c in url):
+        raise ProfileError("invalid_profile_url", "The agent profile URL is not a valid URL")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise ProfileError("invalid_profile_url", "The agent profile URL is not a valid URL") from None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "")
+    if scheme not in ("https", "http") or not host:
+        raise ProfileError("invalid_profile_url", "The agent profile URL must be an absolute https URL")
+    if parts.username is not None or parts.password is not None:
+        raise ProfileError("invalid_profile_url", "The agent profile URL must not carry credentials")
+    if scheme == "http" and not (policy.allow_insecure_loopback and _names_loopback(host)):
+        raise ProfileError("invalid_profile_url", "The agent profile URL must use https")
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return ProfileUrl(url=url, scheme=scheme, host=host, port=port or (443 if scheme == "https" else 80),
+                      target=target)
+
+
+def _names_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def address_allowed(address: str, *, allow_loopback: bool = False) -> bool:
+    """Whether the fetcher may connect to an IP address: public unicast only (loopback when allowed)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped  # ::ffff:10.0.0.1 is 10.0.0.1
+    if ip.is_loopback:
+        return allow_loopback
+    # is_global excludes private, link-local (incl. 169.254.169.254), shared (100.64/10), reserved,
+    # documentation and unspecified ranges; multicast is global but never a web server.
+    return ip.is_global and not ip.is_multicast
+
+
+def resolve_checked(target: ProfileUrl, policy: FetchPolicy, deadline: float) -> str:
+    """The address to connect to: every address of the host must be allowed; the first is used."""
+    future = _RESOLVER.submit(socket.getaddrinfo, target.host, target.port, 0, socket.SOCK_STREAM)
+    try:
+        infos = future.result(timeout=max(deadline - time.monotonic(), 0.001))
+    except FutureTimeout:
+        raise ProfileError("profile_unreachable", "Resolving the agent profile host timed out") from None
+    except (socket.gaierror, UnicodeError, OSError):
+        raise ProfileError("invalid_profile_url", "The agent profile host does not resolve") from None
+    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    allow_loopback = policy.allow_insecure_loopback
+    if not addresses or not all(address_allowed(a, allow_loopback=allow_loopback) for a in addresses):
+        raise ProfileError("profile_unreachable",
+                           "The agent profile host resolves to a non-public address; profiles are fetched only "
+                           "from public addresses")
+    if target.scheme == "http" and not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses):
+        raise ProfileError("invalid_profile_url", "The agent profile URL must use https")
+    return addresses[0]
+
+
+# --- the fetch -----------------------------------------------------------------------------
+
+class _DeadlineReader(io.RawIOBase):
+    """Socket reads that all share one deadline (a trickling server cannot stretch it)."""
+
+    def __init__(self, owner: "_DeadlineSocket"):
+        self._owner = owner
+
+    def readable(self) -> bool:
+        """A reader."""
+        return True
+
+    def readinto(self, buffer) -> int:
+        """One recv with whatever time is left."""
+        return self._owner.recv_into(buffer)
+
+    def close(self) -> None:
+        """Release the socket (closed once the connection and every reader let go)."""
+        if not self.closed:
+            self._owner.release()
+        super().close()
+
+
+class _DeadlineSocket:
+    """What http.client needs of a socket: send, readers bound to the deadline, close.
+
+    Like a real socket, it stays open while a reader made by makefile() is
+    open: http.client closes the connection before reading a body that ends
+    with the connection.
+    """
+
+    def __init__(self, sock: socket.socket, deadline: float):
+        self._sock, self._deadline = sock, deadline
+        self._holders = 1  # the connection itself
+
+    def sendall(self, data: bytes) -> None:
+        """Send within the deadline."""
+        self._sock.settimeout(max(self._deadline - time.monotonic(), 0.001))
+        self._sock.sendall(data)
+
+    def recv_into(self, buffer) -> int:
+        """Receive within the deadline."""
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("deadline passed")
+        self._sock.settimeout(remaining)
+        return self._sock.recv_into(buffer)
+
+    def makefile(self, mode: str, *args, **kwargs):
+        """A buffered reader whose reads share the deadline."""
+        self._holders += 1
+        return io.BufferedReader(_DeadlineReader(self))
+
+    def release(self) -> None:
+        """One holder is done; the last one closes the socket."""
+        self._holders -= 1
+        if self._holders <= 0:
+            self._sock.close()
+
+    def close(self) -> None:
+        """The connection is done with the socket."""
+        self.release()
+
+
+class _PinnedConnection(http.client.HTTPConnection):
+    """An HTTP(S) connection to an already-checked address; Host and TLS name stay the URL's host."""
+
+    def __init__(self, target: ProfileUrl, address: str, deadline: float):
+        super().__init__(target.host, target.port, timeout=max(deadline - time.monotonic(), 0.001))
+        self._target, self._address, self._deadline = target, address, deadline
+        self.default_port = 443 if target.scheme == "https" else 80  # no ":443" in the Host header
+
+    def connect(self) -> None:
+        """Connect to the checked address (TLS with the URL's host name for https)."""
+        # A plain socket, not create_connection(): that would resolve again.
+        family = socket.AF_INET6 if ":" in self._address else socket.AF_INET
+        raw = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            raw.settimeout(max(self._deadline - time.monotonic(), 0.001))
+            raw.connect((self._address, self._target.port))
+        except OSError:
+            raw.close()
+            raise
+        if self._target.scheme == "https":
+            raw.settimeout(max(self._deadline - time.monotonic(), 0.001))
+            raw = ssl.create_default_context().wrap_socket(raw, server_hostname=self._target.host)
+        self.sock = _DeadlineSocket(raw, self._deadline)
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A fetched profile document and how long it may be cached."""
+
+    document: dict
+    ttl_seconds: int
+
+
+def fetch_profile(url: object, policy: FetchPolicy) -> Fetched:
+    """GET one agent profile under the policy above; raise ProfileError on any failure."""
+    target = check_profile_url(url, policy)
+    deadline = time.monotonic() + policy.timeout
+    address = resolve_checked(target, policy, deadline)
+    connection = _PinnedConnection(target, address, deadline)
+    response = None
+    try:
+        connection.request("GET", target.target, headers={"Accept": "application/json", "User-Agent": "ucp-business"})
+        response = connection.getresponse()
+        body = _read_body(response, policy.max_bytes)
+        cache_control = response.getheader("Cache-Control")
+    except ProfileError:
+        raise
+    except (TimeoutError, socket.timeout):
+        raise ProfileError("profile_unreachable",
+                           f"Fetching the agent profile took longer than {policy.timeout:g} s") from None
+    except (OSError, http.client.HTTPException, ssl.SSLError) as error:
+        text = f"Unable to fetch the agent profile ({type(error).__name__})"
+        raise ProfileError("profile_unreachable", text) from None
+    finally:
+        if response is not None:
+            response.close()
+        connection.close()
+    return Fetched(document=parse_profile(body), ttl_seconds=cache_ttl(cache_control))
+
+
+def _read_body(response: http.client.HTTPResponse, max_bytes: int) -> bytes:
+    status = response.status
+    if 300 <= status < 400:
+        raise ProfileError("profile_unreachable",
+                           f"The agent profile URL answered a redirect ({status}); profiles are never fetched "
+                           "through redirects")
+    if not 200 <= status < 300:
+        raise ProfileError("profile_unreachable", f"The agent profile URL answered HTTP {status}")
+    declared = response.getheader("Content-Length")
+    if declared and declared.strip().isdigit() and int(declared) > max_bytes:
+        raise ProfileError("profile_unreachable", f"The agent profile is larger than {max_bytes // 1024} KiB")
+    chunks, size = [], 0
+    while True:
+        chunk = response.read(min(16 * 1024, max_bytes + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > max_bytes:
+            raise ProfileError("profile_unreachable", f"The agent profile is larger than {max_bytes // 1024} KiB")
+
+
+def cache_ttl(cache_control: str | None) -> int:
+    """Seconds to cache a profile: its max-age, floored at 60 s (UCP) and capped at a day."""
+    match = _MAX_AGE_RE.search(cache_control or "")
+    max_age = int(match.group(1)) if match else 0
+    return min(max(max_age, MIN_TTL_SECONDS), MAX_TTL_SECONDS)
+
+
+def parse_profile(body: bytes) -> dict:
+    """The profile document, checked for what negotiation relies on; raise profile_malformed."""
+    try:
+        document = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ProfileError("profile_malformed", "The agent profile is not valid JSON") from None
+    ucp = document.get("ucp") if isinstance(document, dict) else None
+    if not isinstance(ucp, dict) or not isinstance(ucp.get("version"), str) or not _VERSION_RE.match(ucp["version"]):
+        raise ProfileError("profile_malformed", "The agent profile has no ucp.version (YYYY-MM-DD)")
+    for registry in ("services", "payment_handlers"):
+        if not isinstance(ucp.get(registry), dict):
+            raise ProfileError("profile_malformed", f"The agent profile has no ucp.{registry} object")
+    capabilities = ucp.get("capabilities", {})
+    if not isinstance(capabilities, dict) or not all(
+        isinstance(entries, list) and all(isinstance(e, dict) and isinstance(e.get("version"), str) for e in entries)
+        for entries in capabilities.values()
+    ):
+        raise ProfileError("profile_malformed", "The agent profile's ucp.capabilities entries need a version")
+    return document
+
+
+# --- cache and negotiation -------------------------------------------------------------------
+
+class AgentProfiles:
+    """Profiles by URL: a bounded, thread-safe LRU of fetch outcomes (documents, and failures briefly)."""
+
+    def __init__(self, policy: FetchPolicy, *, entries: int = CACHE_ENTRIES, fetch=fetch_profile, clock=time.monotonic):
+        self.policy, self._entries, self._fetch, self._clock = policy, entries, fetch, clock
+        self._cache: OrderedDict[str, tuple[float, dict | ProfileError]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, url: object) -> dict:
+        """The profile at `url`, from the cache while fresh; raise ProfileError."""
+        if not isinstance(url, str):
+            raise ProfileError("invalid_profile_url", "The agent profile URL must be a string")
+        with self._lock:
+            cached = self._cache.get(url)
+            if cached is not None and cached[0] > self._clock():
+                self._cache.move_to_end(url)
+                outcome = cached[1]
+            else:
+                outcome = None
+        if outcome is None:
+            try:
+                fetched = self._fetch(url, self.policy)
+                outcome, ttl = fetched.document, fetched.ttl_seconds
+            except ProfileError as error:
+                outcome, ttl = error, FAILURE_TTL_SECONDS
+            self._remember(url, outcome, ttl)
+        if isinstance(outcome, ProfileError):
+            raise ProfileError(outcome.code, outcome.content)
+        return outcome
+
+    def _remember(self, url: str, outcome: dict | ProfileError, ttl: float) -> None:
+        with self._lock:
+            self._cache[url] = (self._clock() + ttl, outcome)
+            self._cache.move_to_end(url)
+            while len(self._cache) > self._entries:
+                self._cache.popitem(last=False)
+
+
+def negotiate(document: dict, offered: dict[str, str]) -> dict[str, str]:
+    """The capabilities both sides support: {name: version}; raise version_unsupported.
+
+    UCP request-time validation: the agent's protocol version must be the
+    business's (this service speaks exactly 2026-04-08). Then a capability is
+    shared when the agent lists it with the same version.
+    """
+    version = document["ucp"]["version"]
+    if version != UCP_VERSION:
+        raise ProfileError("version_unsupported", f"Protocol version {version} is not supported. "
+                                                  f"This business supports version {UCP_VERSION}.")
+    declared = document["ucp"].get("capabilities", {})
+    return {name: ours for name, ours in offered.items()
+            if any(entry.get("version") == ours for entry in declared.get(name, []))}

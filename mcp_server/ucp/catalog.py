@@ -1,0 +1,311 @@
+"""The three UCP Catalog operations over one company's mirror: search, batch lookup, product detail.
+
+Each handler gets the request's context (database snapshot, company, public
+view) and validated arguments, and returns the UCP response as a dict; the
+declaration (mcp_server.ucp.tools) validates it against the output models.
+Invalid requests raise JSON-RPC -32602; business outcomes (unknown ids, no
+coverage) are messages in the response.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cached_property
+
+from sqlalchemy.orm import Session
+
+from mcp_server.jsonrpc import INVALID_PARAMS, RpcError
+from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY, UCP_VERSION
+from mcp_server.ucp.agent_profile import AgentProfiles, negotiate
+from mcp_server.ucp.models import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    Context,
+    GetProductArguments,
+    LookupArguments,
+    SearchArguments,
+)
+from mcp_server.ucp.selection import narrow
+from mirror import ucp_mapping as ucp
+from mirror.catalog_search import search_catalog
+from mirror.config import Settings
+from mirror.models import Company
+from mirror.public_view import CompanyView, build_company_view
+from mirror.records import normalise_postal_code
+
+OFFERED = {SEARCH_CAPABILITY: UCP_VERSION, LOOKUP_CAPABILITY: UCP_VERSION}
+SEARCH_SCAN_LIMIT = 5000  # products ranked per query; far above any contractor's matching catalog
+SEARCH_VARIANTS = 10  # variants listed per product in a search result
+DETAIL_VARIANTS = 100  # variants listed by get_product
+
+
+@dataclass
+class UcpContext:
+    """One request's view of one company, plus the agent-profile cache."""
+
+    session: Session
+    company: Company
+    settings: Settings
+    profiles: AgentProfiles
+
+    @cached_property
+    def view(self) -> CompanyView:
+        """The company's public view (the same object pricing.json serialises)."""
+        return build_company_view(self.session, self.company, self.settings)
+
+    def shared_capabilities(self, profile_url: str) -> dict[str, str]:
+        """Fetch (or reuse) the agent's profile and intersect capabilities; raise ProfileError."""
+        return negotiate(self.profiles.get(profile_url), OFFERED)
+
+
+def invalid(text: str, code: str = "invalid_request") -> RpcError:
+    """A request the schemas or the rules refuse: JSON-RPC -32602 (UCP's REST 400)."""
+    return RpcError(INVALID_PARAMS, f"Invalid params: {text}", data={"code": code, "content": text})
+
+
+def ucp_meta(capability: str, *, status: str | None = None) -> dict:
+    """The response's `ucp` field: the version and the capability this operation used."""
+    meta = {"version": UCP_VERSION, "capabilities": {capability: [{"version": UCP_VERSION}]}}
+    if status:
+        meta["status"] = status
+    return meta
+
+
+def error_response(view: CompanyView, capabilities: dict, code: str, content: str, severity: str) -> dict:
+    """types/error_response.json: no resource, a message saying why, and where a buyer can continue."""
+    response = {
+        "ucp": {"version": UCP_VERSION, "status": "error", "capabilities": capabilities},
+        "messages": [{"type": "error", "code": code, "content": content, "severity": severity}],
+    }
+    if view.quote_url:
+        response["continue_url"] = view.quote_url
+    return response
+
+
+# --- shared request pieces ------------------------------------------------------------------
+
+def coverage(view: CompanyView, context: Context | None) -> tuple[bool, list[dict]]:
+    """Whether the buyer's postal code (when given) is served, with the warning when it is not."""
+    raw = context.postal_code if context is not None else None
+    if raw is None or not raw.strip():
+        return True, []
+    zip_code = normalise_postal_code(raw)
+    if zip_code is not None and view.serves(zip_code):
+        return True, []
+    return False, [ucp.service_area_warning(zip_code or raw.strip()[:20])]
+
+
+def price_bounds(filters, context: Context | None, currency: str) -> tuple[int | None, int | None, list[dict]]:
+    """filters.price as cents; ignored (with a note) when context.currency names another currency."""
+    price = filters.price if filters is not None else None
+    if price is None or (price.min is None and price.max is None):
+        return None, None, []
+    asked = (context.currency or "").strip().upper() if context is not None else ""
+    if asked and asked != currency:
+        note = {"type": "info", "code": "price_filter_ignored",
+                "content": f"filters.price was given in {asked[:3]}; prices here are in {currency}, "
+                           "so it was not applied."}
+        return None, None, [note]
+    return price.min, price.max, []
+
+
+def category_slugs(view: CompanyView, filters) -> tuple[list[str] | None, list[dict]]:
+    """filters.categories as known slugs (a category name is accepted too); None when not filtering."""
+    values = [v for v in (filters.categories or []) if v.strip()] if filters is not None else []
+    if not values:
+        return None, []
+    slugs, unknown = [], []
+    for value in values:
+        category = view.category(value)
+        if category is not None:
+            slugs.append(category.slug)
+        else:
+            unknown.append(value.strip()[:80])
+    notes = []
+    if unknown:
+        known = ", ".join(c.slug for c in view.categories) or "none"
+        notes.append({"type": "info", "code": "unknown_category",
+                      "content": f"No category {', '.join(map(json.dumps, unknown))} here. Category slugs: {known}."})
+    return list(dict.fromkeys(slugs)), notes
+
+
+# --- search_catalog -----------------------------------------------------------------------
+
+def search(ctx: UcpContext, args: SearchArguments) -> dict:
+    """Free-text and filter search; one UCP product per matching offer group, best first."""
+    request, view = args.catalog, ctx.view
+    query = (request.query or "").strip()
+    filters = request.filters
+    slugs, category_notes = category_slugs(view, filters)
+    min_cents, max_cents, price_notes = price_bounds(filters, request.context, view.currency)
+    has_price = filters is not None and filters.price is not None and (
+        filters.price.min is not None or filters.price.max is not None)
+    if not query and slugs is None and not category_notes and not has_price:
+        raise invalid("catalog: a search needs a non-empty query or filters (categories or price); "
+                      "an empty search is refused")
+    groups = _ranked_groups(ctx, query, slugs, min_cents, max_cents)
+    offset = _cursor_offset(request, _fingerprint(query, slugs, min_cents, max_cents))
+    limit = min(request.pagination.limit if request.pagination else DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+    page = groups[offset:offset + limit]
+    served, area_notes = coverage(view, request.context)
+    products = _search_products(ctx, page, served)
+    has_next = offset + limit < len(groups)
+    pagination = {"has_next_page": has_next, "total_count": len(groups)}
+    if has_next:
+        pagination["cursor"] = _cursor(offset + limit, _fingerprint(query, slugs, min_cents, max_cents))
+    messages = [ucp.estimate_warning(view.quote_url), *area_notes, *category_notes, *price_notes]
+    return {"ucp": ucp_meta(SEARCH_CAPABILITY), "products": products, "pagination": pagination, "messages": messages}
+
+
+def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> list[tuple[str, list[str]]]:
+    """(slug, ranked SKUs) per matching offer group, best group first."""
+    key, known = ctx.company.plugin_key, {c.slug for c in ctx.view.categories}
+    if slugs is not None and not slugs:
+        return []
+    if query:
+        hits = search_catalog(ctx.session, key, query, max_price_cents=max_cents, limit=SEARCH_SCAN_LIMIT).hits
+        pairs = [(h.category_slug, h.sku) for h in hits if h.price_cents > 0
+                 and (min_cents is None or h.price_cents >= min_cents) and (slugs is None or h.category_slug in slugs)]
+    else:
+        order = {c.slug: i for i, c in enumerate(ctx.view.categories)}
+        pairs = sorted(ucp.ranked_skus(ctx.session, key, slugs, min_cents=min_cents, max_cents=max_cents),
+                       key=lambda pair: order.get(pair[0], len(order)))  # stable: cheapest first within a group
+    groups: dict[str, list[str]] = {}
+    for slug, sku in pairs:
+        if slug in known:
+            groups.setdefault(slug, []).append(sku)
+    return list(groups.items())
+
+
+def _search_products(ctx: UcpContext, page: list[tuple[str, list[str]]], served: bool) -> list[dict]:
+    key, view = ctx.company.plugin_key, ctx.view
+    shown = {slug: skus[:SEARCH_VARIANTS] for slug, skus in page}
+    rows = ucp.products_by_sku(ctx.session, key, [sku for skus in shown.values() for sku in skus])
+    options = ucp.option_values(ctx.session, key, shown)
+    storefront = ucp.Storefront.of(view, served)
+    products = []
+    for slug, skus in shown.items():
+        variants = [ucp.ucp_variant(rows[sku], storefront) for sku in skus if sku in rows]
+        if variants:
+            products.append(ucp.ucp_product(view.category(slug), variants, options[slug], storefront, view))
+    return products
+
+
+def _fingerprint(query: str, slugs, min_cents, max_cents) -> str:
+    material = json.dumps([query, sorted(slugs) if slugs is not None else None, min_cents, max_cents])
+    return hashlib.sha256(material.encode()).hexdigest()[:12]
+
+
+def _cursor(offset: int, fingerprint: str) -> str:
+    """Opaque, stateless: the next offset, bound to the search it came from."""
+    return base64.urlsafe_b64encode(json.dumps({"o": offset, "f": fingerprint}).encode()).decode().rstrip("=")
+
+
+def _cursor_offset(request, fingerprint: str) -> int:
+    cursor = request.pagination.cursor if request.pagination else None
+    if cursor is None:
+        return 0
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        offset, bound = decoded["o"], decoded["f"]
+    except (ValueError, TypeError, KeyError, binascii.Error):
+        raise invalid("catalog.pagination.cursor is not a cursor from this service") from None
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0 or bound != fingerprint:
+        raise invalid("catalog.pagination.cursor belongs to another search: repeat the same query and filters")
+    return offset
+
+
+# --- lookup_catalog -----------------------------------------------------------------------
+
+def lookup(ctx: UcpContext, args: LookupArguments) -> dict:
+    """Batch lookup by product id, variant id, SKU or handle; unknown ids are info messages."""
+    request, view = args.catalog, ctx.view
+    ids = list(dict.fromkeys(request.ids))  # duplicates collapse
+    resolved, missing = _resolve(ctx, [ucp.parse_identifier(i) for i in ids])
+    slugs, category_notes = category_slugs(view, request.filters)
+    min_cents, max_cents, price_notes = price_bounds(request.filters, request.context, view.currency)
+    served, area_notes = coverage(view, request.context)
+    storefront = ucp.Storefront.of(view, served)
+    options = ucp.option_values(ctx.session, ctx.company.plugin_key, resolved)
+    products = []
+    for slug, variants in resolved.items():
+        if slugs is not None and slug not in slugs:
+            continue
+        kept = [ucp.ucp_variant(row, storefront) | {"inputs": inputs} for row, inputs in variants.values()
+                if (min_cents is None or row.price_cents >= min_cents)
+                and (max_cents is None or row.price_cents <= max_cents)]
+        if kept:
+            products.append(ucp.ucp_product(view.category(slug), kept, options[slug], storefront, view))
+    messages = [ucp.estimate_warning(view.quote_url), *area_notes, *category_notes, *price_notes,
+                *(ucp.not_found_info(raw) for raw in missing)]
+    return {"ucp": ucp_meta(LOOKUP_CAPABILITY), "products": products, "messages": messages}
+
+
+def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
+    """{slug: {sku: (row, inputs)}} in request order, and the identifiers that matched nothing."""
+    key, known = ctx.company.plugin_key, {c.slug for c in ctx.view.categories}
+    rows = ucp.products_by_sku(ctx.session, key, [i.sku for i in identifiers if i.sku])
+    featured = ucp.featured_products(ctx.session, key, [i.slug for i in identifiers if i.slug in known])
+    resolved: dict[str, dict] = {}
+    missing = []
+
+    def add(row, correlation: dict) -> None:
+        entry = resolved.setdefault(row.category_slug, {}).setdefault(row.sku, (row, []))
+        entry[1].append(correlation)
+
+    for identifier in identifiers:
+        matched = False
+        if identifier.sku in rows and rows[identifier.sku].category_slug in known:
+            add(rows[identifier.sku], {"id": identifier.raw, "match": "exact"})
+            matched = True
+        if identifier.slug in featured:
+            add(featured[identifier.slug], {"id": identifier.raw, "match": "featured"})
+            matched = True
+        if not matched:
+            missing.append(identifier.raw)
+    return resolved, missing
+
+
+# --- get_product --------------------------------------------------------------------------
+
+def get_product(ctx: UcpContext, args: GetProductArguments) -> dict:
+    """Full detail of one product (or the product of a variant), narrowed by option selections."""
+    request, view = args.catalog, ctx.view
+    identifier = ucp.parse_identifier(request.id)
+    anchor = ucp.products_by_sku(ctx.session, ctx.company.plugin_key, [identifier.sku]).get(identifier.sku)
+    slug = anchor.category_slug if anchor is not None else identifier.slug
+    category = view.category(slug) if slug else None
+    slugs, _ = category_slugs(view, request.filters)
+    if category is None or category.slug != slug or (slugs is not None and slug not in slugs):
+        return _not_found(view, f"Product not found: {request.id[:200]}")
+    rows = ucp.products_in_categories(ctx.session, ctx.company.plugin_key, [slug])
+    served, area_notes = coverage(view, request.context)
+    requested = [(s.name, s.label) for s in request.selected or []]
+    narrowed = narrow(rows, anchor=anchor, requested=requested, preferences=request.preferences or [],
+                      available=served)
+    min_cents, max_cents, price_notes = price_bounds(request.filters, request.context, view.currency)
+    variants = [row for row in narrowed.variants if (min_cents is None or row.price_cents >= min_cents)
+                and (max_cents is None or row.price_cents <= max_cents)]
+    if not variants:
+        return _not_found(view, f"No variant of {request.id[:200]} matches the filters")
+    storefront = ucp.Storefront.of(view, served)
+    shown = [ucp.ucp_variant(row, storefront) for row in variants[:DETAIL_VARIANTS]]
+    product = ucp.ucp_product(category, shown, rows, storefront, view)
+    product["options"] = narrowed.options
+    product["selected"] = narrowed.selected
+    if not product["options"]:
+        del product["options"]
+    messages = [ucp.estimate_warning(view.quote_url), *area_notes, *price_notes]
+    if len(variants) > DETAIL_VARIANTS:
+        messages.append({"type": "info", "code": "variants_truncated",
+                         "content": f"Showing {DETAIL_VARIANTS} of {len(variants)} variants; "
+                                    "narrow them with selected options or filters."})
+    return {"ucp": ucp_meta(LOOKUP_CAPABILITY), "product": product, "messages": messages}
+
+
+def _not_found(view: CompanyView, content: str) -> dict:
+    capabilities = {LOOKUP_CAPABILITY: [{"version": UCP_VERSION}]}
+    return error_response(view, capabilities, "not_found", content, "recoverable")

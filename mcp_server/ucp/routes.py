@@ -1,0 +1,89 @@
+"""HTTP routes of UCP (registered on mcp_server.bp; mcp_server/routes.py imports this module).
+
+- `POST /companies/<key>/ucp/mcp`: the company's UCP Catalog endpoint (the
+  shared stateless MCP transport);
+- `GET /companies/<key>/.well-known/ucp`: its business profile;
+- `GET /.well-known/ucp` and `POST /ucp/mcp` at the root of a COMPANY_HOSTS
+  custom domain: the same for the company that host is mapped to (UCP
+  discovery only looks at a host's root).
+
+Every route passes the shared gate (web.gate) on the company's `mcp` switch
+(UCP is one more MCP server of its catalog): unknown, not public or switched
+off answers the one JSON 404, as does a root request on a host that is not
+mapped; then the per-company rate limit. Profiles are never redirected.
+"""
+from __future__ import annotations
+
+from flask import Response, request
+
+from mcp_server import bp
+from mcp_server.transport import method_not_allowed, preflight, serve
+from mcp_server.ucp import CHANNEL
+from mcp_server.ucp.profile import CACHE_CONTROL, business_profile, company_endpoint, host_endpoint
+from mcp_server.ucp.server import company_for_host, ucp_server
+from web.db import db, settings
+from web.gate import gate
+from web.responses import conditional, dumps
+
+_NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
+
+
+def _profile_response(endpoint: str) -> Response:
+    body = dumps(business_profile(endpoint)).encode("utf-8")
+    return conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL)
+
+
+# --- per-company paths ------------------------------------------------------------------
+
+@bp.post("/companies/<key>/ucp/mcp", provide_automatic_options=False)
+def company_ucp_mcp(key: str) -> Response:
+    """One JSON-RPC message to a company's UCP Catalog endpoint."""
+    company = gate(key, CHANNEL, mcp=True)
+    return serve(ucp_server(db(), company, settings()))
+
+
+@bp.route("/companies/<key>/ucp/mcp", methods=["OPTIONS"])
+def company_ucp_preflight(key: str) -> Response:
+    """CORS preflight from any site (the key is not looked up)."""
+    return preflight(None)
+
+
+@bp.route("/companies/<key>/ucp/mcp", methods=_NOT_POST, provide_automatic_options=False)
+def company_ucp_not_post(key: str) -> Response:
+    """POST only: no SSE stream, no sessions."""
+    return method_not_allowed(None)
+
+
+@bp.get("/companies/<key>/.well-known/ucp")
+def company_ucp_profile(key: str) -> Response:
+    """The company's UCP business profile."""
+    company = gate(key, CHANNEL)
+    return _profile_response(company_endpoint(settings(), company.plugin_key))
+
+
+# --- the root of a COMPANY_HOSTS custom domain -----------------------------------------------
+
+@bp.post("/ucp/mcp", provide_automatic_options=False)
+def host_ucp_mcp() -> Response:
+    """The UCP endpoint of the company mapped to this Host."""
+    company = gate(company_for_host(settings(), request.host) or "", CHANNEL, mcp=True)
+    return serve(ucp_server(db(), company, settings()))
+
+
+@bp.route("/ucp/mcp", methods=["OPTIONS"])
+def host_ucp_preflight() -> Response:
+    """CORS preflight from any site (the host is not looked up)."""
+    return preflight(None)
+
+
+@bp.route("/ucp/mcp", methods=_NOT_POST, provide_automatic_options=False)
+def host_ucp_not_post() -> Response:
+    """POST only: no SSE stream, no sessions."""
+    return method_not_allowed(None)
+
+
+@bp.get("/.well-known/ucp")
+def host_ucp_profile() -> Response:
+    """The business profile of the company mapped to this Host; its endpoint is on the same host."""
+    gate(company_for_host(settings(), request.host) or "", CHANNEL)
+    return _profile_response(host_endpoint(settings(), request.host.lower()))

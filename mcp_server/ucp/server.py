@@ -1,0 +1,68 @@
+"""The UCP catalog endpoint of one company as a `ServerSpec` of the shared stateless transport.
+
+UCP clients call `tools/call` with no `initialize`, send `Accept:
+application/json` only and put `meta` even on `tools/list`; the transport
+accepts all of that as it is (each POST is answered on its own, JSON only,
+unknown params ignored). Generic MCP clients can still `initialize` and
+`tools/list` first.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from flask import current_app
+from sqlalchemy.orm import Session
+
+from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
+from mcp_server.transport import ServerSpec
+from mcp_server.ucp import UCP_VERSION
+from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy
+from mcp_server.ucp.catalog import UcpContext
+from mcp_server.ucp.tools import UCP_TOOLS
+from mirror.config import Settings
+from mirror.models import Company
+
+_EXTENSION_KEY = "ucp_agent_profiles"
+_PORT_RE = re.compile(r":\d+$")
+_NAME_LIMIT = 120
+
+
+def agent_profiles(settings: Settings) -> AgentProfiles:
+    """The app's agent-profile cache (one per app, shared by all requests and threads)."""
+    policy = FetchPolicy(allow_insecure_loopback=settings.ucp_allow_insecure_profiles)
+    return current_app.extensions.setdefault(_EXTENSION_KEY, AgentProfiles(policy))
+
+
+def ucp_server(session: Session, company: Company, settings: Settings) -> ServerSpec:
+    """The UCP Catalog server of one (already gated) company."""
+    context = UcpContext(session=session, company=company, settings=settings, profiles=agent_profiles(settings))
+    name = json.dumps(company.name[:_NAME_LIMIT], ensure_ascii=False)  # contractor text, quoted as data
+    return ServerSpec(
+        name=f"{settings.provider_name}-ucp-catalog",
+        version=SERVER_VERSION,
+        title=f"{company.name[:_NAME_LIMIT]} catalog (UCP)",
+        instructions=lambda: (
+            f"This endpoint speaks the Universal Commerce Protocol {UCP_VERSION} Catalog capability for one "
+            f"contractor, {name}: search_catalog, lookup_catalog and get_product, each taking "
+            '{"meta": {"ucp-agent": {"profile": <your UCP profile URL>}}, "catalog": {...}}. Products are '
+            "categories of installed systems and parts, variants the contractor's published products; prices are "
+            "published installed estimates in minor units, and the quote page (url, seller links) is the next "
+            "step. " + CONTRACTOR_TEXT_WARNING
+        ),
+        tools=UCP_TOOLS,
+        call_tool=lambda tool, arguments: tool.run(context, arguments),
+        allowed_origins=None,  # a public, read-only catalog: browsers may call it from any site
+    )
+
+
+def company_for_host(settings: Settings, host: str | None) -> str | None:
+    """The pluginKey COMPANY_HOSTS maps a request's Host to: exact match first, then without the port."""
+    hosts = settings.company_hosts
+    value = (host or "").strip().lower()
+    if not value:
+        return None
+    if value in hosts:
+        return hosts[value]
+    bare = _PORT_RE.sub("", value)
+    return hosts.get(bare) if bare != value else None

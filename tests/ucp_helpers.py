@@ -1,0 +1,300 @@
+"""Helpers for the UCP tests: the official schemas, an agent-profile server, UCP tool calls.
+
+The official 2026-04-08 JSON Schemas and OpenRPC file live in
+../shared/ucp/2026-04-08 (UCP_SCHEMAS_DIR overrides). They are loaded into a
+`referencing.Registry` keyed by each schema's `$id`, so `$ref`s resolve
+offline. When the directory is absent the tests that need it FAIL, naming
+what could not run: CI always has it, and a silent skip would hide a
+conformance regression.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker
+from referencing import Registry, Resource
+
+from tests.mcp_helpers import post
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS_DIR = Path(os.environ.get("UCP_SCHEMAS_DIR", REPO_ROOT.parent / "shared" / "ucp" / "2026-04-08"))
+BASE = "https://ucp.dev/2026-04-08"
+SEARCH_RESPONSE = f"{BASE}/schemas/shopping/catalog_search.json#/$defs/search_response"
+SEARCH_REQUEST = f"{BASE}/schemas/shopping/catalog_search.json#/$defs/search_request"
+LOOKUP_RESPONSE = f"{BASE}/schemas/shopping/catalog_lookup.json#/$defs/lookup_response"
+LOOKUP_REQUEST = f"{BASE}/schemas/shopping/catalog_lookup.json#/$defs/lookup_request"
+GET_PRODUCT_RESPONSE = f"{BASE}/schemas/shopping/catalog_lookup.json#/$defs/get_product_response"
+GET_PRODUCT_REQUEST = f"{BASE}/schemas/shopping/catalog_lookup.json#/$defs/get_product_request"
+ERROR_RESPONSE = f"{BASE}/schemas/shopping/types/error_response.json"
+BUSINESS_PROFILE = f"{BASE}/schemas/discovery/profile.json#/$defs/business_profile"
+PLATFORM_PROFILE_REF = f"{BASE}/schemas/discovery/profile.json#/$defs/platform_profile"
+PROFILE = f"{BASE}/schemas/discovery/profile.json"
+REQUESTS = {"search_catalog": SEARCH_REQUEST, "lookup_catalog": LOOKUP_REQUEST, "get_product": GET_PRODUCT_REQUEST}
+RESPONSES = {"search_catalog": SEARCH_RESPONSE, "lookup_catalog": LOOKUP_RESPONSE, "get_product": GET_PRODUCT_RESPONSE}
+
+# A platform (agent) profile that declares the two Catalog capabilities (valid under the official schema).
+AGENT_PROFILE = {
+    "ucp": {
+        "version": "2026-04-08",
+        "services": {"dev.ucp.shopping": [{
+            "version": "2026-04-08", "spec": f"{BASE}/specification/overview", "transport": "mcp",
+            "schema": f"{BASE}/services/shopping/mcp.openrpc.json"}]},
+        "capabilities": {
+            f"dev.ucp.shopping.catalog.{name}": [{"version": "2026-04-08",
+                                                  "spec": f"{BASE}/specification/catalog/{name}",
+                                                  "schema": f"{BASE}/schemas/shopping/catalog_{name}.json"}]
+            for name in ("search", "lookup")
+        },
+        "payment_handlers": {},
+    }
+}
+
+
+@lru_cache(maxsize=1)
+def _registry() -> tuple[Registry, dict] | None:
+    if not SCHEMAS_DIR.is_dir():
+        return None
+    resources = []
+    for path in sorted((SCHEMAS_DIR / "schemas").rglob("*.json")):
+        contents = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((contents["$id"], Resource.from_contents(contents)))
+    openrpc = json.loads((SCHEMAS_DIR / "services" / "shopping" / "mcp.openrpc.json").read_text(encoding="utf-8"))
+    return Registry().with_resources(resources), openrpc
+
+
+def official(what: str) -> tuple[Registry, dict]:
+    """The registry and the OpenRPC document; FAIL (never skip) when they are absent."""
+    loaded = _registry()
+    if loaded is None:
+        pytest.fail(f"The official UCP 2026-04-08 schemas are not at {SCHEMAS_DIR} (set UCP_SCHEMAS_DIR): could not "
+                    f"run {what}.")
+    return loaded
+
+
+def official_errors(instance, ref: str, what: str) -> list[str]:
+    """Every violation of an official schema (by absolute $ref), as readable lines."""
+    registry, _ = official(what)
+    validator = Draft202012Validator({"$ref": ref}, registry=registry, format_checker=FormatChecker())
+    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in validator.iter_errors(instance)]
+
+
+def assert_official(instance, ref: str, what: str) -> None:
+    """The instance is valid under the official schema at `ref`."""
+    errors = official_errors(instance, ref, what)
+    assert not errors, f"{what} violates {ref}:\n" + "\n".join(errors[:20])
+
+
+def assert_urls(instance) -> None:
+    """Every url/endpoint/schema/spec string is an absolute http(s) URL (format: uri, which jsonschema
+    checks only with optional packages)."""
+    if isinstance(instance, dict):
+        for key, value in instance.items():
+            if key in ("url", "endpoint", "schema", "spec", "continue_url") and isinstance(value, str):
+                parts = urlsplit(value)
+                assert parts.scheme in ("http", "https") and parts.netloc, f"{key}: {value!r} is not absolute"
+            assert_urls(value)
+    elif isinstance(instance, list):
+        for item in instance:
+            assert_urls(item)
+
+
+# --- an agent-profile server on loopback ----------------------------------------------------
+
+@dataclass
+class Route:
+    """How the agent-profile server answers one path."""
+
+    body: bytes = b""
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    delay: float = 0.0  # seconds before the status line
+    trickle: float = 0.0  # seconds between body bytes
+    length: bool = True  # False: no Content-Length, the body ends when the connection closes
+
+
+@dataclass
+class ProfileServer:
+    """A real HTTP server on 127.0.0.1 serving agent profiles (and misbehaving on demand)."""
+
+    url: str
+    routes: dict
+    hits: list
+
+    def add(self, path: str, route: Route) -> str:
+        """Serve `route` at `path`; its absolute URL."""
+        self.routes[path] = route
+        return self.url + path
+
+    def json(self, path: str, document, cache_control: str = "public, max-age=300") -> str:
+        """Serve a JSON document at `path`; its absolute URL."""
+        return self.add(path, Route(body=json.dumps(document).encode(),
+                                    headers={"Content-Type": "application/json", "Cache-Control": cache_control}))
+
+    def count(self, path: str) -> int:
+        """How many GETs `path` received."""
+        return sum(1 for hit in self.hits if hit["path"] == path)
+
+
+def _handler(routes: dict, hits: list):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):  # noqa: N802 - http.server's naming
+            hits.append({"path": self.path, "host": self.headers.get("Host")})
+            route = routes.get(self.path, Route(body=b"not found", status=404))
+            time.sleep(route.delay)
+            self.send_response(route.status)
+            for name, value in route.headers.items():
+                self.send_header(name, value)
+            if route.length:
+                self.send_header("Content-Length", str(len(route.body)))
+            else:
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            if route.trickle:
+                for byte in route.body:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(route.trickle)
+            else:
+                self.wfile.write(route.body)
+
+        def log_message(self, *args):
+            pass
+
+    return Handler
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that hang up early (refusing a large body) are expected here, not errors to print."""
+
+    def handle_error(self, request, client_address):
+        pass
+
+
+@contextmanager
+def profile_server():
+    """A ProfileServer on 127.0.0.1:<free port> serving AGENT_PROFILE at /agent.json."""
+    routes, hits = {}, []
+    server = _QuietServer(("127.0.0.1", 0), _handler(routes, hits))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="ucp-agent-profiles", daemon=True)
+    thread.start()
+    profiles = ProfileServer(url=f"http://127.0.0.1:{server.server_port}", routes=routes, hits=hits)
+    profiles.json("/agent.json", AGENT_PROFILE)
+    try:
+        yield profiles
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+# --- UCP calls ------------------------------------------------------------------------------
+
+UCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}  # what UCP clients send
+
+
+def ucp_call(url: str, tool: str, catalog: dict, profile: str | None, *, meta: dict | None = None, id=1) -> dict:
+    """tools/call with no initialize, `Accept: application/json` only; the JSON-RPC response body."""
+    arguments = {"catalog": catalog}
+    if meta is not None:
+        arguments["meta"] = meta
+    elif profile is not None:
+        arguments["meta"] = {"ucp-agent": {"profile": profile}}
+    body = {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    response = post(url, body, headers=UCP_HEADERS)
+    assert response.status_code == 200, response.text
+    assert response.headers["Content-Type"].startswith("application/json")
+    return response.json()
+
+
+def _output_schema(tool: str) -> dict:
+    from mcp_server.ucp.tools import UCP_TOOLS
+
+    return next(t.output_schema for t in UCP_TOOLS if t.name == tool)
+
+
+# --- a live app with UCP enabled --------------------------------------------------------------
+
+MANY = "ucp-many-test"  # a company with more categories than one default page (10)
+MANY_CATEGORIES = 13
+HOSTS = {"tudi.example": "tudi-test", "off.example": "mcp-off-test"}
+
+
+@dataclass
+class UcpLive:
+    """The running app (tests.mcp_helpers.Live) and an agent-profile server."""
+
+    live: object
+    profiles: ProfileServer
+
+    @property
+    def agent(self) -> str:
+        """The URL of the valid agent profile."""
+        return self.profiles.url + "/agent.json"
+
+    def endpoint(self, key: str = "tudi-test") -> str:
+        """A company's UCP endpoint."""
+        return f"{self.live.url}/companies/{key}/ucp/mcp"
+
+    def call(self, tool: str, catalog: dict, *, key: str = "tudi-test", profile: str | None = "agent",
+             **kwargs) -> dict:
+        """A UCP tools/call as the valid agent (`profile=None` sends no meta)."""
+        url = self.agent if profile == "agent" else profile
+        return ucp_call(self.endpoint(key), tool, catalog, url, **kwargs)
+
+    def ok(self, tool: str, catalog: dict, **kwargs) -> dict:
+        """A successful call's structuredContent, checked against the official response schema."""
+        body = self.call(tool, catalog, **kwargs)
+        assert "result" in body, body
+        result = body["result"]
+        assert result["isError"] is False
+        structured = result["structuredContent"]
+        assert result["content"] == [{"type": "text", "text": json.dumps(structured, indent=2, ensure_ascii=False)}]
+        schema = ERROR_RESPONSE if structured["ucp"].get("status") == "error" else RESPONSES[tool]
+        assert_official(structured, schema, f"{tool} structuredContent")
+        Draft202012Validator(_output_schema(tool)).validate(structured)  # and the tool's own outputSchema
+        assert_urls(structured)
+        return structured
+
+    def rpc_error(self, tool: str, catalog: dict, **kwargs) -> dict:
+        """A call answered with a JSON-RPC error; the error object."""
+        body = self.call(tool, catalog, **kwargs)
+        assert "error" in body and "result" not in body, body
+        return body["error"]
+
+
+@contextmanager
+def ucp_live(database_url: str, **env):
+    """Upstream + synced mirror + the app on a real port (insecure loopback profiles allowed) + profiles."""
+    from tests.mcp_helpers import live_mcp
+
+    hosts = ",".join(f"{host}={key}" for host, key in HOSTS.items())
+    settings = {"UCP_ALLOW_INSECURE_PROFILES": "true", "COMPANY_HOSTS": hosts, **env}
+    with live_mcp(database_url, **settings) as live, profile_server() as profiles:
+        catalog = live.upstream.catalog
+        catalog.add_company(products=0, plugin_key=MANY, name="Many Categories Heating & Plumbing",
+                            trades=["hvac", "plumbing"], status="active", storefront_live=True,
+                            settings={"currency": "USD", "channels": {}})
+        for index in range(MANY_CATEGORIES):
+            for tier, price in (("good", 1000 + index), ("best", 2000 + index)):
+                catalog.set_product(MANY, f"M{index:02d}-{tier.upper()}", name=f"System {index} ({tier})",
+                                    category={"name": f"System {index:02d}", "slug": f"system-{index:02d}",
+                                              "kind": "system"},
+                                    tier=tier, brand="Acme", model_numbers=[], description=None,
+                                    price=f"{price}.00", published=True, specs={})
+        result = live.mirror.sync()
+        assert result.status == "success", result.error
+        yield UcpLive(live=live, profiles=profiles)
