@@ -31,11 +31,15 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     from web import db as web_db
     from web.errors import init_error_handling
+    from mirror.render_cache import RenderCache
+    from web.responses import strong_etag
     from web.sources import init_source_tracking
 
     app.teardown_appcontext(web_db.close_db)
+    _init_operations(app, settings)
     init_error_handling(app)
     init_source_tracking(app, mirror.Session)
+    app.extensions["render_cache"] = RenderCache(settings, etag=strong_etag)
 
     from feeds import bp as feeds_bp
     from mcp_server import bp as mcp_bp
@@ -53,6 +57,29 @@ def create_app(test_config: dict | None = None) -> Flask:
 
         start_background_scheduler(mirror)
     return app
+
+
+def _init_operations(app: Flask, settings) -> None:
+    """Proxy headers, metrics and the invocation log, rate limits, ops endpoints (issue 6).
+
+    Installed first, so the request clock starts before any other hook and
+    the invocation log sees each response in its final form.
+    """
+    from web.health import bp as ops_bp
+    from web.health import register_database_errors
+    from web.limits import init_rate_limits
+    from web.observability import init_observability, register_usage_command
+
+    if settings.trusted_proxy_hops:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = settings.trusted_proxy_hops
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)
+    init_observability(app, settings)
+    init_rate_limits(app, settings)
+    app.register_blueprint(ops_bp)
+    register_database_errors(app)
+    register_usage_command(app)
 
 
 def _build_default_app() -> Flask:

@@ -41,6 +41,7 @@ from mirror.models import Company
 from mirror.public_view import AddressView, company_urls
 from mirror.urls import is_safe_redirect, stamp_referrer
 from web.db import db, settings
+from web.limits import charge_client
 from web.responses import conditional, dumps, json_error
 
 log = logging.getLogger(__name__)
@@ -293,6 +294,7 @@ def _records(companies: list[Company], config: Settings) -> list[dict]:
 @bp.get("/v1/businesses")
 def business_feed():
     """One page of the business feed (full walk or changes since a token)."""
+    charge_client()
     try:
         page, page_size = paging()
     except BadParameter as error:

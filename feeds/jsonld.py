@@ -17,10 +17,11 @@ from decimal import Decimal
 from urllib.parse import quote
 
 from mirror.config import Settings
-from mirror.public_view import AddressView, CategoryView, CompanyView, build_company_view, find_public_company
+from mirror.public_view import AddressView, CategoryView, CompanyView
 from mirror.records import TIERS
-from web.db import db, settings
-from web.responses import conditional, not_found_json
+from web.db import db, render_cache, settings
+from web.gate import gate
+from web.responses import conditional
 
 from feeds import bp
 
@@ -37,14 +38,16 @@ _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"
 @bp.get("/companies/<key>.jsonld")
 def company_jsonld(key: str):
     """The company's complete graph, ready to paste verbatim into a script tag."""
-    company = find_public_company(db(), key, CHANNEL)
-    if company is None:
-        return not_found_json()
-    view = build_company_view(db(), company, settings())
-    body = script_safe_json(company_graph(view, settings())).encode("utf-8")
-    response = conditional(body, mimetype=MIMETYPE, cache_control=CACHE_CONTROL)
+    company = gate(key, CHANNEL)
+    rendered = render_cache().entry(db(), company).body("jsonld", render_jsonld)
+    response = conditional(rendered.body, mimetype=MIMETYPE, cache_control=CACHE_CONTROL, etag=rendered.etag)
     response.headers["Access-Control-Expose-Headers"] = "ETag"
     return response
+
+
+def render_jsonld(view: CompanyView) -> bytes:
+    """The .jsonld body (rendered once per content state by the render cache)."""
+    return script_safe_json(company_graph(view, settings())).encode("utf-8")
 
 
 def script_safe_json(data) -> str:

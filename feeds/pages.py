@@ -17,11 +17,13 @@ from flask import Response, redirect, render_template
 from feeds import bp
 from feeds.jsonld import TIER_NAMES, company_graph
 from mirror.models import Company
-from mirror.public_view import CategoryView, CompanyView, build_company_view, channel_open, find_public_company
+from mirror.public_view import CategoryView, CompanyView, channel_open
 from mirror.records import TIERS
+from mirror.render_cache import Rendered
 from mirror.urls import is_safe_redirect
-from web.db import db, settings
-from web.responses import conditional, not_found_html
+from web.db import db, render_cache, settings
+from web.gate import gate
+from web.responses import conditional
 
 PRICING_CHANNEL = "pricing"
 QUOTE_CHANNEL = "quote"
@@ -33,20 +35,19 @@ TRADE_LABELS = {"hvac": "Heating & cooling", "plumbing": "Plumbing", "electrical
 @bp.get("/companies/<key>/pricing")
 def pricing_page(key: str):
     """The reference pricing page."""
-    company = find_public_company(db(), key, PRICING_CHANNEL)
-    if company is None:
-        return not_found_html()
-    view = build_company_view(db(), company, settings())
-    return _html(render_template("pricing.html", **page_context(view, company, view.categories)))
+    company = gate(key, PRICING_CHANNEL, html=True)
+    rendered = render_cache().entry(db(), company).body(
+        "pricing.html", lambda view: _page("pricing.html", view, company, view.categories)
+    )
+    return _html(rendered)
 
 
 @bp.get("/companies/<key>/quote")
 def quote_page(key: str):
     """A 302 to the contractor's own quote funnel, else the quote page."""
-    company = find_public_company(db(), key, QUOTE_CHANNEL)
-    if company is None:
-        return not_found_html()
-    view = build_company_view(db(), company, settings())
+    company = gate(key, QUOTE_CHANNEL, html=True)
+    cached = render_cache().entry(db(), company)
+    view = cached.view
     if view.funnel_url and is_safe_redirect(view.funnel_url):
         response = redirect(view.funnel_url, 302)
         # Each visit must reach us again so the stamp and any switch apply.
@@ -54,11 +55,17 @@ def quote_page(key: str):
         return response
     # The quote page shows ranges, not tiers: its JSON-LD describes only the
     # business, so the markup never claims more than the visible page.
-    return _html(render_template("quote.html", **page_context(view, company, [])))
+    return _html(cached.body("quote.html", lambda view: _page("quote.html", view, company, [])))
 
 
-def _html(text: str) -> Response:
-    return conditional(text.encode("utf-8"), mimetype="text/html", cache_control=CACHE_CONTROL, cors=False)
+def _page(template: str, view: CompanyView, company: Company, marked_up: list[CategoryView]) -> bytes:
+    # Rendered once per content state by the render cache: nothing here may
+    # depend on the request (only on the view and the company's switches).
+    return render_template(template, **page_context(view, company, marked_up)).encode("utf-8")
+
+
+def _html(rendered: Rendered) -> Response:
+    return conditional(rendered.body, mimetype="text/html", cache_control=CACHE_CONTROL, etag=rendered.etag, cors=False)
 
 
 def page_context(view: CompanyView, company: Company, marked_up: list[CategoryView]) -> dict:

@@ -8,9 +8,10 @@ successful sync; `content_version` inside it moves only with pricing content.
 """
 from __future__ import annotations
 
-from mirror.public_view import build_company_view, find_public_company
-from web.db import db, settings
-from web.responses import conditional, dumps, not_found_json
+from mirror.public_view import CompanyView
+from web.db import db, render_cache
+from web.gate import gate
+from web.responses import conditional, dumps
 
 from feeds import bp
 
@@ -21,12 +22,14 @@ CACHE_CONTROL = "public, max-age=300"
 @bp.get("/companies/<key>/pricing.json")
 def pricing_json(key: str):
     """The company's pricing document, with ETag / If-None-Match support."""
-    company = find_public_company(db(), key, CHANNEL)
-    if company is None:
-        return not_found_json()
-    view = build_company_view(db(), company, settings())
-    body = dumps(view.pricing_document()).encode("utf-8")
-    response = conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL)
+    company = gate(key, CHANNEL)
+    rendered = render_cache().entry(db(), company).body("pricing.json", render_pricing_json)
+    response = conditional(rendered.body, mimetype="application/json", cache_control=CACHE_CONTROL, etag=rendered.etag)
     # Browser clients may read the validator cross-origin too.
     response.headers["Access-Control-Expose-Headers"] = "ETag"
     return response
+
+
+def render_pricing_json(view: CompanyView) -> bytes:
+    """The pricing.json body (rendered once per content state by the render cache)."""
+    return dumps(view.pricing_document()).encode("utf-8")

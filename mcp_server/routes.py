@@ -17,10 +17,11 @@ from mcp_server import (
     discovery,  # noqa: F401  (registers /.well-known/mcp.json and /llms.txt)
 )
 from mcp_server.servers import company_server, provider_origins, provider_server
+from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the UCP profile and endpoint)
 from mcp_server.transport import method_not_allowed, preflight, serve
-from mirror.public_view import find_public_company
 from web.db import db, render_cache, settings
-from web.responses import not_found_json
+from web.gate import gate
+from web.limits import charge_client
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
 
@@ -28,9 +29,7 @@ _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
 @bp.post("/companies/<key>/mcp", provide_automatic_options=False)
 def company_mcp(key: str) -> Response:
     """One JSON-RPC message to a contractor's catalog server."""
-    company = find_public_company(db(), key, "mcp")
-    if company is None:
-        return not_found_json()
+    company = gate(key, "mcp", mcp=True)
     return serve(company_server(db(), company, settings(), render_cache().entry(db(), company)))
 
 
@@ -49,6 +48,7 @@ def company_mcp_not_post(key: str) -> Response:
 @bp.post("/mcp", provide_automatic_options=False)
 def provider_mcp() -> Response:
     """One JSON-RPC message to the provider server."""
+    charge_client(mcp=True)
     return serve(provider_server(db(), settings()))
 
 

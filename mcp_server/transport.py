@@ -41,6 +41,7 @@ from flask import Response, request
 from mcp_server import jsonrpc as rpc
 from mcp_server.hosts import host_allowed, origin_of_base
 from web.db import settings as current_settings
+from web.observability import note_mcp_message, note_mcp_outcome
 from web.responses import dumps
 
 MAX_BODY_BYTES = 16 * 1024
@@ -124,13 +125,16 @@ def serve(spec: ServerSpec) -> Response:
     try:
         era = rpc.era_from_header(request.headers.get("MCP-Protocol-Version"))
         message = rpc.parse_message(body)
+        note_mcp_message(message, spec)  # the invocation log (never raises)
         if message.is_notification_or_response:
             return _with_cors(spec, Response(status=202))
         if era.modern:
             rpc.check_modern_envelope(message, request.headers)
         result = rpc.dispatch(spec, message, era)
+        note_mcp_outcome(result)
         return _json(spec, rpc.result_body(message.id, result), 200)
     except rpc.RpcError as error:
+        note_mcp_outcome(rpc_error=True)
         return _json(spec, error.body(), error.status)
 
 

@@ -43,6 +43,8 @@ class Settings:
     company_hosts: dict[str, str] = field(default_factory=dict)
     ucp_allow_insecure_profiles: bool = False
     usage_hash_key: str = ""
+    rate_limit_key_prefix: str = "mirror"
+    trusted_proxy_hops: int = 0
 
     @property
     def public_host(self) -> str:
@@ -147,4 +149,6 @@ def load_settings(env: dict | None = None) -> Settings:
         company_hosts=_company_hosts(env),
         ucp_allow_insecure_profiles=_bool(env, "UCP_ALLOW_INSECURE_PROFILES", False),
         usage_hash_key=env.get("USAGE_HASH_KEY", ""),
+        rate_limit_key_prefix=env.get("RATE_LIMIT_KEY_PREFIX", "").strip() or "mirror",
+        trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", 0),
     )

@@ -134,3 +134,26 @@ class SourceHit(Base):
     method: Mapped[str] = mapped_column(String(8))
     status: Mapped[int] = mapped_column(Integer)
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class Invocation(Base):
+    """One public request or MCP call, as the usage report counts it (web/observability.py).
+
+    Never the client's address: `agent` is a keyed hash of address and User-Agent.
+    """
+
+    __tablename__ = "invocations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    endpoint: Mapped[str] = mapped_column(String(255))
+    method: Mapped[str] = mapped_column(String(8))
+    protocol: Mapped[str] = mapped_column(String(8))
+    tool: Mapped[str | None] = mapped_column(String(64))
+    platform: Mapped[str] = mapped_column(String(32))
+    source: Mapped[str | None] = mapped_column(String(64))
+    status: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(16))
+    duration_ms: Mapped[int] = mapped_column(Integer)
+    company_key: Mapped[str | None] = mapped_column(KEY)
+    agent: Mapped[str] = mapped_column(String(32))

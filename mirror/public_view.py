@@ -13,14 +13,16 @@ from typing import Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import select
+from sqlalchemy import bindparam, event, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from mirror import state as st
 from mirror.businesses import funnel_url
 from mirror.config import Settings
-from mirror.models import Company, OfferGroup
+from mirror.models import Company, OfferGroup, SyncState
 from mirror.records import TIERS
+from mirror.upstream import parse_time
 from mirror.urls import stamp_referrer
 
 DATA_PROVENANCE = (
@@ -34,6 +36,7 @@ BUSINESS_TYPES = {
     "roofing": "RoofingContractor",
 }
 FreshnessState = Literal["fresh", "stale", "unavailable"]
+_MEMO_KEY = "mirror.public_view.memo"
 
 
 def cents_to_decimal(cents: int | None) -> Decimal | None:
@@ -225,10 +228,89 @@ def find_public_company(session: Session, plugin_key: str, channel: str | None) 
 
     Unknown, churned, not-live and switched-off all look the same: None.
     """
-    if not plugin_key or len(plugin_key) > 128:
+    if not plugin_key or len(plugin_key) > 128 or "\x00" in plugin_key:  # Postgres text cannot hold NUL
         return None
-    company = session.get(Company, plugin_key)
+    company = load_company(session, plugin_key)
     return company if channel_open(company, channel) else None
+
+
+def load_company(session: Session, plugin_key: str, *, in_transaction: bool = False) -> Company | None:
+    """The company row and the last whole-run success time, in ONE round trip.
+
+    Both are remembered (until the session's next transaction), so the gate,
+    the render cache's stamp (mirror.render_cache) and the view need no
+    further query: a warm request costs this single indexed lookup.
+
+    On Postgres, a session that has not begun a transaction yet (a request's,
+    at its gate) reads the row with one autocommit statement, which is itself
+    a consistent snapshot: no BEGIN and ROLLBACK round trips and no ORM
+    machinery, which were most of a warm request's cost. Whatever the
+    request reads later runs in the session's own snapshot, so code that
+    renders from the database must reload the company there first
+    (`in_transaction=True`, as the render cache does on a miss).
+    """
+    if in_transaction:
+        session.connection()  # begin the session's snapshot (and a fresh memo)
+    memo = _transaction_memo(session)
+    if plugin_key in memo["companies"]:
+        return memo["companies"][plugin_key]
+    bind = session.get_bind()
+    if memo["transaction"] is None and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
+        company, last_success = _load_autocommit(session, plugin_key)
+    else:
+        row = session.execute(_COMPANY_AND_LAST_SUCCESS, {"key": plugin_key}).first()
+        company, last_success = (row[0], row[1]) if row is not None else (None, None)
+        memo = _transaction_memo(session)  # the query began the transaction
+    if company is not None:
+        memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
+    memo["companies"][plugin_key] = company
+    return company
+
+
+# Built once: the statement's cache key is memoised, so a warm request skips
+# building and hashing it again.
+_COMPANY_AND_LAST_SUCCESS = select(
+    Company, select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery()
+).where(Company.plugin_key == bindparam("key"))
+_COMPANY_COLUMNS = tuple(column.name for column in Company.__table__.columns)
+_AUTOCOMMIT_SQL = (
+    f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
+    "FROM companies WHERE plugin_key = %(key)s"
+)
+
+
+def _load_autocommit(session: Session, plugin_key: str) -> tuple[Company | None, str | None]:
+    """One autocommit SELECT on a pooled psycopg connection; a transient Company."""
+    pooled = session.get_bind().raw_connection()
+    try:
+        driver = pooled.driver_connection
+        driver.autocommit = True
+        try:
+            row = driver.execute(_AUTOCOMMIT_SQL, {"name": st.LAST_SUCCESS_AT, "key": plugin_key}).fetchone()
+        finally:
+            driver.autocommit = False
+    finally:
+        pooled.close()
+    if row is None:
+        return None, None
+    return Company(**dict(zip(_COMPANY_COLUMNS, row))), row[-1]
+
+
+def _transaction_memo(session: Session) -> dict:
+    # Valid for one transaction only (or, before any, for the autocommit
+    # lookups): a new snapshot must read again.
+    transaction = session.get_transaction()
+    memo = session.info.get(_MEMO_KEY)
+    if memo is None or memo["transaction"] is not transaction:
+        memo = {"transaction": transaction, "companies": {}}
+        session.info[_MEMO_KEY] = memo
+    return memo
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_at_transaction_end(session: Session, _transaction) -> None:
+    # A long-lived session must never answer from what an earlier snapshot saw.
+    session.info.pop(_MEMO_KEY, None)
 
 
 def freshness(last_synced_at: datetime | None, threshold_seconds: int, now: datetime) -> FreshnessState:
@@ -241,7 +323,11 @@ def freshness(last_synced_at: datetime | None, threshold_seconds: int, now: date
 
 def last_synced_at(session: Session, company: Company) -> datetime | None:
     """The end of the last successful run that covered this company."""
-    whole_run = st.get_time(st.read_state(session), st.LAST_SUCCESS_AT)
+    memo = _transaction_memo(session)
+    if "last_success_at" in memo:
+        whole_run = memo["last_success_at"]
+    else:
+        whole_run = st.get_time(st.read_state(session), st.LAST_SUCCESS_AT)
     candidates = [t for t in (_aware(company.last_synced_at), whole_run) if t is not None]
     return max(candidates) if candidates else None
 

@@ -7,11 +7,11 @@ however large the catalog is; an incremental run touches only what changed.
 
 Walk order (UPSTREAM.md):
 1. `/v1/companies` since the companies watermark (everything on a full run).
-2. Each company new to the mirror (every company on a full run) gets its whole
-   catalog from `/v1/companies/{key}/products`; a full run then removes the
-   products the walk did not return.
-3. Incremental runs then read `/v1/products` since the products watermark.
-4. Offer groups, content versions and feed state are rebuilt for the
+2. Incremental runs: each company new to the mirror gets its whole catalog
+   from `/v1/companies/{key}/products`, then `/v1/products` is read since the
+   products watermark. Full (and first) runs read `/v1/products` whole, which
+   covers every company's catalog, then remove what the walks did not return.
+3. Offer groups, content versions and feed state are rebuilt for the
    companies the run touched; watermarks and the success time are written.
 """
 from __future__ import annotations
@@ -103,6 +103,10 @@ class _RunState:
     """Bookkeeping of one run, all of it bounded by the number of changes."""
 
     mode: str
+    # The generation this run gives every company whose public rendering it
+    # changes: the run's id, so values only grow, even for a company removed
+    # and later added again (render caches key on it; see mirror/render_cache.py).
+    generation: int = 1
     counts: SyncCounts = field(default_factory=SyncCounts)
     new_companies: set[str] = field(default_factory=set)
     changed_companies: set[str] = field(default_factory=set)  # company record changed
@@ -131,7 +135,7 @@ def run_sync(
     mode = "company" if company_key else ("full" if full else "incremental")
     with sync_lock(engine):
         run_id, started_at = _open_run(session_factory, mode, company_key)
-        run = _RunState(mode=mode)
+        run = _RunState(mode=mode, generation=run_id)
         session = session_factory()
         try:
             _sync(session, client, run, overlap_seconds, company_key, progress or (lambda *_: None))
@@ -278,10 +282,10 @@ def _apply_companies(session: Session, run: _RunState, raw_records: list) -> Non
         values = _company_values(record)
         old = held.get(key)
         if old is None:
-            inserts.append({"plugin_key": key, **NEW_COMPANY_BOOKKEEPING, **values})
+            inserts.append({"plugin_key": key, **NEW_COMPANY_BOOKKEEPING, "generation": run.generation, **values})
             run.new_companies.add(key)
         elif old.record_hash != values["record_hash"] and record.updated_at >= _aware(old.upstream_updated_at):
-            updates.append({"plugin_key": key, "generation": old.generation + 1, **values})
+            updates.append({"plugin_key": key, "generation": next_generation(old.generation, run), **values})
         else:
             continue
         run.changed_companies.add(key)
@@ -457,7 +461,7 @@ def _version_changes(company: Company, run: _RunState, groups: list[dict], now: 
     if version != company.content_version:
         changes.update(content_version=version, content_updated_at=now)
     if company.plugin_key in run.touched_catalogs and company.plugin_key not in run.changed_companies:
-        changes["generation"] = company.generation + 1  # record changes already bumped it
+        changes["generation"] = next_generation(company.generation, run)  # record changes already bumped it
     new_feed_hash = feed_hash(company)
     if new_feed_hash != company.feed_hash:
         if company.in_feed and new_feed_hash is None:
@@ -465,6 +469,11 @@ def _version_changes(company: Company, run: _RunState, groups: list[dict], now: 
         changes.update(feed_hash=new_feed_hash, in_feed=new_feed_hash is not None, feed_changed_ms=feed_stamp)
         run.feed_moved = True
     return changes
+
+
+def next_generation(current: int, run: _RunState) -> int:
+    """A generation strictly above the current one, and at least the run's."""
+    return max(current + 1, run.generation)
 
 
 def insert_rows(session: Session, model, rows: list[dict]) -> None:

@@ -22,3 +22,8 @@ def close_db(_error=None) -> None:
 def settings():
     """The app's mirror.config.Settings."""
     return current_app.extensions["mirror"].settings
+
+
+def render_cache():
+    """The app's mirror.render_cache.RenderCache (one per process)."""
+    return current_app.extensions["render_cache"]

@@ -70,7 +70,9 @@ let nextId = 1;
 
 async function callTool(base, name, input, signal, registration) {
   // Stateless MCP: one tools/call per POST, no initialize, no session.
-  const params = { name, arguments: input == null ? {} : input };
+  // clientInfo under the _meta key MCP defines for it tells the server's invocation log these are WebMCP calls.
+  const _meta = { "io.modelcontextprotocol/clientInfo": { name: "webmcp.js", version: "1" } };
+  const params = { name, arguments: input == null ? {} : input, _meta };
   const call = { jsonrpc: "2.0", id: nextId++, method: "tools/call", params };
   const response = await fetch(`${base}/mcp`, {
     method: "POST",

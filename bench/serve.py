@@ -1,0 +1,501 @@
+"""Serving benchmark (issue 7): the app against the framework ceiling and the official MCP SDK.
+
+    make bench-serve            # or: .venv/bin/python bench/serve.py [--reuse] [--only ROW] [--profile ROW]
+
+1. Loads the demo catalog (500 companies x 100 products, and 10,000 businesses
+   in the feed: 9,500 more companies without products; clean data) into a
+   scratch Postgres database, `mirror_bench_serve`, with a real full sync.
+2. Starts, each on its own loopback port and with the same worker budget:
+   - the app: `gunicorn -w 2 -k gthread --threads 4 wsgi:app`;
+   - the ceiling: bench/ceiling_app.py (a minimal Flask app returning a real
+     pricing.json body as a fixed string) under the identical gunicorn command;
+   - the peer: bench/peer_fastmcp.py (mcp 2.3.0 MCPServer, stateless JSON
+     mode, the same search over the same database) under `uvicorn --workers 2`;
+   - nginx (Debian's nginx-light, 2 worker processes) serving that
+     pricing.json as a static file, for scale.
+3. Measures each endpoint with `wrk` (Debian's; installed with apt-get when
+   missing) from a separate process: 1 thread, 16 keep-alive connections.
+   After a warm-up, the peak is `--slices` short runs, each right after a
+   run of the ceiling (and, for MCP rows, the peer) of the same length:
+   rps summed, p50/p99 of the median run, and ratios between runs
+   interleaved in the same minutes, so a shared machine's load moves both
+   sides of a ratio alike. Then the same endpoint again with each
+   connection pausing between requests (wrk's `delay()`), so the offered
+   load is about half the peak, for the p99 at half load.
+4. Prints one table and writes it, with the machine's description, to
+   bench/results.md.
+
+The machine has 2 cores: wrk, the server processes and Postgres share them,
+so absolute figures are lower than on a real deployment; the ratios are
+measured in the same run, under the same contention, and are what the
+targets are about.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import create_engine, text  # noqa: E402
+
+from bench.sync import _free_port, fresh_database, timed_sync  # noqa: E402
+from bench.pyspy import print_profile, start_profile  # noqa: E402
+from bench.wrk import LoadResult, combine, run_wrk  # noqa: E402
+
+TOKEN = "bench-token"
+WORKERS, THREADS = 2, int(os.environ.get("BENCH_THREADS", "4"))  # fixed; the variable is for experiments
+GUNICORN = [str(ROOT / ".venv" / "bin" / "gunicorn"), "-w", str(WORKERS), "-k", "gthread", "--threads", str(THREADS),
+            "--keep-alive", "5", "--log-level", "warning"]
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-11-25"}
+QUERIES = ("air filter", "heat pump", "water heater", "furnace", "merv 13", "tankless", "thermostat", "lennox")
+ROTATION = 100  # companies the keyed endpoints cycle through (all cached: the cache holds 1,000)
+
+
+@dataclass
+class Endpoint:
+    """One measured row: a server and the requests wrk cycles through."""
+
+    name: str
+    server: str
+    requests: list[dict]
+    peer_ratio: bool = False
+    peak: LoadResult | None = None
+    half: LoadResult | None = None
+    # The baselines measured interleaved with this row (same minutes, same
+    # noise): "ceiling" for every row, "peer" for the MCP rows.
+    paired: dict[str, LoadResult] = field(default_factory=dict)
+
+    def ratio_to(self, baseline: str) -> float | None:
+        """This row's peak rps over the baseline's, measured interleaved."""
+        other = self.paired.get(baseline)
+        return self.peak.rps / other.rps if other and other.rps else None
+    notes: list[str] = field(default_factory=list)
+
+
+# --- setup -------------------------------------------------------------------------
+
+def ensure_tools() -> bool:
+    """wrk is required (installed from Debian when missing); nginx is optional. True when nginx is there."""
+    if shutil.which("wrk") is None:
+        _apt_install("wrk")
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is required: apt-get install -y wrk")
+    if shutil.which("nginx") is None:
+        _apt_install("nginx-light")
+    return shutil.which("nginx") is not None
+
+
+def _apt_install(package: str) -> None:
+    if os.geteuid() != 0:
+        return
+    print(f"installing {package} from Debian ...", flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "install", "-y", "-q", package], env=env, stdout=subprocess.DEVNULL, check=False)
+
+
+def load_catalog(database: str, companies: int, products: int, businesses: int) -> str:
+    """A scratch database holding the demo catalog after one full sync; its URL."""
+    url = fresh_database(database, "mirror_bench_serve")
+    port = _free_port()
+    upstream = subprocess.Popen(
+        [sys.executable, "-m", "mirror.demo_upstream", "--port", str(port), "--companies", str(companies),
+         "--products", str(products), "--empty-companies", str(businesses - companies), "--messiness", "0",
+         "--seed", "1", "--token", TOKEN, "--quiet"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}/_demo/stats", {"Authorization": f"Bearer {TOKEN}"}, 300)
+        seconds, _, _ = timed_sync(url, port, "--full")
+        print(f"full sync of {businesses:,} companies / {companies * products:,} products: {seconds:.1f} s", flush=True)
+    finally:
+        upstream.terminate()
+        upstream.wait(30)
+    return url
+
+
+def catalog_facts(url: str) -> dict:
+    """Keys to cycle through and the counts the report states."""
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.connect() as connection:
+        in_feed = connection.execute(text("SELECT count(*) FROM companies WHERE in_feed")).scalar_one()
+        products = connection.execute(text("SELECT count(*) FROM products")).scalar_one()
+        with_catalog = connection.execute(text(
+            "SELECT plugin_key FROM companies WHERE is_public AND content_version IS NOT NULL "
+            "AND EXISTS (SELECT 1 FROM offer_groups o WHERE o.plugin_key = companies.plugin_key) "
+            "ORDER BY plugin_key LIMIT :n"), {"n": ROTATION}).scalars().all()
+    engine.dispose()
+    return {"in_feed": in_feed, "products": products, "keys": list(with_catalog)}
+
+
+def wait_until_up(url: str, headers: dict | None = None, timeout: float = 60, method: str = "GET",
+                  body: bytes | None = None) -> None:
+    """Poll until the URL answers (any HTTP status counts as up)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}, method=method, data=body), timeout=5)
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            if time.time() > deadline:
+                raise SystemExit(f"{url} did not come up")
+            time.sleep(0.3)
+
+
+def start(stack: ExitStack, command: list[str], env: dict, log: Path) -> subprocess.Popen:
+    """A server process, stopped (by its own pid) when the run ends."""
+    handle = open(log, "ab")  # noqa: SIM115 - closed by the stack
+    stack.callback(handle.close)
+    process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=handle, stderr=handle)
+
+    def stop() -> None:
+        process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+    stack.callback(stop)
+    return process
+
+
+def app_env(database_url: str, port: int) -> dict:
+    """The app's configuration for the run.
+
+    The rate limiter stays in the path (every keyed request is counted) but
+    with budgets wrk cannot reach; per second, because the moving window
+    keeps one timestamp per request for the whole window.
+    """
+    return {
+        "DATABASE_URL": database_url, "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}", "SCHEDULER_ENABLED": "false",
+        "RATE_LIMIT_PER_COMPANY": "100000/second", "RATE_LIMIT_PER_CLIENT": "100000/second",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+def nginx_config(directory: Path, port: int) -> Path:
+    """A throw-away nginx configuration serving `directory` on a loopback port."""
+    config = directory / "nginx.conf"
+    config.write_text(f"""
+worker_processes {WORKERS};
+daemon off;
+pid {directory}/nginx.pid;
+error_log {directory}/nginx-error.log warn;
+user root;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {directory}/tmp; proxy_temp_path {directory}/tmp; fastcgi_temp_path {directory}/tmp;
+    uwsgi_temp_path {directory}/tmp; scgi_temp_path {directory}/tmp;
+    types {{ application/json json; }}
+    server {{
+        listen 127.0.0.1:{port};
+        root {directory}/www;
+        etag on;
+        location / {{ add_header Cache-Control "public, max-age=300"; }}
+    }}
+}}
+""")
+    (directory / "tmp").mkdir(exist_ok=True)
+    return config
+
+
+# --- what is measured ----------------------------------------------------------------
+
+def http(url: str, method: str = "GET", headers: dict | None = None, body: bytes | None = None):
+    """(status, headers, body) without following redirects."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        connection.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=body,
+                           headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def mcp_call(path: str, query: str, request_id: int = 1) -> dict:
+    """A tools/call search_catalog request for wrk."""
+    body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": "search_catalog", "arguments": {"query": query}}}
+    return {"method": "POST", "path": path, "headers": MCP_HEADERS, "body": json.dumps(body)}
+
+
+def check_mcp(base: str, request: dict) -> None:
+    """The MCP request succeeds with results, on our server and on the peer alike."""
+    status, _, raw = http(base + request["path"], "POST", request["headers"], request["body"].encode())
+    result = json.loads(raw).get("result", {}) if status == 200 else {}
+    if status != 200 or result.get("isError") or not result.get("structuredContent", {}).get("results"):
+        raise SystemExit(f"MCP search_catalog failed on {base}: {status} {raw[:300]!r}")
+
+
+def keyed_endpoints(app: str, keys: list[str]) -> list[Endpoint]:
+    """pricing.json (200 and 304), JSON-LD, the hosted page and the quote redirect."""
+    etags = {}
+    for key in keys:
+        status, headers, _ = http(f"{app}/companies/{key}/pricing.json")
+        assert status == 200, (key, status)
+        etags[key] = headers["ETag"]
+    redirecting = [k for k in keys if http(f"{app}/companies/{k}/quote")[0] == 302]
+    if not redirecting:
+        raise SystemExit("no company in the rotation has a quote funnel to redirect to")
+    return [
+        Endpoint("pricing.json (200)", "app", [{"path": f"/companies/{k}/pricing.json"} for k in keys]),
+        Endpoint("pricing.json (304)", "app", [{"path": f"/companies/{k}/pricing.json",
+                                                "headers": {"If-None-Match": etags[k]}} for k in keys]),
+        Endpoint("JSON-LD", "app", [{"path": f"/companies/{k}.jsonld"} for k in keys]),
+        Endpoint("hosted pricing page", "app", [{"path": f"/companies/{k}/pricing"} for k in keys]),
+        Endpoint("quote redirect (302)", "app", [{"path": f"/companies/{k}/quote"} for k in redirecting],
+                 notes=[f"{len(redirecting)} companies with a funnel"]),
+    ]
+
+
+def all_endpoints(app: str, peer: str, keys: list[str], in_feed: int, with_nginx: bool) -> list[Endpoint]:
+    """Every row of the table, baselines first."""
+    last_page = max(1, -(-in_feed // 50))
+    mcp_path = f"/companies/{keys[0]}/mcp"
+    repeated = [mcp_call(mcp_path, q, n) for n, q in enumerate(QUERIES)]
+    distinct = [mcp_call(mcp_path, f"{QUERIES[n % len(QUERIES)]} {n}", n) for n in range(5000)]
+    peer_calls = [mcp_call("/mcp", q, n) for n, q in enumerate(QUERIES)]
+    for base, request in ((app, repeated[0]), (peer, peer_calls[0])):
+        check_mcp(base, request)
+    rows = [Endpoint("ceiling: minimal Flask, fixed JSON", "ceiling",
+                     [{"path": f"/companies/{k}/pricing.json"} for k in keys])]
+    if with_nginx:
+        rows.append(Endpoint("nginx: static pricing.json", "nginx", [{"path": "/pricing.json"}]))
+    rows.append(Endpoint("peer: MCPServer search_catalog", "peer", peer_calls))
+    rows += keyed_endpoints(app, keys)
+    rows += [
+        Endpoint("feed, first page", "app", [{"path": "/v1/businesses?page=1&page_size=50"}]),
+        Endpoint(f"feed, last page ({last_page})", "app",
+                 [{"path": f"/v1/businesses?page={last_page}&page_size=50"}]),
+        Endpoint("MCP tools/call search_catalog", "app", repeated, peer_ratio=True,
+                 notes=[f"{len(QUERIES)} queries repeated: cached results"]),
+        Endpoint("MCP search_catalog, uncached", "app", distinct, peer_ratio=True,
+                 notes=["5,000 distinct queries: every call searches"]),
+    ]
+    return rows
+
+
+def measure(endpoint: Endpoint, bases: dict[str, str], args, script: str, app_pid: int,
+            baselines: dict[str, list[dict]]) -> None:
+    """Warm up; the peak, interleaved with the baselines; then the p99 at about half the peak rate.
+
+    The peak is measured in `--slices` short runs, each preceded by a run of
+    the ceiling (and, for MCP rows, the peer) of the same length, so both
+    sides of every ratio sample the same minutes of a shared machine.
+    """
+    base = bases[endpoint.server]
+    common = {"connections": args.connections, "script_path": script}
+    wanted = ["ceiling"] + (["peer"] if endpoint.peer_ratio else []) if endpoint.server not in ("ceiling", "peer") \
+        else []
+    run_wrk(base, endpoint.requests, seconds=args.warmup, **common)
+    profiler = start_profile(app_pid, args.slices * args.slice * (1 + len(wanted)), script + ".prof") \
+        if args.profile and args.profile in endpoint.name else None
+    runs: dict[str, list[LoadResult]] = {name: [] for name in ["row", *wanted]}
+    for _ in range(args.slices):
+        for name in wanted:
+            runs[name].append(run_wrk(bases[name], baselines[name], seconds=args.slice, **common))
+        runs["row"].append(run_wrk(base, endpoint.requests, seconds=args.slice, **common))
+    endpoint.peak = combine(runs.pop("row"))
+    endpoint.paired = {name: combine(results) for name, results in runs.items()}
+    if profiler is not None:
+        print_profile(profiler, script + ".prof")
+    target = endpoint.peak.rps / 2
+    delay = args.connections * 1000 / target - endpoint.peak.mean_ms / 2
+    endpoint.half = run_wrk(base, endpoint.requests, seconds=args.duration, delay_ms=delay, **common)
+    if endpoint.half.rps < 0.85 * target:  # one correction for the time the requests themselves took
+        delay -= endpoint.half.mean_ms
+        endpoint.half = run_wrk(base, endpoint.requests, seconds=args.duration, delay_ms=delay, **common)
+    print(f"  {endpoint.name:<40} {endpoint.peak.rps:>8,.0f} rps  p50 {endpoint.peak.p50_ms:6.2f} ms  "
+          f"p99 {endpoint.peak.p99_ms:6.2f} ms | half load {endpoint.half.rps:,.0f} rps: p99 "
+          f"{endpoint.half.p99_ms:.2f} ms", flush=True)
+
+
+# --- report ------------------------------------------------------------------------------
+
+def machine() -> str:
+    """CPU, cores, memory and the versions that shape the figures."""
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor() or "unknown CPU")
+    memory_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                     if line.startswith("MemTotal"))
+
+    def version(command: list[str]) -> str:
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=10)
+            return (done.stdout or done.stderr).strip().splitlines()[0]
+        except (OSError, IndexError):
+            return "n/a"
+
+    return (f"{cpu}, {os.cpu_count()} cores, {memory_kb / 1024 / 1024:.0f} GB RAM; Linux {platform.release()}; "
+            f"Python {platform.python_version()}; {version(['psql', '--version'])}; "
+            f"{version([GUNICORN[0], '--version'])}; {version(['wrk', '-v'])}; {version(['nginx', '-v'])}")
+
+
+def table(rows: list[Endpoint]) -> list[str]:
+    """The markdown table: one line per endpoint."""
+    lines = ["| endpoint | rps | p50 ms | p99 ms | vs ceiling (its rps alongside) | vs peer (its rps alongside) "
+             "| p99 ms at ~half rps (achieved rps) | errors |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for row in rows:
+        peak, half = row.peak, row.half
+        errors = peak.socket_errors + peak.bad_statuses + half.socket_errors + half.bad_statuses
+        name = row.name + (f" ({'; '.join(row.notes)})" if row.notes else "")
+        lines.append(f"| {name} | {peak.rps:,.0f} | {peak.p50_ms:.2f} | {peak.p99_ms:.2f} | "
+                     f"{_paired(row, 'ceiling')} | {_paired(row, 'peer')} | "
+                     f"{half.p99_ms:.2f} ({half.rps:,.0f}) | {errors} |")
+    return lines
+
+
+def _paired(row: Endpoint, baseline: str) -> str:
+    share = row.ratio_to(baseline)
+    return "–" if share is None else f"{share:.2f}x ({row.paired[baseline].rps:,.0f})"
+
+
+def verdicts(rows: list[Endpoint]) -> list[str]:
+    """Each target of the issue: met or missed, and by how much (rows not measured are left out)."""
+    def row(prefix: str) -> Endpoint | None:
+        return next((r for r in rows if r.name.startswith(prefix)), None)
+
+    lines = []
+    for name in ("pricing.json (200)", "pricing.json (304)", "JSON-LD"):
+        if row(name):
+            share = row(name).ratio_to("ceiling")
+            lines.append(_verdict(f"{name} >= 0.7x ceiling rps", share >= 0.7, f"{share:.2f}x"))
+    if row("MCP tools/call") and row("MCP tools/call").ratio_to("peer"):
+        mcp = row("MCP tools/call").ratio_to("peer")
+        lines.append(_verdict("MCP search_catalog >= 2x peer rps", mcp >= 2, f"{mcp:.2f}x"))
+    if row("feed, first") and row("feed, last"):
+        first, last = row("feed, first").peak.p99_ms, row("feed, last").peak.p99_ms
+        lines.append(_verdict("feed last page p99 <= 1.5x first page p99", last <= 1.5 * first,
+                              f"{last:.2f} ms vs {first:.2f} ms = {last / first:.2f}x"))
+    ours = [r for r in rows if r.server == "app"]
+    if ours:
+        worst = max(ours, key=lambda r: r.half.p99_ms)
+        lines.append(_verdict("p99 < 50 ms at half peak rps, every endpoint", worst.half.p99_ms < 50,
+                              f"worst {worst.name}: {worst.half.p99_ms:.2f} ms"))
+    return lines
+
+
+def _verdict(target: str, met: bool, figure: str) -> str:
+    return f"- {target}: **{'met' if met else 'MISSED'}** ({figure})"
+
+
+def write_report(rows: list[Endpoint], args, facts: dict) -> None:
+    """Print the table and write bench/results.md."""
+    lines = table(rows)
+    targets = verdicts(rows)
+    print("\n" + "\n".join(lines) + "\n\n" + "\n".join(targets))
+    load = os.getloadavg()
+    body = [
+        "# bench/serve.py — latest run", "",
+        f"Machine: {machine()}.", "",
+        f"Load average when the report was written (1/5/15 min): {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
+        f"(anything above ~1 means other processes shared the 2 cores with the run).", "",
+        f"Data: {facts['in_feed']:,} businesses in the feed, {facts['products']:,} products "
+        f"({args.companies} companies x {args.products}); keyed endpoints cycle through {len(facts['keys'])} companies.",
+        "",
+        f"Servers (same worker budget): app and ceiling `gunicorn -w {WORKERS} -k gthread --threads {THREADS}`; "
+        f"peer `uvicorn --workers {WORKERS}`; nginx `worker_processes {WORKERS}`. Load: `wrk -t1 -c{args.connections}`, "
+        f"{args.warmup:g} s warm-up, then {args.slices} runs of {args.slice:g} s per row, each right after a run of "
+        "the ceiling (and, for MCP rows, the peer) of the same length: rps is summed over the runs, p50/p99 are the "
+        "median run's, and each ratio compares runs interleaved in the same minutes of a shared machine. The "
+        f"half-load column re-runs each row for {args.duration:g} s with per-connection pauses (wrk `delay()`) aiming "
+        "at half its peak rate. wrk, the servers and Postgres share the machine's 2 cores.", "",
+        *lines, "", "## Targets", "", *targets, "",
+    ]
+    (ROOT / "bench" / "results.md").write_text("\n".join(body))
+
+
+# --- the run ---------------------------------------------------------------------------
+
+def start_servers(stack: ExitStack, url: str, key: str, work: Path, nginx: bool) -> tuple[dict[str, str], int]:
+    """Start the app, then the ceiling, the peer and nginx with the app's real pricing.json.
+
+    Returns the base URLs by name and the app's gunicorn master pid.
+    """
+    ports = {name: _free_port() for name in ("app", "ceiling", "peer", "nginx")}
+    bases = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    app = start(stack, [*GUNICORN, "-b", f"127.0.0.1:{ports['app']}", "wsgi:app"], app_env(url, ports["app"]),
+                work / "app.log")
+    wait_until_up(bases["app"] + "/")
+    status, _, body = http(f"{bases['app']}/companies/{key}/pricing.json")
+    assert status == 200, status
+    (work / "body.json").write_bytes(body)
+    start(stack, [*GUNICORN, "-b", f"127.0.0.1:{ports['ceiling']}", "bench.ceiling_app:app"],
+          {"CEILING_BODY_FILE": str(work / "body.json"), "PYTHONPATH": str(ROOT)}, work / "ceiling.log")
+    start(stack, [str(ROOT / ".venv" / "bin" / "uvicorn"), "--workers", str(WORKERS), "--host", "127.0.0.1",
+                  "--port", str(ports["peer"]), "--log-level", "warning", "--no-access-log", "bench.peer_fastmcp:app"],
+          {**app_env(url, ports["peer"]), "PEER_COMPANY_KEY": key}, work / "peer.log")
+    if nginx:
+        (work / "www").mkdir()
+        (work / "www" / "pricing.json").write_bytes(body)
+        start(stack, ["nginx", "-p", str(work), "-c", str(nginx_config(work, ports["nginx"]))], {}, work / "nginx.log")
+    for name in ("ceiling",) + (("nginx",) if nginx else ()):
+        wait_until_up(bases[name] + "/")
+    wait_until_up(bases["peer"] + "/mcp", method="GET")
+    return bases, app.pid
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--companies", type=int, default=500)
+    parser.add_argument("--products", type=int, default=100)
+    parser.add_argument("--businesses", type=int, default=10_000)
+    parser.add_argument("--slices", type=int, default=4, help="short runs per row, each after the baselines' own")
+    parser.add_argument("--slice", type=float, default=2.0, help="seconds per short run")
+    parser.add_argument("--duration", type=float, default=8.0, help="seconds of each half-load run")
+    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--reuse", action="store_true", help="keep the database of the last run (skip the load)")
+    parser.add_argument("--only", default="", help="measure only the rows whose name contains this (plus the ceiling)")
+    parser.add_argument("--profile", default="", help="py-spy an app worker during the rows whose name contains this")
+    parser.add_argument("--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres"))
+    args = parser.parse_args()
+    started = time.monotonic()
+    with_nginx = ensure_tools()
+    if args.reuse:
+        from sqlalchemy.engine import make_url
+
+        url = make_url(args.database).set(database="mirror_bench_serve").render_as_string(hide_password=False)
+    else:
+        url = load_catalog(args.database, args.companies, args.products, args.businesses)
+    facts = catalog_facts(url)
+    with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-serve-") as temp:
+        work = Path(temp)
+        os.chmod(work, 0o755)
+        bases, app_pid = start_servers(stack, url, facts["keys"][0], work, with_nginx)
+        rows = all_endpoints(bases["app"], bases["peer"], facts["keys"], facts["in_feed"], with_nginx)
+        if args.only:
+            rows = [r for r in rows if r.server in ("ceiling", "peer") or args.only in r.name]
+        baselines = {r.server: r.requests for r in rows if r.server in ("ceiling", "peer")}
+        print(f"measuring {len(rows)} rows ...", flush=True)
+        for row in rows:
+            measure(row, bases, args, str(work / "load.lua"), app_pid, baselines)
+    write_report(rows, args, facts)
+    print(f"\nwhole run: {time.monotonic() - started:.0f} s; written to bench/results.md")
+
+
+if __name__ == "__main__":
+    main()

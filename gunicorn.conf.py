@@ -1,0 +1,39 @@
+"""gunicorn settings read automatically from the working directory (docs/operations.md).
+
+Workers, threads and the bind address stay on the command line; this file
+only holds what every deployment needs:
+
+- Prometheus multiprocess mode, so /metrics reports the whole server
+  whichever worker answers the scrape: each start gets a fresh
+  PROMETHEUS_MULTIPROC_DIR unless one is given (a given one is emptied of the
+  previous run's files), and a dead worker's live gauges are dropped.
+- An access log format without the client's address: the app's own
+  invocation log keeps only a keyed hash of it, and so does this.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import tempfile
+
+# Decided here, before any worker imports prometheus_client (it reads the variable at import).
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mirror-prometheus-")
+
+# No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
+access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
+
+
+def on_starting(server) -> None:
+    """Counters from a previous run of this directory would be added to this run's."""
+    directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    for kind in ("counter", "gauge_*", "histogram", "summary"):  # prometheus_client's own files only
+        for stale in glob.glob(os.path.join(directory, f"{kind}_*.db")):
+            os.remove(stale)
+
+
+def child_exit(server, worker) -> None:
+    """Drop a dead worker's live gauges (its counters stay in the totals, as they should)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

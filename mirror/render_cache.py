@@ -1,0 +1,238 @@
+"""The render cache: each company's public renderings, computed once per content state.
+
+Between two syncs every public answer about a company is a pure function of
+the mirror, so the view, the serialised bodies (pricing.json, JSON-LD, the
+hosted pages), their ETags and the catalog-only tool results are built once
+and reused until something they depend on moves.
+
+What a rendering depends on, and so what it is keyed by:
+
+- the *content* stamp: `Company.generation`, which the sync sets, in the
+  run's own transaction, on every company whose public rendering that run
+  changed (record, catalog or offer groups; see mirror/sync.py; values come
+  from the run's id, so they only ever grow, even for a company removed and
+  added again), plus `record_hash` and `content_version` as a second guard
+  (a database restored from an older dump could repeat a generation);
+- the *timing*: the effective `last_synced_at` (the company's own
+  single-company runs, or the last successful whole run in `sync_state`),
+  which every body shows, and `freshness_state`, which turns from fresh to
+  stale with the clock alone.
+
+A company's entry (its view, built with one offer-group query) lives as
+long as its content stamp: a sync that does not touch the company leaves it
+in place. When only the timing moves, the view is re-timed in memory and the
+bodies are serialised again once.
+
+All of these are read from the database in the request's own snapshot: the
+gate's one query (`public_view.find_public_company`) loads the company row
+and the last success time together, so a warm request costs exactly that one
+indexed lookup. Because the stamp comes from the database and not from an
+in-process signal, any number of gunicorn workers and hosts stay correct:
+each process notices a commit on its next request for that company.
+
+A view is only ever built from a snapshot whose stamp equals its entry's
+(on a miss the row is read again in the session's snapshot, see
+`_rebuild`), and a body is stored together with the ETag computed from those
+very bytes, so a reader can never be served a body older than the commit it
+sees, nor a body that does not match its ETag. (A tool result computed on a
+warm entry runs its catalog query in the request's session, whose snapshot
+begins just after the gate's lookup: a sync committing in that instant can
+make one result newer than its entry, never older.)
+
+Memory is bounded: at most `max_companies` entries (least recently used
+evicted first), each holding its few bodies and at most `max_results` tool
+results (an LRU keyed by the tool's normalised arguments).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, Hashable
+
+from sqlalchemy.orm import Session
+
+from mirror.config import Settings
+from mirror.models import Company
+from mirror.public_view import CompanyView, build_company_view, freshness, last_synced_at, load_company
+
+MAX_COMPANIES = 1000
+MAX_RESULTS_PER_COMPANY = 256
+# Tool arguments longer than this (as canonical JSON) are answered uncached:
+# they are not what agents repeat, and they would crowd the LRU out.
+MAX_ARGUMENTS_KEY_CHARS = 1024
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One serialised body and the strong ETag of exactly these bytes."""
+
+    body: bytes
+    etag: str
+
+
+class CompanyRenderings:
+    """Everything rendered for one company at one stamp (content and timing).
+
+    Immutable in what it answers: a request holds the object that matches its
+    own snapshot, so another request moving the cache on cannot change it.
+    """
+
+    def __init__(self, timing: tuple, view: CompanyView, etag: Callable[[bytes], str], max_results: int) -> None:
+        self.timing = timing
+        self.view = view
+        self._etag = etag
+        self._max_results = max_results
+        self._bodies: dict[str, Rendered] = {}
+        self._results: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.renders = 0  # bodies and results computed (tests count them)
+
+    def body(self, kind: str, render: Callable[[CompanyView], bytes]) -> Rendered:
+        """The `kind` body (e.g. "pricing.json"), rendered from the view on first use."""
+        found = self._bodies.get(kind)
+        if found is not None:
+            return found
+        body = render(self.view)
+        rendered = Rendered(body=body, etag=self._etag(body))
+        with self._lock:
+            self.renders += 1
+            return self._bodies.setdefault(kind, rendered)
+
+    def result(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """A computed value (a tool result) by key, kept in a bounded LRU.
+
+        The value is shared between requests and threads: callers must treat
+        it as read-only.
+        """
+        with self._lock:
+            if key in self._results:
+                self._results.move_to_end(key)
+                return self._results[key]
+        value = compute()
+        with self._lock:
+            self.renders += 1
+            self._results[key] = value
+            while len(self._results) > self._max_results:
+                self._results.popitem(last=False)
+        return value
+
+
+class CompanyEntry:
+    """One company's cached content: the view as built from the database.
+
+    Kept as long as the content stamp holds. When only the timing moves (a
+    whole sync that did not touch this company still moves last_synced_at,
+    and the clock turns fresh into stale) the view is re-timed in memory,
+    without a query, and the bodies are rendered again once.
+    """
+
+    def __init__(self, content: tuple, base_view: CompanyView) -> None:
+        self.content = content
+        self.base_view = base_view
+        self.current: CompanyRenderings | None = None
+
+
+class RenderCache:
+    """Per-process cache of company renderings (an LRU of `CompanyEntry`)."""
+
+    def __init__(self, settings: Settings, etag: Callable[[bytes], str], *,
+                 max_companies: int = MAX_COMPANIES, max_results: int = MAX_RESULTS_PER_COMPANY) -> None:
+        self.settings = settings
+        self._etag = etag
+        self.max_companies = max_companies
+        self.max_results = max_results
+        self._entries: OrderedDict[str, CompanyEntry] = OrderedDict()
+        self._lock = threading.Lock()
+        self.views_built = 0  # views built from the database (each costs the offer-group query)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def entry(self, session: Session, company: Company, now: datetime | None = None) -> CompanyRenderings:
+        """The renderings of `company` as this session's snapshot sees it.
+
+        A hit costs no query (the gate already loaded what the stamp needs); a
+        content miss builds the view in the same snapshot and replaces the old entry.
+        """
+        now = now or datetime.now(timezone.utc)
+        content = (company.generation, company.record_hash, company.content_version)
+        synced = last_synced_at(session, company)
+        timing = (synced, freshness(synced, self.settings.freshness_threshold_seconds, now))
+        key = company.plugin_key
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry.content == content:
+                self._entries.move_to_end(key)
+                current = entry.current
+                if current is not None and current.timing == timing:
+                    return current
+        if entry is None or entry.content != content:
+            return self._rebuild(session, company, now)
+        return self._retime(entry, timing)
+
+    def _rebuild(self, session: Session, gated: Company, now: datetime) -> CompanyRenderings:
+        """A content miss: build the view and its stamp from ONE snapshot, the session's.
+
+        The gate may have read the row outside the session's transaction
+        (public_view.load_company), so the row is read again in the snapshot
+        the view is built from; a cached view can never mix two states.
+        """
+        company = load_company(session, gated.plugin_key, in_transaction=True)
+        if company is None:  # removed since the gate read it: answer this once, cache nothing
+            view = build_company_view(session, gated, self.settings, now)
+            return CompanyRenderings((view.last_synced_at, view.freshness_state), view, self._etag, 0)
+        synced = last_synced_at(session, company)
+        timing = (synced, freshness(synced, self.settings.freshness_threshold_seconds, now))
+        content = (company.generation, company.record_hash, company.content_version)
+        entry = CompanyEntry(content, build_company_view(session, company, self.settings, now))
+        self._store(company.plugin_key, entry)
+        return self._retime(entry, timing)
+
+    def _store(self, key: str, entry: CompanyEntry) -> None:
+        with self._lock:
+            self.views_built += 1
+            self._entries[key] = entry
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_companies:
+                self._entries.popitem(last=False)
+
+    def _retime(self, entry: CompanyEntry, timing: tuple) -> CompanyRenderings:
+        synced, state = timing
+        view = entry.base_view
+        if (view.last_synced_at, view.freshness_state) != timing:
+            view = view.model_copy(update={"last_synced_at": synced, "freshness_state": state})
+        renderings = CompanyRenderings(timing, view, self._etag, self.max_results)
+        with self._lock:
+            if entry.current is not None and entry.current.timing == timing:
+                return entry.current  # another thread got there first
+            entry.current = renderings  # the latest snapshot's timing is the one to keep
+        return renderings
+
+    def peek(self, plugin_key: str) -> CompanyEntry | None:
+        """The entry held for a company, if any (tests and diagnostics)."""
+        with self._lock:
+            return self._entries.get(plugin_key)
+
+    def clear(self) -> None:
+        """Drop every entry (never needed for correctness; for tests and operators)."""
+        with self._lock:
+            self._entries.clear()
+
+
+def arguments_key(name: str, arguments: dict) -> tuple[str, str] | None:
+    """A hashable, normalised key for a tool call, or None when it should not be cached.
+
+    Canonical JSON (sorted keys, no spacing) so the same arguments in any
+    order share one entry; numbers keep their JSON type, so 5 and 5.0 (which
+    strict validation treats differently) never share one.
+    """
+    try:
+        text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    if len(text) > MAX_ARGUMENTS_KEY_CHARS:
+        return None
+    return name, text

@@ -1,0 +1,170 @@
+"""The gate chain: resolve the key -> public and switched on (the one 404) -> rate limit -> serve.
+
+Every keyed route goes through web.gate.gate(). These tests hold it to its
+order: a closed key answers the same 404 as an unknown one after the same
+single query, is never counted or refused by the rate limiter (a flood gets
+404s, never a 429), and a key's budget is spent only by requests that were
+going to be served.
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+import pytest
+from sqlalchemy import event
+
+from tests.ops_helpers import KEYED_SURFACES, UNKNOWN_KEY, closed_companies
+from tests.surface_helpers import ALL_CHANNELS, add_company, response_signature, set_settings, sync
+
+# Keyed rules that deliberately do not go through the gate, and why.
+UNGATED = {
+    # Never a 404 by design (webmcp/routes.py): an identical {"enabled": false}
+    # for unknown, closed and switched-off keys, so it reveals nothing either.
+    ("/companies/<key>/webmcp.json", "GET"),
+    # CORS preflight and the 405 for other methods never look the key up.
+    ("/companies/<key>/mcp", "OPTIONS"), ("/companies/<key>/mcp", "GET"), ("/companies/<key>/mcp", "DELETE"),
+    ("/companies/<key>/mcp", "PUT"), ("/companies/<key>/mcp", "PATCH"),
+    *((("/companies/<key>/ucp/mcp", method) for method in ("OPTIONS", "GET", "DELETE", "PUT", "PATCH"))),
+}
+
+
+def _limiter_storage(app):
+    return app.extensions["rate_limits"].limiter.storage
+
+
+def _counted(app) -> list[str]:
+    storage = _limiter_storage(app)
+    return [key for key in (*storage.events, *storage.storage) if "LIMITER" in key]
+
+
+def test_every_keyed_route_is_a_gated_surface_or_a_documented_exception(app):
+    gated = {(s.path.replace("{key}", "<key>"), s.method) for s in KEYED_SURFACES}
+    for rule in app.url_map.iter_rules():
+        if "<key>" not in rule.rule:
+            continue
+        for method in rule.methods - {"HEAD"}:
+            if method == "OPTIONS" and (rule.rule, "OPTIONS") not in UNGATED:
+                continue  # Flask's automatic OPTIONS
+            assert (rule.rule, method) in gated | UNGATED, f"{method} {rule.rule} is neither gated nor exempt"
+
+
+@pytest.mark.parametrize("surface", KEYED_SURFACES, ids=lambda s: s.name)
+def test_closed_keys_answer_exactly_what_an_unknown_key_answers(surface, upstream, mirror, client):
+    public = add_company(upstream)
+    closed = closed_companies(upstream, surface.channels)
+    sync(mirror)
+    unknown = response_signature(surface.call(client, UNKNOWN_KEY))
+    assert unknown[0] == 404
+    assert (b"<html" in unknown[2].lower()) is surface.html
+    for name, key in closed.items():
+        assert response_signature(surface.call(client, key)) == unknown, name
+    assert surface.call(client, public).status_code == 200
+
+
+@contextmanager
+def statements_on_this_thread(mirror):
+    """Every SQL statement sent from this thread (the test client's): through
+    SQLAlchemy on SQLite, at the psycopg cursor on Postgres (where the gate may
+    talk to the driver directly)."""
+    statements: list[str] = []
+    request_thread = threading.get_ident()  # the background recorders write on their own threads
+
+    def keep(statement) -> None:
+        text = str(statement)
+        if threading.get_ident() == request_thread and text.strip().upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
+            statements.append(text)
+
+    if mirror.is_postgres:
+        import psycopg
+
+        original = psycopg.Cursor.execute
+
+        def execute(cursor, query, *args, **kwargs):
+            keep(query)
+            return original(cursor, query, *args, **kwargs)
+
+        psycopg.Cursor.execute = execute
+        try:
+            yield statements
+        finally:
+            psycopg.Cursor.execute = original
+    else:
+        listener = lambda conn, cursor, statement, *rest: keep(statement)  # noqa: E731
+        event.listen(mirror.engine, "before_cursor_execute", listener)
+        try:
+            yield statements
+        finally:
+            event.remove(mirror.engine, "before_cursor_execute", listener)
+
+
+def test_every_closed_case_costs_the_same_single_query(upstream, mirror, app, client):
+    closed = closed_companies(upstream, ("pricing",))
+    sync(mirror)
+    client.get(f"/companies/{UNKNOWN_KEY}/pricing.json")  # warm: the pool's first connection says hello
+    seen = {}
+    with statements_on_this_thread(mirror) as statements:
+        for name, key in {"unknown": UNKNOWN_KEY, **closed}.items():
+            statements.clear()
+            assert client.get(f"/companies/{key}/pricing.json").status_code == 404
+            seen[name] = list(statements)
+    assert all(len(found) == 1 and "FROM companies" in found[0] for found in seen.values()), seen
+    assert len({tuple(found) for found in seen.values()}) == 1
+
+
+@pytest.mark.parametrize("surface", KEYED_SURFACES, ids=lambda s: s.name)
+def test_a_flood_of_closed_keys_gets_404s_never_429_and_is_never_counted(surface, make_app, upstream):
+    app = make_app(RATE_LIMIT_PER_COMPANY="2/hour")
+    mirror, client = app.extensions["mirror"], app.test_client()
+    public = add_company(upstream)
+    closed = closed_companies(upstream, surface.channels)
+    sync(mirror)
+    for _ in range(10):
+        for key in (UNKNOWN_KEY, *closed.values()):
+            assert surface.call(client, key).status_code == 404
+    assert _counted(app) == []
+    assert [surface.call(client, public).status_code for _ in range(3)] == [200, 200, 429]
+    assert len(_counted(app)) == 1 and public in _counted(app)[0]
+
+
+def test_404s_never_spend_a_budget_the_key_has_once_it_opens(make_app, upstream):
+    app = make_app(RATE_LIMIT_PER_COMPANY="3/hour")
+    mirror, client = app.extensions["mirror"], app.test_client()
+    key = add_company(upstream)
+    set_settings(upstream, key, channels={**ALL_CHANNELS, "pricing": False})
+    sync(mirror)
+    assert {client.get(f"/companies/{key}/pricing.json").status_code for _ in range(20)} == {404}
+    set_settings(upstream, key, channels=dict(ALL_CHANNELS))
+    sync(mirror)
+    statuses = [client.get(f"/companies/{key}/pricing.json").status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    # Closing it again: the 404 comes first, whatever is left of the budget.
+    set_settings(upstream, key, channels={**ALL_CHANNELS, "pricing": False})
+    sync(mirror)
+    assert client.get(f"/companies/{key}/pricing.json").status_code == 404
+
+
+def test_the_budget_is_per_company_and_shared_by_its_surfaces(make_app, upstream):
+    app = make_app(RATE_LIMIT_PER_COMPANY="4/hour")
+    mirror, client = app.extensions["mirror"], app.test_client()
+    first, second = add_company(upstream), add_company(upstream)
+    sync(mirror)
+    calls = [surface.call(client, first).status_code for surface in KEYED_SURFACES[:4]]
+    assert calls == [200, 200, 200, 200]
+    assert [surface.call(client, first).status_code for surface in KEYED_SURFACES] == [429] * len(KEYED_SURFACES)
+    assert client.get(f"/companies/{second}/pricing.json").status_code == 200
+
+
+def test_a_refused_request_does_no_work_past_the_gate(make_app, upstream, monkeypatch):
+    app = make_app(RATE_LIMIT_PER_COMPANY="1/hour")
+    mirror, client = app.extensions["mirror"], app.test_client()
+    key = add_company(upstream)
+    sync(mirror)
+    assert client.get(f"/companies/{key}/pricing.json").status_code == 200
+
+    def no_rendering(*args, **kwargs):
+        raise AssertionError("rendered past the gate")
+
+    monkeypatch.setattr(app.extensions["render_cache"], "entry", no_rendering)
+    assert client.get(f"/companies/{key}/pricing.json").status_code == 429
+    assert client.get(f"/companies/{UNKNOWN_KEY}/pricing.json").status_code == 404

@@ -1,0 +1,64 @@
+"""The gate chain every keyed public request passes, in this order:
+
+1. resolve the key (one primary-key lookup);
+2. public status and the surface's channel switch: unknown, churned, not
+   live and switched off all answer the ONE 404 of their surface (identical
+   status, headers and body; HTML pages the HTML one), before any other work,
+   so probing keys learns nothing from status, body or timing: each case costs
+   the same single lookup and nothing more;
+3. the per-company rate limit (web/limits.py), which therefore never sees,
+   counts or refuses a key that is not public;
+4. serve: the view renders from the company returned here.
+
+Views call `gate()` first thing and use the company it returns; a refusal is
+raised as an HTTP abort carrying the finished response, so no view can forget
+to return it. The install-wide endpoints (no key) call
+`web.limits.charge_client()` instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import abort, g
+
+from mirror.models import Company
+from mirror.public_view import channel_open, find_public_company
+from web.db import db
+from web.limits import RateLimited, rate_limits
+from web.responses import not_found_html, not_found_json
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """What the gate decided for this request (read by the invocation log)."""
+
+    channel: str
+    company_key: str | None  # None when the key did not pass
+    outcome: str  # "served", "not_found" or "rate_limited"
+
+
+def gate(key: str, channel: str, *also: str, html: bool = False, mcp: bool = False) -> Company:
+    """The public company for `key` with `channel` (and every channel in `also`) open, or abort.
+
+    Aborts with the surface's 404 or the 429. `html` picks the HTML 404
+    (hosted pages); `mcp` the JSON-RPC-shaped 429 (MCP endpoints; their 404 is
+    the JSON one, at the HTTP level).
+    """
+    company = find_public_company(db(), key, channel)
+    if company is not None and not all(channel_open(company, other) for other in also):
+        company = None
+    if company is None:
+        g.gate = GateResult(channel, None, "not_found")
+        abort(not_found_html() if html else not_found_json())
+    try:
+        rate_limits().charge_company(company.plugin_key, mcp=mcp)
+    except RateLimited as limited:
+        g.gate = GateResult(channel, company.plugin_key, "rate_limited")
+        abort(limited.response)
+    g.gate = GateResult(channel, company.plugin_key, "served")
+    return company
+
+
+def gate_result() -> GateResult | None:
+    """This request's gate decision, if a gate ran."""
+    return g.get("gate")

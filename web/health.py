@@ -1,0 +1,225 @@
+"""Operations endpoints (blueprint `ops`): /healthz, /readyz, /metrics, /openapi.json.
+
+- `/healthz`: the process answers (no database, no work): liveness.
+- `/readyz`: the database answers and the last successful sync is younger
+  than FRESHNESS_THRESHOLD_SECONDS; otherwise 503 with the reasons in JSON.
+- `/metrics`: Prometheus text format. Request counts and latencies come
+  from this process's counters, or, when PROMETHEUS_MULTIPROC_DIR is set
+  (gunicorn with several workers), from every worker's files. Sync figures
+  are read from `sync_runs` and `sync_state` at scrape time, so they are the
+  same whichever worker (or host) answers and include runs made by the
+  separate scheduler process.
+- `/openapi.json`: the OpenAPI 3.1 description of every HTTP endpoint.
+"""
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+
+from flask import Blueprint, Response, current_app
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from sqlalchemy import func, select, text
+
+from mirror import state as st
+from mirror.models import Company, SyncRun
+from mirror.public_view import iso
+from web.db import db, settings
+from web.responses import json_response
+
+bp = Blueprint("ops", __name__)
+NO_STORE = {"Cache-Control": "no-store"}
+ROW_KINDS = ("companies_written", "companies_removed", "products_written", "products_removed", "offer_groups_rebuilt")
+RECENT_RUNS = 50
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    """Liveness: the process is up and answering."""
+    return json_response({"status": "ok"}, headers=NO_STORE)
+
+
+@bp.get("/readyz")
+def readyz() -> Response:
+    """Readiness: database reachable and the mirror fresh enough; 503 with reasons otherwise."""
+    threshold = settings().freshness_threshold_seconds
+    report = {"ready": False, "reasons": [], "database": "ok", "last_sync_at": None,
+              "last_sync_age_seconds": None, "freshness_threshold_seconds": threshold}
+    try:
+        session = db()
+        session.execute(text("SELECT 1"))
+        last = st.get_time(st.read_state(session), st.LAST_SUCCESS_AT)
+    except Exception:  # any database failure means "not ready"; the error text stays in our logs
+        current_app.logger.warning("readiness: database check failed", exc_info=True)
+        report.update(database="unreachable", reasons=["database_unreachable"])
+        return json_response(report, 503, headers=NO_STORE)
+    if last is None:
+        report["reasons"].append("never_synced")
+    else:
+        age = (datetime.now(timezone.utc) - last).total_seconds()
+        report.update(last_sync_at=iso(last), last_sync_age_seconds=int(age))
+        if age > threshold:
+            report["reasons"].append("sync_stale")
+    report["ready"] = not report["reasons"]
+    return json_response(report, 200 if report["ready"] else 503, headers=NO_STORE)
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    """Prometheus exposition of the request and sync metrics."""
+    registry = scrape_registry()
+    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST, headers=NO_STORE)
+
+
+@bp.get("/openapi.json")
+def openapi_document() -> Response:
+    """The OpenAPI 3.1 document."""
+    from web.openapi import openapi
+
+    return json_response(openapi(settings()), headers={"Cache-Control": "public, max-age=3600"})
+
+
+def scrape_registry() -> CollectorRegistry:
+    """What /metrics exposes: request metrics (this process or all workers) plus the sync collector.
+
+    Built per scrape: a registry is itself a collector, so this process's
+    registry is wrapped rather than changed, and concurrent scrapes share nothing.
+    """
+    registry = CollectorRegistry()
+    multiproc_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if multiproc_dir:
+        from prometheus_client import multiprocess
+
+        multiprocess.MultiProcessCollector(registry, path=multiproc_dir)
+    else:
+        registry.register(current_app.extensions["metrics"].registry)
+    registry.register(SyncCollector(current_app.extensions["mirror"]))
+    return registry
+
+
+class SyncCollector:
+    """Sync and catalog figures read from the database at scrape time."""
+
+    def __init__(self, mirror) -> None:
+        self.mirror = mirror
+
+    def describe(self):
+        """Nothing to describe ahead of a scrape (keeps registration free of queries)."""
+        return []
+
+    def collect(self):
+        """One short read transaction; a database failure reports mirror_database_up 0."""
+        up = GaugeMetricFamily("mirror_database_up", "1 when the database answered this scrape.")
+        try:
+            with self.mirror.Session() as session:
+                figures = _sync_figures(session)
+        except Exception:
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
+        yield from figures
+
+
+def _sync_figures(session) -> list:
+    by_outcome = session.execute(
+        select(SyncRun.mode, SyncRun.status, func.count()).group_by(SyncRun.mode, SyncRun.status)
+    ).all()
+    recent = session.scalars(
+        select(SyncRun).where(SyncRun.finished_at.is_not(None)).order_by(SyncRun.id.desc()).limit(RECENT_RUNS)
+    ).all()
+    last_success = st.get_time(st.read_state(session), st.LAST_SUCCESS_AT)
+    public = session.scalar(select(func.count()).select_from(Company).where(Company.is_public.is_(True)))
+    in_feed = session.scalar(select(func.count()).select_from(Company).where(Company.in_feed.is_(True)))
+    return [
+        *_run_families(by_outcome),
+        *_last_run_families(recent),
+        _last_success_family(last_success),
+        _gauge("mirror_companies", "Companies in the mirror by state.", [(["public"], public), (["in_feed"], in_feed)],
+               ["state"]),
+    ]
+
+
+def _gauge(name: str, documentation: str, samples, labels=()) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(name, documentation, labels=list(labels))
+    for label_values, value in samples:
+        family.add_metric(label_values, value)
+    return family
+
+
+def _run_families(by_outcome) -> list:
+    runs = CounterMetricFamily("mirror_sync_runs", "Finished sync runs by mode and outcome.", labels=["mode", "outcome"])
+    unfinished = 0
+    for mode, status, count in by_outcome:
+        if status == "running":
+            unfinished += count
+        else:
+            runs.add_metric([mode, status], count)
+    return [runs, _gauge(
+        "mirror_sync_runs_unfinished",
+        "Runs recorded as running: 1 while a sync runs; more means runs were killed before recording their end.",
+        [([], unfinished)],
+    )]
+
+
+def _last_run_families(recent) -> list:
+    duration = GaugeMetricFamily("mirror_sync_last_duration_seconds", "Duration of the latest finished run, by mode.",
+                                 labels=["mode", "outcome"])
+    rows = GaugeMetricFamily("mirror_sync_last_rows_changed",
+                             "Rows the latest successful run of each mode changed, by kind.", labels=["mode", "kind"])
+    seen_any, seen_success = set(), set()
+    for run in recent:  # newest first
+        if run.mode not in seen_any:
+            seen_any.add(run.mode)
+            duration.add_metric([run.mode, run.status], max(0.0, (_aware(run.finished_at) - _aware(run.started_at)).total_seconds()))
+        if run.status == "success" and run.mode not in seen_success:
+            seen_success.add(run.mode)
+            for kind in ROW_KINDS:
+                rows.add_metric([run.mode, kind], int((run.counts or {}).get(kind, 0)))
+    return [duration, rows]
+
+
+def _last_success_family(last_success: datetime | None) -> GaugeMetricFamily:
+    family = GaugeMetricFamily("mirror_sync_last_success_timestamp_seconds",
+                               "Unix time of the end of the last successful whole sync (absent before the first).")
+    if last_success is not None:
+        family.add_metric([], last_success.timestamp())
+    return family
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def register_database_errors(app) -> None:
+    """A database that cannot be reached answers 503 JSON (retry shortly), never a 500 or a trace.
+
+    Covers a dropped connection mid-request (the pool then replaces it: the
+    next request gets a fresh connection), a database that is down, a pool that
+    is exhausted and SQLite's busy timeout, whether the error comes through
+    SQLAlchemy or straight from the driver.
+    """
+    from sqlalchemy.exc import InterfaceError, OperationalError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    from web.responses import json_error
+
+    def unavailable(error: Exception) -> Response:
+        current_app.logger.warning("database unavailable: %s", type(error).__name__, exc_info=True)
+        response = json_error(503, "database_unavailable", "The database is unavailable; retry shortly.")
+        response.headers["Retry-After"] = "1"
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    for error_class in (OperationalError, InterfaceError, PoolTimeout, *_driver_errors()):
+        app.register_error_handler(error_class, unavailable)
+
+
+def _driver_errors() -> tuple[type[Exception], ...]:
+    """The drivers' own connection errors, for code that talks to a driver directly (the gate's fast path)."""
+    import sqlite3
+
+    import psycopg
+
+    return (psycopg.OperationalError, psycopg.InterfaceError, sqlite3.OperationalError)

@@ -1,0 +1,443 @@
+"""The invocation log and the request metrics.
+
+Every public request (and so every MCP call: one POST is one JSON-RPC
+message) produces, after its response is final:
+
+- one JSON line on the `mirror.invocations` logger: endpoint (the route
+  rule, never the raw path), method, protocol (`mcp`, `webmcp` or `http`),
+  the MCP method and tool, the detected agent platform, the `?source=`
+  label, status, outcome, duration, the company key the gate let through,
+  and `agent`, a keyed hash of the client's address and User-Agent;
+- one row in `invocations` (for `flask --app wsgi usage`), queued to a
+  background writer so recording can never slow or fail the request;
+- a count and a latency observation in the Prometheus metrics, labelled by
+  route rule (bounded cardinality).
+
+The client's address is never logged or stored: only the HMAC-SHA256 of
+address and User-Agent under USAGE_HASH_KEY. With USAGE_HASH_KEY empty, each
+process draws a random key at start: nothing can ever be linked back to an
+address, but the same agent hashes differently in each gunicorn worker and
+after each restart, so "distinct agents" over-counts. Set USAGE_HASH_KEY
+(and rotate it now and then) for stable counts.
+
+Health probes and the metrics scrape (`ops.*` endpoints) are counted in the
+metrics but not logged as invocations.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import queue
+import re
+import secrets
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from flask import Flask, Response, current_app, g, request
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
+
+from mirror.db import make_engine
+from mirror.models import Invocation
+from web.gate import gate_result
+from web.sources import clean_label
+
+log = logging.getLogger(__name__)
+invocation_log = logging.getLogger("mirror.invocations")
+
+UNMATCHED = "<unmatched>"
+PROBE_ENDPOINTS = frozenset({"ops.healthz", "ops.readyz", "ops.metrics"})
+WEBMCP_CLIENT = "webmcp.js"
+CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
+KNOWN_RPC_METHODS = frozenset({
+    "initialize", "server/discover", "ping", "tools/list", "tools/call", "resources/list",
+    "resources/templates/list", "resources/read", "prompts/list",
+})
+# First match wins: MCP clientInfo names first, then the User-Agent.
+PLATFORMS = tuple((name, re.compile(pattern, re.I)) for name, pattern in (
+    ("openai", r"chatgpt|openai|oai-searchbot|gptbot"),
+    ("anthropic", r"claude|anthropic"),
+    ("cursor", r"cursor"),
+    ("vscode", r"visual studio code|vscode|vs code|copilot"),
+    ("google", r"gemini|google"),
+    ("perplexity", r"perplexity"),
+    ("mcp-inspector", r"inspector"),
+    ("curl", r"^curl/"),
+    ("python", r"python|httpx|aiohttp"),
+    ("node", r"^node|undici|axios"),
+    ("browser", r"^mozilla/"),
+))
+
+
+def detect_platform(user_agent: str | None, client_name: str | None = None) -> str:
+    """The agent platform from MCP clientInfo.name and the User-Agent, else "unknown"."""
+    for text in (client_name, user_agent):
+        if not text:
+            continue
+        for name, pattern in PLATFORMS:
+            if pattern.search(text[:512]):
+                return name
+    return "unknown"
+
+
+def agent_id(key: bytes, address: str | None, user_agent: str | None) -> str:
+    """A keyed hash of address and User-Agent (64 bits, hex): the address is never kept."""
+    message = f"{address or ''}\x00{user_agent or ''}".encode("utf-8", "replace")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:16]
+
+
+# --- what the MCP transport tells us ---------------------------------------------------
+
+@dataclass
+class McpCall:
+    """The JSON-RPC message of this request, as far as the log needs it."""
+
+    method: str
+    tool: str | None = None
+    client_name: str | None = None
+    outcome: str = "ok"  # "ok", "tool_error" or "rpc_error"
+
+
+def note_mcp_message(message, spec=None) -> None:
+    """Called by the MCP transport once it has parsed a message (never raises)."""
+    try:
+        params = message.params if isinstance(message.params, dict) else {}
+        method = message.method if message.method in KNOWN_RPC_METHODS else (
+            "notification" if message.kind == "notification" else "other")
+        name = params.get("name") if method == "tools/call" else None
+        tool = name if isinstance(name, str) and spec is not None and spec.tool(name) is not None else None
+        if method == "tools/call" and tool is None:
+            tool = "unknown"
+        g.mcp_call = McpCall(method=method, tool=tool, client_name=_client_name(params))
+    except Exception:  # the log must never break the call it describes
+        log.debug("MCP message not noted", exc_info=True)
+
+
+def note_mcp_outcome(result: dict | None = None, *, rpc_error: bool = False) -> None:
+    """Called by the transport with the result (or after a JSON-RPC error)."""
+    call = g.get("mcp_call")
+    if call is None:  # refused before it could be parsed
+        g.mcp_call = call = McpCall(method="unparsed")
+    if rpc_error:
+        call.outcome = "rpc_error"
+    elif isinstance(result, dict) and result.get("isError") is True:
+        call.outcome = "tool_error"
+
+
+def _client_name(params: dict) -> str | None:
+    info = params.get("clientInfo")
+    meta = params.get("_meta")
+    if not isinstance(info, dict) and isinstance(meta, dict):
+        info = meta.get(CLIENT_INFO_META_KEY)
+    name = info.get("name") if isinstance(info, dict) else None
+    return name[:128] if isinstance(name, str) else None
+
+
+# --- the background writer ---------------------------------------------------------------
+
+class InvocationRecorder:
+    """A bounded queue and a writer thread with its own one-connection engine.
+
+    The thread starts with the first row (so it survives forks) and, after
+    `idle_seconds` without rows, closes its connection and ends; the next row
+    starts it again. A process serving traffic keeps one connection for its
+    usage rows; an idle or discarded app holds none.
+    """
+
+    batch_size = 500
+    linger_seconds = 0.2
+    idle_seconds = 5.0
+
+    def __init__(self, database_url: str, capacity: int = 20000) -> None:
+        self.database_url = database_url
+        self.session_factory = self._session
+        self.queue: queue.Queue = queue.Queue(maxsize=capacity)
+        self.dropped = 0
+        self._engine = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def record(self, row: dict) -> None:
+        """Queue one row; never raises, never blocks (a full queue drops and counts)."""
+        try:
+            self.queue.put_nowait(row)
+        except queue.Full:
+            self.dropped += 1
+            return
+        with self._lock:  # paired with the idle exit in _run: a queued row always has a writer
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="invocation-recorder", daemon=True)
+                self._thread.start()
+
+    def _session(self) -> Session:
+        if self._engine is None:
+            self._engine = make_engine(self.database_url, pool_size=1, max_overflow=0)
+        return Session(self._engine)
+
+    def _run(self) -> None:
+        while True:
+            try:
+                first = self.queue.get(timeout=self.idle_seconds)
+            except queue.Empty:
+                with self._lock:
+                    if self.queue.empty():
+                        self._thread = None
+                        self._close()
+                        return
+                continue
+            self._write(self._linger(first))
+
+    def _linger(self, first: dict) -> list[dict]:
+        # One insert of many rows costs a fraction of many inserts of one
+        # (about 20 us of CPU a row instead of 100): wait a moment for company.
+        batch = [first]
+        deadline = time.monotonic() + self.linger_seconds
+        while len(batch) < self.batch_size:
+            remaining = deadline - time.monotonic()
+            try:
+                batch.append(self.queue.get(timeout=remaining) if remaining > 0 else self.queue.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _write(self, batch: list[dict]) -> None:
+        try:
+            with self.session_factory() as session:
+                session.execute(insert(Invocation), batch)
+                session.commit()
+        except Exception as error:  # recording must never take anything down with it
+            self.dropped += len(batch)
+            log.warning("could not record %d invocations: %s", len(batch), type(error).__name__)
+        finally:
+            for _ in batch:
+                self.queue.task_done()
+
+    def _close(self) -> None:
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.dispose()
+
+    def flush(self, timeout: float = 10.0) -> None:
+        """Wait until every queued row is written (tests, shutdown)."""
+        deadline = time.monotonic() + timeout
+        while self.queue.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+
+# --- metrics -------------------------------------------------------------------------------
+
+@dataclass
+class RequestMetrics:
+    """The app's request metrics (one registry per app; see web/health.py for the scrape)."""
+
+    registry: CollectorRegistry
+    requests: Counter
+    latency: Histogram
+    mcp_calls: Counter
+
+    @classmethod
+    def create(cls) -> "RequestMetrics":
+        """Fresh metrics in a registry of their own (so several apps can live in one process)."""
+        registry = CollectorRegistry(auto_describe=True)
+        return cls(
+            registry=registry,
+            requests=Counter("mirror_http_requests", "HTTP requests answered, by route rule, method and status.",
+                             ["endpoint", "method", "status"], registry=registry),
+            latency=Histogram("mirror_http_request_duration_seconds", "Time to answer a request, by route rule.",
+                              ["endpoint", "method"], registry=registry),
+            mcp_calls=Counter("mirror_mcp_calls", "MCP JSON-RPC requests, by route rule, method, tool and outcome.",
+                              ["endpoint", "rpc_method", "tool", "outcome"], registry=registry),
+        )
+
+
+# --- the request hooks ----------------------------------------------------------------------
+
+def _outcome(status: int, call: McpCall | None) -> str:
+    gated = gate_result()
+    if gated is not None and gated.outcome != "served":
+        return gated.outcome
+    if status >= 500:
+        return "server_error"
+    if status >= 400:
+        return "client_error"
+    return call.outcome if call is not None else "ok"
+
+
+def _protocol(call: McpCall | None) -> str:
+    rule = request.url_rule.rule if request.url_rule else ""
+    if call is None and not (rule.endswith("/mcp") and request.method == "POST"):
+        return "http"
+    # webmcp.js names itself in clientInfo (under _meta): a custom header would need a CORS allowance.
+    return "webmcp" if call is not None and call.client_name == WEBMCP_CLIENT else "mcp"
+
+
+def invocation_record(response: Response, duration: float, hash_key: bytes) -> dict:
+    """The log line's fields for this request (no raw address, no request text but the label)."""
+    call = g.get("mcp_call")
+    gated = gate_result()
+    user_agent = request.headers.get("User-Agent")
+    label = request.args.get("source", "")
+    return {
+        "recorded_at": datetime.now(timezone.utc),
+        "endpoint": request.url_rule.rule if request.url_rule else UNMATCHED,
+        "method": request.method[:8],
+        "protocol": _protocol(call),
+        "rpc_method": call.method if call else None,
+        "tool": call.tool if call else None,
+        "platform": detect_platform(user_agent, call.client_name if call else None),
+        "source": clean_label(label) if label.strip() else None,
+        "status": response.status_code,
+        "outcome": _outcome(response.status_code, call),
+        "duration_ms": round(duration * 1000, 1),
+        "company_key": gated.company_key if gated else None,
+        "agent": agent_id(hash_key, request.remote_addr, user_agent),
+    }
+
+
+def _log_line(record: dict) -> str:
+    line = {"ts": record["recorded_at"].isoformat().replace("+00:00", "Z"), "event": "invocation"}
+    line.update({k: v for k, v in record.items() if k != "recorded_at"})
+    return json.dumps(line, ensure_ascii=True, separators=(",", ":"))
+
+
+def _row(record: dict) -> dict:
+    row = {k: v for k, v in record.items() if k != "rpc_method"}
+    row["duration_ms"] = int(round(record["duration_ms"]))
+    return row
+
+
+def _configure_invocation_logger() -> None:
+    """One bare JSON line per invocation on stderr (idempotent; operators may add handlers)."""
+    if getattr(invocation_log, "_mirror_configured", False):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    invocation_log.addHandler(handler)
+    invocation_log.setLevel(logging.INFO)
+    invocation_log.propagate = False
+    invocation_log._mirror_configured = True
+
+
+def init_observability(app: Flask, settings) -> None:
+    """Install the metrics and the invocation log on the app."""
+    metrics = RequestMetrics.create()
+    recorder = InvocationRecorder(settings.database_url)
+    hash_key = settings.usage_hash_key.encode("utf-8") or secrets.token_bytes(32)
+    app.extensions["metrics"] = metrics
+    app.extensions["invocation_recorder"] = recorder
+    _configure_invocation_logger()
+
+    @app.before_request
+    def _start_clock() -> None:
+        g.request_started = time.perf_counter()
+
+    @app.after_request
+    def _observe(response: Response) -> Response:
+        try:
+            _observe_response(response, metrics, recorder, hash_key)
+        except Exception:  # observing must never change the answer
+            log.warning("request not observed", exc_info=True)
+        return response
+
+
+def _observe_response(response: Response, metrics: RequestMetrics, recorder: InvocationRecorder, key: bytes) -> None:
+    duration = time.perf_counter() - g.get("request_started", time.perf_counter())
+    endpoint = request.url_rule.rule if request.url_rule else UNMATCHED
+    method = request.method if request.method in ("GET", "HEAD", "POST", "OPTIONS", "PUT", "PATCH", "DELETE") else "other"
+    metrics.requests.labels(endpoint, method, str(response.status_code)).inc()
+    metrics.latency.labels(endpoint, method).observe(duration)
+    if request.endpoint in PROBE_ENDPOINTS:
+        return
+    record = invocation_record(response, duration, key)
+    call = g.get("mcp_call")
+    if call is not None:
+        metrics.mcp_calls.labels(endpoint, call.method, call.tool or "", record["outcome"]).inc()
+    invocation_log.info(_log_line(record))
+    recorder.record(_row(record))
+
+
+def recorder() -> InvocationRecorder:
+    """The current app's invocation recorder."""
+    return current_app.extensions["invocation_recorder"]
+
+
+# --- the usage report -------------------------------------------------------------------------
+
+def usage_rows(session, since: datetime | None = None, company: str | None = None) -> list[dict]:
+    """Per company, tool (or endpoint for plain HTTP) and protocol: calls, agents, errors, mean ms."""
+    from sqlalchemy import case, func, select
+
+    what = func.coalesce(Invocation.tool, Invocation.endpoint)
+    failed = case((Invocation.outcome.in_(("ok",)), 0), else_=1)
+    query = (
+        select(Invocation.company_key, what, Invocation.protocol, func.count(),
+               func.count(func.distinct(Invocation.agent)), func.sum(failed), func.avg(Invocation.duration_ms))
+        .group_by(Invocation.company_key, what, Invocation.protocol)
+    )
+    if since is not None:
+        query = query.where(Invocation.recorded_at >= since)
+    if company is not None:
+        query = query.where(Invocation.company_key == company)
+    rows = [
+        {"company": key, "what": name, "protocol": protocol, "calls": calls, "agents": agents,
+         "errors": int(errors or 0), "mean_ms": float(mean or 0)}
+        for key, name, protocol, calls, agents, errors, mean in session.execute(query)
+    ]
+    return sorted(rows, key=lambda r: (r["company"] or "", -r["calls"], r["what"], r["protocol"]))
+
+
+def platform_rows(session, since: datetime | None = None, company: str | None = None) -> list[tuple[str, int, int]]:
+    """(platform, calls, distinct agents), busiest first."""
+    from sqlalchemy import func, select
+
+    query = select(Invocation.platform, func.count(), func.count(func.distinct(Invocation.agent))).group_by(
+        Invocation.platform
+    )
+    if since is not None:
+        query = query.where(Invocation.recorded_at >= since)
+    if company is not None:
+        query = query.where(Invocation.company_key == company)
+    return sorted(((p, c, a) for p, c, a in session.execute(query)), key=lambda r: (-r[1], r[0]))
+
+
+def _usage_command():
+    import click
+    from flask.cli import with_appcontext
+
+    from mirror.cli import parse_since, printable
+
+    @click.command("usage")
+    @with_appcontext
+    @click.option("--since", default=None, help="Only calls since: 30m, 24h, 7d or an ISO timestamp.")
+    @click.option("--company", default=None, help="Only this company (pluginKey).")
+    def usage_command(since: str | None, company: str | None) -> None:
+        """Summarise public requests and MCP tool calls per company and tool."""
+        cutoff = parse_since(since)
+        with current_app.extensions["mirror"].Session() as session:
+            rows = usage_rows(session, cutoff, company)
+            platforms = platform_rows(session, cutoff, company)
+        if not rows:
+            click.echo("no invocations recorded")
+            return
+        click.echo(f"{'company':<42} {'tool or endpoint':<36} {'protocol':<8} {'calls':>7} {'agents':>7} "
+                   f"{'errors':>7} {'mean ms':>8}")
+        for r in rows:
+            click.echo(f"{printable(r['company'] or '-'):<42} {printable(r['what']):<36} {r['protocol']:<8} "
+                       f"{r['calls']:>7} {r['agents']:>7} {r['errors']:>7} {r['mean_ms']:>8.1f}")
+        click.echo("")
+        click.echo(f"{'platform':<16} {'calls':>7} {'agents':>7}")
+        for platform, calls, agents in platforms:
+            click.echo(f"{printable(platform):<16} {calls:>7} {agents:>7}")
+
+    return usage_command
+
+
+def register_usage_command(app: Flask) -> None:
+    """Attach `flask --app wsgi usage` to the app's CLI."""
+    app.cli.add_command(_usage_command())

@@ -1,0 +1,206 @@
+"""The OpenAPI 3.1 description of every HTTP endpoint, served at /openapi.json.
+
+MCP endpoints are described at the HTTP level (a JSON-RPC message in, one
+JSON body out); the JSON-RPC methods and tool schemas are the MCP servers'
+own business (`tools/list`). tests/test_openapi.py keeps this document true:
+every route of the app is here and everything here is a route, and
+schemathesis checks the app's answers against it. `HEAD` works wherever
+`GET` does and is not listed separately; every endpoint accepts `?source=`.
+"""
+from __future__ import annotations
+
+from mirror.config import Settings
+
+JSON = "application/json"
+HTML = "text/html"
+SUPPORTED_MCP_VERSIONS = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _content(schema: dict, media: str = JSON) -> dict:
+    return {media: {"schema": schema}}
+
+
+def _response(description: str, schema: dict | None = None, media: str = JSON, headers: dict | None = None) -> dict:
+    response: dict = {"description": description}
+    if schema is not None:
+        response["content"] = _content(schema, media)
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def _header(description: str, required: bool = False, schema: dict | None = None) -> dict:
+    return {"description": description, "required": required, "schema": schema or {"type": "string"}}
+
+
+ETAG = {"ETag": _header("Strong validator over every byte of the body."),
+        "Cache-Control": _header("Caching policy (a CDN may absorb reads).")}
+NOT_MODIFIED = {"description": "Not modified: `If-None-Match` matched the current ETag (no body).", "headers": ETAG}
+RATE_LIMITED = _response(
+    "Past the per-company (or per-client) rate limit: retry after `Retry-After` seconds.", _ref("Error"),
+    headers={"Retry-After": _header("Seconds until a request will be accepted.", True, {"type": "integer"})},
+)
+RPC_RATE_LIMITED = _response(
+    "Past the rate limit (a JSON-RPC error with no id): retry after `Retry-After` seconds.", _ref("RpcError"),
+    headers={"Retry-After": _header("Seconds until a request will be accepted.", True, {"type": "integer"})},
+)
+NOT_FOUND_JSON = _response("Unknown key, not public, or this surface switched off (one identical answer).",
+                           _ref("Error"))
+NOT_FOUND_ANY = {"description": NOT_FOUND_JSON["description"],
+                 "content": {HTML: {"schema": {"type": "string"}}, JSON: {"schema": _ref("Error")}}}
+METHOD_NOT_ALLOWED = _response("POST only (no SSE stream, no sessions).", _ref("RpcError"),
+                               headers={"Allow": _header("The allowed methods.", True)})
+
+
+def _parameters() -> dict:
+    return {
+        "key": {"name": "key", "in": "path", "required": True,
+                "description": "The contractor's pluginKey (the business feed's `id`).",
+                "schema": {"type": "string", "minLength": 1}},
+        "source": {"name": "source", "in": "query", "required": False,
+                   "description": "A free label recorded for source tracking (first 64 characters kept).",
+                   "schema": {"type": "string"}},
+        "ifNoneMatch": {"name": "If-None-Match", "in": "header", "required": False,
+                        "description": "ETags (a list, weak tags or `*`): a match answers 304.",
+                        "schema": {"type": "string"}},
+        "mcpVersion": {"name": "MCP-Protocol-Version", "in": "header", "required": False,
+                       "description": "Absent means 2025-03-26; an unsupported one answers 400.",
+                       "schema": {"type": "string", "enum": SUPPORTED_MCP_VERSIONS}},
+    }
+
+
+def _p(*names: str) -> list[dict]:
+    return [{"$ref": f"#/components/parameters/{name}"} for name in names]
+
+
+def _get(summary: str, responses: dict, *params: str, tags: tuple = ()) -> dict:
+    return {"get": {"summary": summary, "tags": list(tags), "parameters": _p(*params, "source"),
+                    "responses": responses}}
+
+
+def _cached(description: str, schema: dict, media: str = JSON) -> dict:
+    return {"200": _response(description, schema, media, ETAG), "304": NOT_MODIFIED}
+
+
+def _keyed_json(summary: str, description: str, schema: dict, media: str = JSON) -> dict:
+    responses = {**_cached(description, schema, media), "404": NOT_FOUND_JSON, "429": RATE_LIMITED}
+    return _get(summary, responses, "key", "ifNoneMatch", tags=("company",))
+
+
+def _keyed_html(summary: str, extra: dict | None = None) -> dict:
+    responses = {**_cached("The page (no JavaScript).", {"type": "string"}, HTML), **(extra or {}),
+                 "404": NOT_FOUND_ANY, "429": RATE_LIMITED}
+    return _get(summary, responses, "key", "ifNoneMatch", tags=("company",))
+
+
+def _mcp_endpoint(summary: str, keyed: bool, restricted_origins: bool) -> dict:
+    """POST (one JSON-RPC message), OPTIONS (CORS preflight), and 405 for the rest."""
+    rpc_error = _response("Transport refusal or JSON-RPC error.", _ref("RpcError"))
+    responses = {
+        "200": _response("The JSON-RPC response.", _ref("RpcResponse")),
+        "202": {"description": "A notification or response was accepted (no body)."},
+        "400": _response("Malformed JSON (-32700), a bad request (-32600) or an unsupported protocol version.",
+                         _ref("RpcError")),
+        "403": rpc_error if restricted_origins else None,
+        "404": _response("Method not found (2026-07-28).", _ref("RpcError")),
+        "406": rpc_error, "413": rpc_error, "415": rpc_error, "421": rpc_error, "429": RPC_RATE_LIMITED,
+    }
+    if keyed:
+        responses["404"] = {"description": "Unknown key, not public or switched off (the one JSON 404); or, "
+                                           "under 2026-07-28, a method not found.",
+                            "content": _content({"anyOf": [_ref("Error"), _ref("RpcError")]})}
+    params = ("key",) if keyed else ()
+    post = {"summary": summary, "tags": ["mcp"], "parameters": _p(*params, "mcpVersion", "source"),
+            "requestBody": {"required": True, "content": _content(_ref("RpcRequest"))},
+            "responses": {code: r for code, r in responses.items() if r is not None}}
+    preflight = {"summary": "CORS preflight.", "tags": ["mcp"], "parameters": _p(*params, "source"),
+                 "responses": {"204": {"description": "Allowed (CORS headers)."},
+                               **({"403": rpc_error} if restricted_origins else {})}}
+    not_post = {"summary": "Refused: POST only.", "tags": ["mcp"], "parameters": _p(*params, "source"),
+                "responses": {"405": METHOD_NOT_ALLOWED}}
+    return {"post": post, "options": preflight, **{m: dict(not_post) for m in ("get", "delete", "put", "patch")}}
+
+
+def _paths() -> dict:
+    text_plain = {"type": "string"}
+    return {
+        "/companies/{key}.jsonld": _keyed_json(
+            "The company's schema.org graph.", "JSON-LD, ready to paste into a script tag.", _ref("JsonLd"),
+            "application/ld+json"),
+        "/companies/{key}/pricing.json": _keyed_json(
+            "The pricing view model.", "The pricing document.", _ref("PricingDocument")),
+        "/companies/{key}/pricing": _keyed_html("The reference pricing page."),
+        "/companies/{key}/quote": _keyed_html("The quote page, or a 302 to the contractor's own funnel.", {
+            "302": {"description": "To the contractor's verified quote funnel (referrer stamped).",
+                    "headers": {"Location": _header("The funnel URL.", True)}}}),
+        "/companies/{key}/mcp": _mcp_endpoint("One JSON-RPC message to the company's catalog MCP server.", True, False),
+        "/mcp": _mcp_endpoint("One JSON-RPC message to the provider MCP server.", False, True),
+        "/companies/{key}/ucp/mcp": _mcp_endpoint("One JSON-RPC message to the company's UCP Catalog endpoint.",
+                                                  True, False),
+        "/ucp/mcp": _host_mapped(_mcp_endpoint(
+            "One JSON-RPC message to the UCP endpoint of the company mapped to this Host (COMPANY_HOSTS).",
+            True, False)),
+        "/companies/{key}/.well-known/ucp": _keyed_json(
+            "The company's UCP business profile.", "The profile.", _ref("UcpProfile")),
+        "/.well-known/ucp": _get("The UCP profile of the company mapped to this Host (COMPANY_HOSTS).", {
+            **_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
+            "ifNoneMatch", tags=("company",)),
+        "/companies/{key}/webmcp.json": _get("Whether webmcp.js registers this key's tools (never a 404).",
+                                             _cached("The switch.", _ref("WebMcpSwitch")), "key", "ifNoneMatch",
+                                             tags=("webmcp",)),
+        "/companies/{key}/webmcp-demo": _keyed_html("A page embedding webmcp.js for this key."),
+        "/webmcp.js": _get("The WebMCP embed (an ES module).", _cached("JavaScript.", text_plain, "text/javascript"),
+                           "ifNoneMatch", tags=("webmcp",)),
+        "/webmcp-demo.js": _get("The demo page's script.", _cached("JavaScript.", text_plain, "text/javascript"),
+                                "ifNoneMatch", tags=("webmcp",)),
+        "/v1/businesses": _get("The business feed (ChatGPT local-services request-a-quote).", {
+            **_cached("One page of the feed.", _ref("FeedPage")),
+            "400": _response("page or page_size out of range (the error names it).", _ref("Error")),
+            "429": RATE_LIMITED}, "page", "pageSize", "changesToken", "ifNoneMatch", tags=("feed",)),
+        "/.well-known/mcp.json": _get("The MCP server card.", _cached("The card.", _ref("ServerCard")),
+                                      "ifNoneMatch", tags=("mcp",)),
+        "/llms.txt": _get("A plain-text index of the public surfaces for agents.",
+                          _cached("Markdown-flavoured text.", text_plain, "text/plain"), "ifNoneMatch",
+                          tags=("discovery",)),
+        "/healthz": _get("Liveness.", {"200": _response("The process answers.", _ref("Health"))}, tags=("ops",)),
+        "/readyz": _get("Readiness: database reachable and the mirror fresh.", {
+            "200": _response("Ready.", _ref("Readiness")),
+            "503": _response("Not ready; `reasons` says why.", _ref("Readiness"))}, tags=("ops",)),
+        "/metrics": _get("Prometheus metrics.", {"200": _response("Text exposition format 0.0.4.", text_plain,
+                                                                   "text/plain")}, tags=("ops",)),
+        "/openapi.json": _get("This document.", {"200": _response("OpenAPI 3.1.", {"type": "object"})},
+                              tags=("ops",)),
+    }
+
+
+def _host_mapped(operations: dict) -> dict:
+    """The COMPANY_HOSTS variant: the Host names the company, so there is no {key}."""
+    for operation in operations.values():
+        operation["parameters"] = [p for p in operation["parameters"] if p["$ref"] != "#/components/parameters/key"]
+    operations["post"]["responses"]["404"]["description"] = (
+        "This Host is not mapped to a public company (the one JSON 404); or, under 2026-07-28, a method not found.")
+    return operations
+
+
+def openapi(settings: Settings) -> dict:
+    """The whole document, with PUBLIC_BASE_URL as its server."""
+    from web.openapi_schemas import parameters_extra, schemas
+
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": f"{settings.provider_name} contractor mirror",
+            "version": "1.0.0",
+            "description": "Contractors' own published installed prices, service areas and quote links: JSON-LD, "
+                           "pricing.json, hosted pages, the business feed, MCP and UCP endpoints, and operations "
+                           "endpoints. Everything is public and read-only. Unknown, not-public and switched-off "
+                           "keys all answer the same 404.",
+        },
+        "servers": [{"url": settings.public_base_url}],
+        "paths": _paths(),
+        "components": {"parameters": {**_parameters(), **parameters_extra()}, "schemas": schemas()},
+    }
