@@ -22,10 +22,16 @@ async function start() {
   if (!key) return [];
   // Next to this file (the site's origin, plus any path prefix it is served under).
   const base = new URL(`companies/${encodeURIComponent(key)}`, SCRIPT_URL).href;
-  // The tag twice (or this file under two URLs) registers once per key.
-  const registrations = globalThis[GUARD] || (globalThis[GUARD] = new Map());
-  if (!registrations.has(base)) registrations.set(base, registerIfEnabled(context, base));
-  return registrations.get(base);
+  // The tag twice (or this file under two URLs) registers once per key, and
+  // different keys take turns in the order their tags ran, so when two
+  // contractors' tags share a page the first tag wins, whatever answers first.
+  const page = globalThis[GUARD] || (globalThis[GUARD] = { byBase: new Map(), turn: Promise.resolve() });
+  if (!page.byBase.has(base)) {
+    const registered = page.turn.then(() => registerIfEnabled(context, base));
+    page.turn = registered.catch(() => []);
+    page.byBase.set(base, registered);
+  }
+  return page.byBase.get(base);
 }
 
 function modelContext() {
