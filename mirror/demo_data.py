@@ -9,6 +9,10 @@ Products are kept compact because the benchmark holds 200,000 of them in one
 process: a `ProductRow` is a tuple pointing at a `ProductTemplate` shared by
 every company selling the same brand/size/tier, and the JSON dict is only
 built when a record is served (`render_product`).
+
+As the real platform does, the generated records carry private fields; the
+private ones (`internal_id`, `owner`, `cost`, `dealer_notes`) are served so the
+tests can prove the mirror never stores or shows them.
 """
 
 from __future__ import annotations
@@ -274,7 +278,7 @@ class ProductTemplate(NamedTuple):
     brand: str | None
     model_numbers: tuple
     description: str
-    dealer_notes: str
+    dealer_notes: str  # private upstream field: the mirror drops it at the boundary
     image_url: str
     specs: dict
     base_cents: int  # good-tier-adjusted list price before the company's markup
@@ -315,7 +319,7 @@ def render_product(row: ProductRow) -> dict:
         record = {"plugin_key": row.plugin_key, "sku": row.sku, "name": t.name,
                   "category": t.category, "tier": t.tier, "brand": t.brand,
                   "model_numbers": t.model_numbers, "description": t.description,
-                  "price": row.price, "cost": row.cost, "dealer_notes": t.dealer_notes,
+                  "price": row.price, "cost": row.cost, "dealer_notes": t.dealer_notes,  # private upstream field: the mirror drops it at the boundary
                   "published": row.published, "image_url": t.image_url, "specs": t.specs}
     if row.extra:
         record.update(row.extra)
@@ -413,7 +417,7 @@ class CatalogGenerator:
         ts = stamp if stamp is not None else rng.randint(self.base_time, self.upper_time)
         record = {
             "plugin_key": "".join(rng.choices(_KEY_ALPHABET, k=40)),
-            "internal_id": 40000 + index * 3 + rng.randrange(3),
+            "internal_id": 40000 + index * 3 + rng.randrange(3),  # private upstream field: the mirror drops it at the boundary
             "name": name,
             "trades": self._trades_field(rng, trades),
             **self._status(rng),
@@ -603,7 +607,7 @@ class CatalogGenerator:
             category={"name": line.category, "slug": line.slug, "kind": "system"},
             tier=tier, brand=brand, model_numbers=_model_numbers(brand, line, code, tier, variant),
             description=line.description_format.format(brand=brand, size=label, **specs),
-            dealer_notes=DEALER_NOTES[zlib.crc32(f"{sku}{brand}".encode()) % len(DEALER_NOTES)],
+            dealer_notes=DEALER_NOTES[zlib.crc32(f"{sku}{brand}".encode()) % len(DEALER_NOTES)],  # private upstream field: the mirror drops it at the boundary
             image_url=f"https://images.catalog.example/{line.slug}/{_slug(brand)}-{tier}.jpg",
             specs=specs, base_cents=int(dollars * TIER_MULTIPLIER[tier] * (1 + 0.04 * variant)) * 100)
         return template
@@ -615,7 +619,7 @@ class CatalogGenerator:
                 category={"name": acc.category, "slug": acc.slug, "kind": "accessory"},
                 tier=None, brand=None, model_numbers=(),
                 description=f"{acc.name}. Supplied and fitted by our technicians.",
-                dealer_notes=DEALER_NOTES[zlib.crc32(acc.sku.encode()) % len(DEALER_NOTES)],
+                dealer_notes=DEALER_NOTES[zlib.crc32(acc.sku.encode()) % len(DEALER_NOTES)],  # private upstream field: the mirror drops it at the boundary
                 image_url=f"https://images.catalog.example/{acc.slug}/{_slug(acc.sku)}.jpg",
                 specs=acc.specs, base_cents=money_to_cents(acc.price))
         return self._templates[acc.sku]

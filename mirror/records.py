@@ -1,9 +1,9 @@
 """Upstream records, validated and normalised at the boundary.
 
 This is the only place raw upstream JSON is read. Each model declares just the
-public fields it keeps; everything else, including the private ones
-(`internal_id`, `owner`, `cost`, `dealer_notes`), is ignored by pydantic and so
-never reaches the database. A record missing a required field, or with one
+public fields it keeps; everything else is ignored by pydantic, so the
+private fields (`internal_id`, `owner`, `cost`, `dealer_notes`) never reach the
+database. A record missing a required field, or with one
 unparseable, is invalid (skipped and counted by the sync); any other malformed
 field counts as missing and the record is kept.
 """
