@@ -49,9 +49,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(mcp_bp)
     app.register_blueprint(webmcp_bp)
 
-    from mirror.cli import register_commands
+    from commands import init_app as init_commands
 
-    register_commands(app)
+    init_commands(app)
     if settings.scheduler_enabled:
         from mirror.scheduler import start_background_scheduler
 

@@ -113,7 +113,7 @@ def load_catalog(database: str, companies: int, products: int, businesses: int) 
     url = fresh_database(database, "mirror_bench_serve")
     port = _free_port()
     upstream = subprocess.Popen(
-        [sys.executable, "-m", "mirror.demo_upstream", "--port", str(port), "--companies", str(companies),
+        [sys.executable, "-m", "demo.server", "--port", str(port), "--companies", str(companies),
          "--products", str(products), "--empty-companies", str(businesses - companies), "--messiness", "0",
          "--seed", "1", "--token", TOKEN, "--quiet"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

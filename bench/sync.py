@@ -57,7 +57,7 @@ def fresh_database(server_url: str, name: str) -> str:
 def start_upstream(companies: int, products: int, port: int) -> subprocess.Popen:
     """The demo upstream in its own process; returns once it answers."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "mirror.demo_upstream", "--port", str(port), "--companies", str(companies),
+        [sys.executable, "-m", "demo.server", "--port", str(port), "--companies", str(companies),
          "--products", str(products), "--seed", "1", "--token", TOKEN, "--quiet"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

@@ -75,7 +75,7 @@ def database_url(request, tmp_path) -> str:
 @pytest.fixture
 def upstream():
     """A real demo upstream over HTTP with a small seeded catalog."""
-    from mirror.demo_upstream import start_in_thread
+    from demo.server import start_in_thread
 
     server = start_in_thread(companies=12, products=20, seed=7)
     yield server

@@ -138,7 +138,7 @@ def _variant(catalog, key: str, channels: dict | None = None, **fields) -> None:
 @contextmanager
 def live_mcp(database_url: str, *, big_catalog: bool = False, **env):
     """Upstream + synced mirror + the app on a real port; yields a `Live`."""
-    from mirror.demo_upstream import start_in_thread
+    from demo.server import start_in_thread
 
     upstream = start_in_thread(companies=6, products=20, seed=7)
     seed_known_companies(upstream.catalog)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mirror.demo_upstream import start_in_thread
+from demo.server import start_in_thread
 from tests.ops_helpers import KEYED_SURFACES, MCP_HEADERS
 from tests.surface_helpers import add_company, sync
 

@@ -10,7 +10,7 @@ from math import ceil
 import pytest
 from sqlalchemy import event, update
 
-from mirror.demo_data import MISSING
+from demo.catalog import MISSING
 from mirror.models import Company
 from mirror.records import normalise_phone, normalise_url
 from mirror.state import FEED_CLOCK_MS, get_int, read_state

@@ -9,8 +9,8 @@ import threading
 import pytest
 import requests
 
-from mirror.demo_data import MONEY_RE, iso_utc, product_is_valid
-from mirror.demo_upstream import DemoCatalog, start_in_thread
+from demo.catalog import MONEY_RE, iso_utc, product_is_valid
+from demo.server import DemoCatalog, start_in_thread
 
 TOKEN = "demo-token"
 BASE_TIME = "2026-08-01T00:00:00Z"

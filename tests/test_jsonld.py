@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
-from mirror.demo_data import MISSING
+from demo.catalog import MISSING
 from mirror.models import Company
 from tests.surface_helpers import (
     BASE_URL, PRICE_DESCRIPTION, add_company, extruct_graphs, graph_offer_prices, response_signature,

@@ -222,7 +222,7 @@ def test_overlap_rereads_are_harmless(make_app, upstream):
 # --- cost follows the changes ----------------------------------------------------
 
 def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, tmp_path):
-    from mirror.demo_upstream import start_in_thread
+    from demo.server import start_in_thread
 
     costs = []
     for size, url in ((6, database_url), (30, migrated_sqlite(tmp_path, "big.sqlite3"))):

@@ -410,7 +410,7 @@ def _usage_command():
     import click
     from flask.cli import with_appcontext
 
-    from mirror.cli import parse_since, printable
+    from commands import parse_since, printable
 
     @click.command("usage")
     @with_appcontext

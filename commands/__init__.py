@@ -1,4 +1,8 @@
-"""`flask --app wsgi ...` commands: db, sync, scheduler, demo-upstream, sources."""
+"""`flask --app wsgi ...` commands: db, sync, scheduler, demo-upstream, sources.
+
+The commands are thin: each calls a plain function of `mirror/` (which knows
+nothing of Flask) and prints its result.
+"""
 from __future__ import annotations
 
 import sys
@@ -179,9 +183,9 @@ def demo_urls_command() -> None:
     click.echo(f"  MCP: {settings.absolute(f'/companies/{key}/mcp')} (POST JSON-RPC)")
 
 
-def register_commands(app: Flask) -> None:
+def init_app(app: Flask) -> None:
     """Attach every command to the app's CLI."""
-    from mirror.demo_upstream import demo_upstream_command
+    from demo.server import demo_upstream_command
 
     app.cli.add_command(db_group)
     for command in (sync_command, scheduler_command, sources_command, demo_upstream_command, demo_urls_command):

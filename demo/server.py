@@ -5,7 +5,7 @@ benchmarks. It is a separate server, never a mock inside the client.
 
 Python::
 
-    from mirror.demo_upstream import start_in_thread
+    from demo.server import start_in_thread
     with start_in_thread(companies=20, products=30, seed=7) as upstream:
         upstream.url                      # "http://127.0.0.1:<port>", token "demo-token"
         upstream.catalog.mutate(0.05)     # reprice 5% of products, stamped now
@@ -15,7 +15,7 @@ Python::
 Command line (blocking)::
 
     flask --app wsgi demo-upstream --port 8765 --companies 50 --products 100 --seed 1
-    python -m mirror.demo_upstream --port 8765
+    python -m demo.server --port 8765
 
 Upstream API (UPSTREAM.md): ``GET /v1/companies``, ``GET /v1/products``,
 ``GET /v1/companies/<plugin_key>/products`` with ``updated_since``, ``cursor``
@@ -77,7 +77,7 @@ from werkzeug.routing import Map, Rule
 from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-from .demo_data import MISSING, DemoCatalog, Page, iso_utc, parse_rfc3339
+from demo.catalog import MISSING, DemoCatalog, Page, iso_utc, parse_rfc3339
 
 __all__ = ["DemoCatalog", "DemoUpstream", "Fault", "FaultQueue", "MISSING", "RequestLog",
            "demo_upstream_command", "serve", "start_in_thread"]
