@@ -25,6 +25,8 @@ from web.responses import conditional
 CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
 COMPANY_TEMPLATE = "/companies/{plugin_key}/mcp"
 CACHE_CONTROL = "public, max-age=3600"
+PROVIDER_CARD_PATH = "/mcp/server-card"
+COMPANY_TEMPLATE_CARD_PATH = "/mcp/company-server-card"
 
 
 def card_namespace(settings: Settings) -> str:
@@ -40,7 +42,7 @@ def card_namespace(settings: Settings) -> str:
 
 
 def server_card(settings: Settings) -> dict:
-    """The /.well-known/mcp.json document."""
+    """The /.well-known/mcp.json document (kept for clients that read it; points at the AI Catalog)."""
     base = settings.public_base_url
     namespace = card_namespace(settings)
     return {
@@ -57,7 +59,8 @@ def server_card(settings: Settings) -> dict:
         "capabilities": {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}},
         "tools": [tool.list_entry() for tool in PROVIDER_TOOLS],
         "resources": [WIDGET_RESOURCE.list_entry()],
-        "_meta": {f"{namespace}/company-servers": _company_servers(settings)},
+        "_meta": {f"{namespace}/company-servers": _company_servers(settings),
+                  f"{namespace}/discovery": discovery_links(settings)},
     }
 
 
@@ -76,6 +79,15 @@ def _company_servers(settings: Settings) -> dict:
     }
 
 
+def discovery_links(settings: Settings) -> dict:
+    """Where the discovery documents live (for /.well-known/mcp.json and /llms.txt)."""
+    return {
+        "aiCatalog": settings.absolute("/.well-known/ai-catalog.json"),
+        "providerServerCard": settings.absolute(PROVIDER_CARD_PATH),
+        "companyServerCardTemplate": settings.absolute(COMPANY_TEMPLATE_CARD_PATH),
+    }
+
+
 def llms_txt(settings: Settings) -> str:
     """A short plain-text index of the public surfaces (llmstxt.org style)."""
     base = settings.public_base_url
@@ -91,7 +103,9 @@ def llms_txt(settings: Settings) -> str:
         "## MCP (Streamable HTTP, POST only, no authentication)",
         f"- [Provider server]({base}/mcp): search_businesses, check_service_area, request_service",
         f"- Per-company server: {company}/mcp ({tools})",
-        f"- [Server card]({base}/.well-known/mcp.json)",
+        f"- [AI Catalog]({base}/.well-known/ai-catalog.json): the server cards below, for domain discovery",
+        f"- [Provider server card]({base}/mcp/server-card); per-company card: {company}/mcp/server-card",
+        f"- [Legacy server card]({base}/.well-known/mcp.json)",
         "",
         "## Directory",
         f"- [Business feed]({base}/v1/businesses): every listed contractor; its id is the plugin_key below",

@@ -15,6 +15,7 @@ from flask import Response
 from mcp_server import (
     bp,
     discovery,  # noqa: F401  (registers /.well-known/mcp.json and /llms.txt)
+    server_cards,  # noqa: F401  (registers the AI Catalog and the server cards)
 )
 from mcp_server.servers import company_server, provider_origins, provider_server
 from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the UCP profile and endpoint)

@@ -30,7 +30,8 @@ def test_server_card_advertises_the_provider_and_the_company_template(live):
                                 "supportedProtocolVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]}]
     assert card["tools"] == rpc(live.provider_url, "tools/list").json()["result"]["tools"]
     assert card["resources"][0]["uri"] == "ui://widget/request-service.html"
-    (company_servers,) = card["_meta"].values()
+    company_servers = card["_meta"]["local/company-servers"]
+    assert card["_meta"]["local/discovery"]["aiCatalog"] == f"{live.url}/.well-known/ai-catalog.json"
     assert company_servers["urlTemplate"] == f"{live.url}/companies/{{plugin_key}}/mcp"
     assert company_servers["tools"] == rpc(live.company_url(), "tools/list").json()["result"]["tools"]
     for key in company_keys(live):
