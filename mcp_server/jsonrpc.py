@@ -35,6 +35,7 @@ CACHEABLE = frozenset({"server/discover", "tools/list", "resources/list", "resou
                        "prompts/list", "resources/read"})
 CACHE_TTL_MS = 300_000
 _ECHO_LIMIT = 100
+MAX_BATCH = 16  # one POST, one rate-limit charge: a batch must not multiply the work behind it
 
 
 class RpcError(Exception):
@@ -97,12 +98,51 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
-def parse_message(raw: bytes) -> Message:
-    """Decode one JSON-RPC message or raise RpcError (-32700, -32600)."""
+def decode_body(raw: bytes) -> Any:
+    """The body's JSON value (an object, or a batch array) or RpcError -32700."""
     try:
-        payload = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise RpcError(PARSE_ERROR, "Parse error: the body is not valid UTF-8 JSON") from None
+
+
+def parse_message(raw: bytes) -> Message:
+    """Decode one JSON-RPC message or raise RpcError (-32700, -32600)."""
+    return message_from(decode_body(raw))
+
+
+def batch_messages(payload: list, era: Era) -> list:
+    """A batch's elements, each a Message or the RpcError it is answered with.
+
+    Only 2025-03-26 (also assumed when no version header is sent) has batches:
+    that revision says servers MUST accept them, and 2025-06-18 removed them.
+    The batch itself is refused (-32600) when empty, too long, or sent under
+    another revision; an element that is not a valid message, or is an
+    `initialize` (which MUST NOT be batched), becomes an error response in place.
+    """
+    if era.version != HEADERLESS_VERSION:
+        raise RpcError(INVALID_REQUEST, f"Batch requests are not supported under {era.version[:_ECHO_LIMIT]}: "
+                                        "send one JSON-RPC message per POST")
+    if not payload:
+        raise RpcError(INVALID_REQUEST, "Invalid Request: an empty batch")
+    if len(payload) > MAX_BATCH:
+        raise RpcError(INVALID_REQUEST, f"Invalid Request: a batch holds at most {MAX_BATCH} messages")
+    elements: list = []
+    for item in payload:
+        try:
+            message = message_from(item)
+        except RpcError as error:
+            elements.append(error)
+            continue
+        if message.method == "initialize":
+            message = RpcError(INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch",
+                               id=message.id if message.kind == "request" else None)
+        elements.append(message)
+    return elements
+
+
+def message_from(payload: Any) -> Message:
+    """Validate one decoded JSON-RPC message or raise RpcError (-32600)."""
     if isinstance(payload, list):
         raise RpcError(INVALID_REQUEST, "Batch requests are not supported: send one JSON-RPC message per POST")
     if not isinstance(payload, dict):

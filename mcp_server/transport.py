@@ -124,7 +124,10 @@ def serve(spec: ServerSpec) -> Response:
         return _with_cors(spec, _plain_error(413, f"Request body over {MAX_BODY_BYTES} bytes"))
     try:
         era = rpc.era_from_header(request.headers.get("MCP-Protocol-Version"))
-        message = rpc.parse_message(body)
+        payload = rpc.decode_body(body)
+        if isinstance(payload, list):
+            return _serve_batch(spec, rpc.batch_messages(payload, era), era)
+        message = rpc.message_from(payload)
         note_mcp_message(message, spec)  # the invocation log (never raises)
         if message.is_notification_or_response:
             return _with_cors(spec, Response(status=202))
@@ -136,6 +139,34 @@ def serve(spec: ServerSpec) -> Response:
     except rpc.RpcError as error:
         note_mcp_outcome(rpc_error=True)
         return _json(spec, error.body(), error.status)
+
+
+def _serve_batch(spec: ServerSpec, elements: list, era: rpc.Era) -> Response:
+    """A 2025-03-26 batch: an array of the requests' responses, or 202 when it holds none.
+
+    Notifications and responses in it produce no entry; each request is
+    answered as it would be on its own POST, errors included, in order.
+    """
+    responses = []
+    for element in elements:
+        if isinstance(element, rpc.RpcError):
+            note_mcp_outcome(rpc_error=True)
+            responses.append(element.body())
+            continue
+        note_mcp_message(element, spec)
+        if element.is_notification_or_response:
+            continue
+        try:
+            result = rpc.dispatch(spec, element, era)
+        except rpc.RpcError as error:
+            note_mcp_outcome(rpc_error=True)
+            responses.append(error.body())
+            continue
+        note_mcp_outcome(result)
+        responses.append(rpc.result_body(element.id, result))
+    if not responses:
+        return _with_cors(spec, Response(status=202))
+    return _json(spec, responses, 200)
 
 
 def preflight(spec_origins: frozenset[str] | None) -> Response:
@@ -220,7 +251,7 @@ def _with_cors(spec: ServerSpec, response: Response) -> Response:
     return response
 
 
-def _json(spec: ServerSpec, payload: dict, status: int) -> Response:
+def _json(spec: ServerSpec, payload: dict | list, status: int) -> Response:
     response = Response(dumps(payload), status=status, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     return _with_cors(spec, response)

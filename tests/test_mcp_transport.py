@@ -182,12 +182,58 @@ def test_other_http_methods_answer_405_allow_post(live, method):
         assert response.json()["error"]["code"] == -32600
 
 
-@pytest.mark.parametrize("batch", [[], [{"jsonrpc": "2.0", "id": 1, "method": "ping"}]])
-def test_batches_are_refused_with_a_json_rpc_error(endpoint, batch):
+PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+NOTE = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+@pytest.mark.parametrize("version_header", [{}, {"MCP-Protocol-Version": "2025-03-26"}])
+def test_a_2025_03_26_batch_answers_an_array_of_responses(endpoint, version_header):
+    response = post(endpoint, [TOOLS_LIST, NOTE, PING], headers=version_header)
+    assert response.status_code == 200
+    answers = response.json()
+    assert [answer["id"] for answer in answers] == [1, 2]  # the notification produced none
+    assert answers[0]["result"]["tools"] == rpc(endpoint, "tools/list").json()["result"]["tools"]
+    assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_a_batch_answers_each_element_as_its_own_post_would(live):
+    call = {"jsonrpc": "2.0", "id": "s", "method": "tools/call",
+            "params": {"name": "search_catalog", "arguments": {"query": "heat pump"}}}
+    unknown = {"jsonrpc": "2.0", "id": 7, "method": "no/such"}
+    init = {"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": INIT}
+    answers = post(live.company_url(), [call, 1, unknown, init]).json()
+    assert answers[0]["result"] == rpc(live.company_url(), "tools/call", call["params"]).json()["result"]
+    assert answers[1] == {"jsonrpc": "2.0", "id": None,
+                          "error": {"code": -32600, "message": "Invalid Request: the body must be a JSON-RPC object"}}
+    assert answers[2]["id"] == 7 and answers[2]["error"]["code"] == -32601
+    assert answers[3]["id"] == 8 and answers[3]["error"]["code"] == -32600  # initialize MUST NOT be batched
+
+
+def test_an_all_notification_batch_answers_202(endpoint):
+    response = post(endpoint, [NOTE, {"jsonrpc": "2.0", "id": 9, "result": {}}])
+    assert response.status_code == 202 and response.content == b""
+
+
+@pytest.mark.parametrize("batch", [[], [PING] * 17])
+def test_empty_and_oversized_batches_are_one_invalid_request(endpoint, batch):
     response = post(endpoint, batch)
+    assert response.status_code == 400
+    assert error_of(response)["code"] == -32600
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_later_revisions_refuse_batches(endpoint, version):
+    response = post(endpoint, [PING], headers={"MCP-Protocol-Version": version})
     assert response.status_code == 400
     error = error_of(response)
     assert error["code"] == -32600 and "Batch" in error["message"]
+
+
+def test_the_modern_revision_refuses_batches(endpoint):
+    response = post(endpoint, [PING], headers=modern_headers("ping"))
+    assert response.status_code == 400
+    assert error_of(response)["code"] == -32600
 
 
 # --- HTTP-level refusals --------------------------------------------------------------------
