@@ -60,7 +60,7 @@ class _View(BaseModel):
 
 
 class AddressView(_View):
-    """The address object every surface uses (CONTRACTS.md)."""
+    """The address object every surface uses (docs/contracts/surfaces.md)."""
 
     line1: str | None
     line2: str | None
