@@ -57,7 +57,7 @@ def cli(request, tmp_path_factory):
 
 
 def test_ucp_cli_discovers_the_business_at_its_root(cli):
-    live, run, business = cli
+    _, run, business = cli
     discovered = run("discover", "--business", business)
     text = json.dumps(discovered)
     assert f"{business}/ucp/mcp" in text
@@ -80,7 +80,7 @@ def test_ucp_cli_catalog_search(cli):
 
 
 def test_ucp_cli_catalog_lookup_and_get_product(cli):
-    live, run, business = cli
+    _, run, business = cli
     looked_up = run("catalog", "lookup", "--business", business,
                     "--input", json.dumps({"ids": ["sku:CAC-3T-BETTER", "category:air-filters", "sku:NOPE"]}))
     result = looked_up["result"]
