@@ -1,6 +1,6 @@
 """Configuration from the environment.
 
-Every setting has one name and one default (see ../shared/CONTRACTS.md and the
+Every setting has one name and one default (see docs/contracts/surfaces.md and the
 README's Configuration section). A bad value is a start-up error that names the
 variable, never a surprise at request time.
 """

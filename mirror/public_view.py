@@ -1,8 +1,10 @@
 """The one public view of a company, built from the mirror.
 
-Every surface renders this: pricing.json is `CompanyView.pricing_document()`,
-and the JSON-LD, hosted pages, feed and MCP tools read the same objects, so
-two surfaces never compute the same number twice. Only public facts exist
+pricing.json is `CompanyView.pricing_document()`, and the JSON-LD, hosted
+pages, MCP and UCP tools read the same objects, so two surfaces never compute
+the same number twice. The business feed lists no prices: it builds its
+records from the company rows, with this module's `AddressView` and
+`company_urls`. Only public facts exist
 here; nothing in this module knows about HTTP.
 """
 from __future__ import annotations
@@ -60,7 +62,7 @@ class _View(BaseModel):
 
 
 class AddressView(_View):
-    """The address object every surface uses (CONTRACTS.md)."""
+    """The address object every surface uses (docs/contracts/surfaces.md)."""
 
     line1: str | None
     line2: str | None

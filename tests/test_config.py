@@ -1,4 +1,4 @@
-"""Configuration: defaults from CONTRACTS.md, and a bad value names its variable."""
+"""Configuration: defaults from docs/contracts/surfaces.md, and a bad value names its variable."""
 from __future__ import annotations
 
 import subprocess

@@ -1,6 +1,6 @@
 """The install-wide provider tools (POST /mcp): ChatGPT's local-services launcher.
 
-They answer for exactly the businesses in the business feed (CONTRACTS.md);
+They answer for exactly the businesses in the business feed (docs/contracts/surfaces.md);
 any other id, however well formed, is "No business found".
 """
 from __future__ import annotations
