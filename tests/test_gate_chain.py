@@ -63,6 +63,21 @@ def test_closed_keys_answer_exactly_what_an_unknown_key_answers(surface, upstrea
     assert surface.call(client, public).status_code == 200
 
 
+def test_the_one_channel_rule():
+    """mirror.channels.channel_open: a missing switch is on, only an explicit false closes."""
+    from types import SimpleNamespace
+
+    from mirror.channels import channel_open
+
+    assert channel_open(SimpleNamespace(channels={}), "mcp") is True
+    assert channel_open(SimpleNamespace(channels=None), "webmcp") is True
+    assert channel_open(SimpleNamespace(channels={"mcp": True, "webmcp": False}), "mcp") is True
+    assert channel_open(SimpleNamespace(channels={"mcp": True, "webmcp": False}), "webmcp") is False
+    assert channel_open(None, "mcp") is False
+    with pytest.raises(ValueError, match="unknown channel"):
+        channel_open(SimpleNamespace(channels={}), "mpc")  # a typo must not read as "on"
+
+
 def test_each_surface_follows_its_own_switch_and_no_other(upstream, mirror, client):
     """Channels are independent: one company per switch, with only that switch off.
 
