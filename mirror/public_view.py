@@ -19,6 +19,7 @@ from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from mirror import channels
 from mirror import state as st
 from mirror.businesses import funnel_url
 from mirror.config import Settings
@@ -222,7 +223,7 @@ def channel_open(company: Company | None, channel: str | None) -> bool:
     """Public, and the surface's switch on (a missing switch means on)."""
     if company is None or not company.is_public:
         return False
-    return channel is None or (company.channels or {}).get(channel, True) is not False
+    return channel is None or channels.channel_open(company, channel)
 
 
 def find_public_company(session: Session, plugin_key: str, channel: str | None) -> Company | None:
@@ -351,7 +352,7 @@ def build_company_view(session: Session, company: Company, settings: Settings, n
     categories = sorted((_category_view(g) for g in groups), key=lambda c: (c.kind != "system", c.name.lower(), c.slug))
     synced = last_synced_at(session, company)
     urls = company_urls(settings, company.plugin_key)
-    quote_open = (company.channels or {}).get("quote", True) is not False
+    quote_open = channels.channel_open(company, "quote")
     funnel = funnel_url(company)
     return CompanyView(
         business=_business_view(company),

@@ -57,7 +57,8 @@ KEYED_SURFACES = (
     Surface("pricing page", "GET", "/companies/{key}/pricing", ("pricing",), html=True),
     Surface("quote page", "GET", "/companies/{key}/quote", ("quote",), html=True),
     Surface("company mcp", "POST", "/companies/{key}/mcp", ("mcp",), body=TOOLS_LIST),
-    Surface("webmcp demo", "GET", "/companies/{key}/webmcp-demo", ("webmcp", "mcp"), html=True),
+    Surface("webmcp calls", "POST", "/companies/{key}/webmcp/mcp", ("webmcp",), body=TOOLS_LIST),
+    Surface("webmcp demo", "GET", "/companies/{key}/webmcp-demo", ("webmcp",), html=True),
     Surface("ucp mcp", "POST", "/companies/{key}/ucp/mcp", ("mcp",), body=TOOLS_LIST),
     Surface("ucp profile", "GET", "/companies/{key}/.well-known/ucp", ("mcp",)),
 )
