@@ -273,7 +273,10 @@ def summary_of(entry: dict) -> tuple:
 
 
 def summaries(entries: list[dict]) -> dict:
-    return {entry["slug"]: summary_of(entry) for entry in entries}
+    """Per slug, the summary of each category entry (a slug listed twice fails)."""
+    found = {entry["slug"]: summary_of(entry) for entry in entries}
+    assert len(found) == len(entries), "a category is listed twice"
+    return found
 
 
 def test_pricing_json(install):
@@ -282,13 +285,14 @@ def test_pricing_json(install):
         assert summaries(document["categories"]) == install.truths[key].categories, key
 
 
-def graph_summaries(graph: dict, key: str) -> dict:
+def graph_summaries(graph: dict) -> dict:
     """Per category slug (from each node's @id), the summary its AggregateOffer states."""
     found = {}
     for node in graph["@graph"]:
         if "offers" not in node:
             continue
         slug = node["@id"].rsplit("#category-", 1)[1]
+        assert slug not in found, f"category {slug} is described twice"
         offer = node["offers"]
         tiers = {o["name"].lower(): money(o["price"]) for o in offer.get("offers", [])}
         found[slug] = (node["name"], offer["offerCount"], money(offer["lowPrice"]), money(offer["highPrice"]),
@@ -303,7 +307,7 @@ def jsonld_truth(install: Install, key: str) -> dict:
 def test_jsonld_document(install):
     for key in companies_with(install, "jsonld"):
         graph = json.loads(install.get(f"/companies/{key}.jsonld").text)
-        assert graph_summaries(graph, key) == jsonld_truth(install, key), key
+        assert graph_summaries(graph) == jsonld_truth(install, key), key
 
 
 def test_hosted_page_jsonld(install):
@@ -314,7 +318,7 @@ def test_hosted_page_jsonld(install):
             assert blocks == [], key
             continue
         assert len(blocks) == 1, key
-        assert graph_summaries(blocks[0], key) == jsonld_truth(install, key), key
+        assert graph_summaries(blocks[0]) == jsonld_truth(install, key), key
 
 
 def test_mcp_list_categories(install):
@@ -348,7 +352,7 @@ def search_everything(call, truth: Truth) -> set:
 def test_mcp_search_catalog(install):
     for key in companies_with(install, "mcp"):
         truth = install.truths[key]
-        found = search_everything(lambda tool, args: install.mcp(key, tool, args)["structuredContent"], truth)
+        found = search_everything(lambda tool, args, key=key: install.mcp(key, tool, args)["structuredContent"], truth)
         assert found == truth.products, key
 
 
@@ -508,7 +512,7 @@ def test_webmcp_tools(install, tmp_path):
             assert result["result_count"] == result["total_matches"]
             found |= {(hit["category_slug"], hit["sku"], money(hit["price"])) for hit in result["results"]}
         assert found == truth.products, key
-        for slug, result in zip(systems, answers[1 + len(searches):]):
+        for slug, result in zip(systems, answers[1 + len(searches):], strict=True):
             assert comparison_of(result) == expected_comparison(truth, slug), (key, slug)
 
 
