@@ -1,9 +1,9 @@
 """The mirror's public catalog in the shapes of UCP's Catalog capability (2026-04-08).
 
-No HTTP and no JSON-RPC here: read-side queries over the Product table plus
-pure functions that turn the public view (mirror.public_view) and published
-products into UCP Product / Variant dicts. The protocol layer
-(mcp_server/ucp) validates them against its output models.
+No HTTP and no JSON-RPC here: read-side queries over the public products
+(mirror.catalog's rule) plus pure functions that turn the public view
+(mirror.public_view) and those products into UCP Product / Variant dicts. The
+protocol layer (mcp_server/ucp) validates them against its output models.
 
 The mapping:
 
