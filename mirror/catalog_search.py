@@ -1,11 +1,12 @@
-"""Catalog search for one company: its published products ranked by relevance.
+"""Catalog search for one company: its public products ranked by relevance.
 
-The database narrows the catalog to products that mention at least one query
-term anywhere (a case-insensitive LIKE per term, so a 5,000-product catalog
-never crosses the wire whole for a selective query); Python then scores the
-candidates. A term found in the name, brand or model numbers outweighs one
-found only in the description, and products matching every term rank above
-products matching some, so "lennox furnace" lists Lennox furnaces first.
+The database narrows the catalog to the public products (mirror.catalog's
+rule) that mention at least one query term anywhere (a case-insensitive LIKE
+per term, so a 5,000-product catalog never crosses the wire whole for a
+selective query); Python then scores the candidates. A term found in the
+name, brand or model numbers outweighs one found only in the description, and
+products matching every term rank above products matching some, so "lennox
+furnace" lists Lennox furnaces first.
 Ties fall back to price, then name, then SKU, so the order is stable.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from decimal import Decimal
 from sqlalchemy import String, and_, cast, func, or_, select
 from sqlalchemy.orm import Session
 
+from mirror.catalog import public_products_filter
 from mirror.models import Product
 
 MAX_TERMS = 8
@@ -59,7 +61,7 @@ class _Term:
 
 @dataclass(frozen=True)
 class CatalogHit:
-    """One published product that matched a search."""
+    """One public product that matched a search."""
 
     sku: str
     name: str
@@ -111,7 +113,7 @@ def search_catalog(
     max_price_cents: int | None = None,
     limit: int = 10,
 ) -> CatalogSearch:
-    """Published products of one company matching `query`, best first."""
+    """Public products of one company matching `query`, best first."""
     terms = query_terms(query)
     if not terms:
         return CatalogSearch(hits=[], total=0, terms=[])
@@ -128,7 +130,7 @@ def search_catalog(
 
 
 def _candidates(plugin_key: str, terms: list[str], category_slug, tier, max_price_cents):
-    """Published products of the company that mention any term in any searched field."""
+    """Public products of the company that mention any term in any searched field."""
     # Model numbers come back as their JSON text: decoding thousands of lists
     # costs more than scoring them, and only the returned hits need a list.
     models_text = cast(Product.model_numbers, String)
@@ -143,7 +145,7 @@ def _candidates(plugin_key: str, terms: list[str], category_slug, tier, max_pric
         + func.coalesce(Product.description, "") + " " + Product.sku + " " + func.coalesce(models_text, "")
     )
     mentions = or_(*(haystack.contains(term, autoescape=True) for term in terms))
-    filters = [Product.plugin_key == plugin_key, Product.published.is_(True), mentions]
+    filters = [public_products_filter(plugin_key), mentions]
     if category_slug is not None:
         filters.append(Product.category_slug == category_slug)
     if tier is not None:

@@ -1,4 +1,4 @@
-"""Offer groups: per company and category, the published products' prices.
+"""Offer groups: per company and category, the public products' prices.
 
 Pure functions over product rows, so the rebuild is easy to test and the
 content version is a function of exactly the public pricing content.
@@ -10,6 +10,7 @@ import json
 from collections import defaultdict
 from typing import Iterable
 
+from mirror.catalog import is_public_product
 from mirror.records import TIERS
 
 
@@ -17,15 +18,16 @@ def _group_sort_key(group: dict) -> tuple:
     return (group["kind"] != "system", group["category_name"].lower(), group["category_slug"])
 
 
-def build_offer_groups(plugin_key: str, currency: str, products: Iterable) -> list[dict]:
+def build_offer_groups(plugin_key: str, currency: str, products: Iterable, *, company_public: bool) -> list[dict]:
     """Summarise a company's products into offer-group rows.
 
-    Only published products with a positive price count. Accessory groups
-    carry no tier prices; a tier with no product is None.
+    Only public products count (mirror.catalog: a company that is not public
+    has no offer groups). Accessory groups carry no tier prices; a tier with
+    no product is None.
     """
     by_slug: dict[str, list] = defaultdict(list)
     for product in products:
-        if product.published and product.price_cents > 0:
+        if is_public_product(product, company_public=company_public):
             by_slug[product.category_slug].append(product)
     groups = [_summarise(plugin_key, currency, slug, items) for slug, items in by_slug.items()]
     return sorted(groups, key=_group_sort_key)

@@ -442,7 +442,7 @@ def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, f
     session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(list(companies))))
     all_groups, company_updates = [], []
     for key, company in companies.items():
-        groups = build_offer_groups(key, company.currency, products[key])
+        groups = build_offer_groups(key, company.currency, products[key], company_public=company.is_public)
         all_groups.extend(groups)
         changes = _version_changes(company, run, groups, now, feed_stamp)
         if changes:

@@ -1,9 +1,9 @@
 """The mirror's public catalog in the shapes of UCP's Catalog capability (2026-04-08).
 
-No HTTP and no JSON-RPC here: read-side queries over the Product table plus
-pure functions that turn the public view (mirror.public_view) and published
-products into UCP Product / Variant dicts. The protocol layer
-(mcp_server/ucp) validates them against its output models.
+No HTTP and no JSON-RPC here: read-side queries over the public products
+(mirror.catalog's rule) plus pure functions that turn the public view
+(mirror.public_view) and those products into UCP Product / Variant dicts. The
+protocol layer (mcp_server/ucp) validates them against its output models.
 
 The mapping:
 
@@ -11,7 +11,7 @@ The mapping:
   `category:<slug>` (stable across syncs: the slug is the group's key),
   `handle` = slug, `title` = category name, `price_range` = the group's
   published low/high;
-- each published product (published, positive price) of the group is a
+- each public product of the group (mirror.catalog's rule) is a
   **Variant**: id `sku:<sku>`, `sku`, `title` = product name, the installed
   `price` in minor units (the mirror's integer cents) with the company's
   currency, and options `Tier` (Good/Better/Best, system categories) and
@@ -28,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mirror.catalog import select_public_products
 from mirror.models import Product
 from mirror.public_view import CategoryView, CompanyView
 from mirror.records import TIERS
@@ -78,13 +78,6 @@ def parse_identifier(raw: str) -> Identifier:
 
 # --- read side -----------------------------------------------------------------------
 
-def _public_products(plugin_key: str):
-    """Published products with a positive price: the only public ones."""
-    return select(Product).where(
-        Product.plugin_key == plugin_key, Product.published.is_(True), Product.price_cents > 0
-    )
-
-
 def _price_order():
     return (Product.price_cents, Product.name, Product.sku)
 
@@ -94,7 +87,7 @@ def products_in_categories(
     *, min_cents: int | None = None, max_cents: int | None = None,
 ) -> list[Product]:
     """Public products of a company (of some categories), cheapest first within the price bounds."""
-    query = _public_products(plugin_key)
+    query = select_public_products(plugin_key)
     if slugs is not None:
         query = query.where(Product.category_slug.in_(sorted(set(slugs))))
     if min_cents is not None:
@@ -105,11 +98,11 @@ def products_in_categories(
 
 
 def products_by_sku(session: Session, plugin_key: str, skus: Iterable[str]) -> dict[str, Product]:
-    """Public products of a company by SKU (unknown and unpublished SKUs are absent)."""
+    """Public products of a company by SKU (unknown and non-public SKUs are absent)."""
     wanted = sorted({sku for sku in skus if sku})
     if not wanted:
         return {}
-    rows = session.scalars(_public_products(plugin_key).where(Product.sku.in_(wanted)))
+    rows = session.scalars(select_public_products(plugin_key).where(Product.sku.in_(wanted)))
     return {row.sku: row for row in rows}
 
 
@@ -118,9 +111,7 @@ def ranked_skus(
     *, min_cents: int | None = None, max_cents: int | None = None,
 ) -> list[tuple[str, str]]:
     """(category slug, SKU) of public products within the bounds, cheapest first (a browse, no query)."""
-    query = select(Product.category_slug, Product.sku).where(
-        Product.plugin_key == plugin_key, Product.published.is_(True), Product.price_cents > 0
-    )
+    query = select_public_products(plugin_key, Product.category_slug, Product.sku)
     if slugs is not None:
         query = query.where(Product.category_slug.in_(sorted(set(slugs))))
     if min_cents is not None:
@@ -135,9 +126,8 @@ def option_values(session: Session, plugin_key: str, slugs: Iterable[str]) -> di
     wanted = sorted(set(slugs))
     if not wanted:
         return {}
-    query = (select(Product.category_slug, Product.tier, Product.brand).distinct()
-             .where(Product.plugin_key == plugin_key, Product.published.is_(True), Product.price_cents > 0,
-                    Product.category_slug.in_(wanted)))
+    query = (select_public_products(plugin_key, Product.category_slug, Product.tier, Product.brand).distinct()
+             .where(Product.category_slug.in_(wanted)))
     pairs: dict[str, list] = {slug: [] for slug in wanted}
     for row in session.execute(query):
         pairs[row.category_slug].append(row)
@@ -149,7 +139,7 @@ def featured_products(session: Session, plugin_key: str, slugs: Iterable[str]) -
     featured = {}
     for slug in sorted(set(slugs)):
         row = session.scalars(
-            _public_products(plugin_key).where(Product.category_slug == slug).order_by(*_price_order()).limit(1)
+            select_public_products(plugin_key).where(Product.category_slug == slug).order_by(*_price_order()).limit(1)
         ).first()
         if row is not None:
             featured[slug] = row
@@ -223,7 +213,7 @@ def _media(url: str | None, alt_text: str) -> list[dict] | None:
 
 
 def ucp_variant(product: Product, storefront: Storefront) -> dict:
-    """One published product as a UCP Variant."""
+    """One public product as a UCP Variant."""
     variant = {
         "id": variant_id(product.sku),
         "sku": product.sku,

@@ -59,7 +59,8 @@ def assert_offer_groups_in_step(mirror: Mirror) -> None:
     with mirror.Session() as session:
         for company in session.scalars(select(Company)):
             products = session.scalars(select(Product).where(Product.plugin_key == company.plugin_key)).all()
-            expected = build_offer_groups(company.plugin_key, company.currency, products)
+            expected = build_offer_groups(company.plugin_key, company.currency, products,
+                                          company_public=company.is_public)
             stored = _rows(session, OfferGroup, [OfferGroup.plugin_key, OfferGroup.category_slug])
             stored = [g for g in stored if g["plugin_key"] == company.plugin_key]
             assert sorted(stored, key=lambda g: g["category_slug"]) == sorted(expected, key=lambda g: g["category_slug"])

@@ -11,7 +11,6 @@ from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import Field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mcp_server.tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
@@ -29,6 +28,7 @@ from mcp_server.tools.models import (
     postal_code_or_error,
     text_argument,
 )
+from mirror.catalog import select_public_products
 from mirror.catalog_search import price_to_cents_floor, search_catalog
 from mirror.config import Settings
 from mirror.models import Company, Product
@@ -168,7 +168,7 @@ class SearchResults(ToolOutput):
 
 
 def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> SearchResults:
-    """Keyword search over the published products."""
+    """Keyword search over the public products."""
     slug = ctx.category_or_error(args.category).slug if args.category is not None else None
     max_cents = price_to_cents_floor(args.max_price) if args.max_price is not None else None
     found = search_catalog(ctx.session, ctx.company.plugin_key, args.query, category_slug=slug,
@@ -230,8 +230,7 @@ def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierCompariso
         raise ToolError(f"category: {category.slug!r} is an accessory category without tiers. "
                         f"Tiered categories here: {systems}.")
     products = ctx.session.scalars(
-        select(Product).where(Product.plugin_key == ctx.company.plugin_key, Product.category_slug == category.slug,
-                              Product.published.is_(True))
+        select_public_products(ctx.company.plugin_key).where(Product.category_slug == category.slug)
         .order_by(Product.price_cents, Product.name, Product.sku)
     ).all()
     view = ctx.view

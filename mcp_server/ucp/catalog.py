@@ -167,8 +167,8 @@ def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> 
         return []
     if query:
         hits = search_catalog(ctx.session, key, query, max_price_cents=max_cents, limit=SEARCH_SCAN_LIMIT).hits
-        pairs = [(h.category_slug, h.sku) for h in hits if h.price_cents > 0
-                 and (min_cents is None or h.price_cents >= min_cents) and (slugs is None or h.category_slug in slugs)]
+        pairs = [(h.category_slug, h.sku) for h in hits
+                 if (min_cents is None or h.price_cents >= min_cents) and (slugs is None or h.category_slug in slugs)]
     else:
         order = {c.slug: i for i, c in enumerate(ctx.view.categories)}
         pairs = sorted(ucp.ranked_skus(ctx.session, key, slugs, min_cents=min_cents, max_cents=max_cents),
