@@ -1,4 +1,6 @@
-# Two commands: `make run` (the demo) and `make test` (the whole suite).
+# Two commands: `make run` (the demo) and `make test` (the whole suite, lint
+# first). `make conformance` checks the surfaces against official schema files
+# the repository does not carry (CI has them; see docs/ucp.md, "Tests").
 # Everything else here is a step they depend on; each is idempotent.
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -6,8 +8,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 NODE_BIN := $(CURDIR)/tools/node_modules/.bin
 PYTEST_ARGS ?= -n 2
+# Where `make conformance` finds the official schemas (relative to this directory).
+UCP_SCHEMAS_DIR ?= ../shared/ucp
+MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 
-.PHONY: run test install install-test tools browser services bench-sync bench-serve clean
+.PHONY: run test lint conformance install install-test tools browser services bench-sync bench-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,8 +46,25 @@ services:
 run: install
 	bash scripts/run_demo.sh
 
-test: install-test tools browser services
+# House rules: ruff (lint + format check, pyproject.toml) and the import
+# layers (import-linter contracts, pyproject.toml).
+lint: install-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+
+# tests/conformance/ is left out here (pytest.ini ignores it): it needs files
+# a fresh clone does not have.
+test: lint tools browser services
 	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest $(PYTEST_ARGS)
+
+# Only tests/conformance/: responses checked against the official UCP schemas
+# and the MCP server-card schema. A missing directory fails, naming the variable.
+conformance: install-test services
+	@test -d "$(UCP_SCHEMAS_DIR)" || { echo "UCP_SCHEMAS_DIR=$(UCP_SCHEMAS_DIR) is not a directory (the official UCP schema releases)" >&2; exit 1; }
+	@test -d "$(MCP_SERVER_CARD_SCHEMA_DIR)" || { echo "MCP_SERVER_CARD_SCHEMA_DIR=$(MCP_SERVER_CARD_SCHEMA_DIR) is not a directory (the MCP server-card schema)" >&2; exit 1; }
+	UCP_SCHEMAS_DIR="$(abspath $(UCP_SCHEMAS_DIR))" MCP_SERVER_CARD_SCHEMA_DIR="$(abspath $(MCP_SERVER_CARD_SCHEMA_DIR))" \
+		$(PY) -m pytest $(PYTEST_ARGS) tests/conformance
 
 bench-sync: install-test services
 	$(PY) bench/sync.py

@@ -23,8 +23,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     settings = load_settings(env)
 
     app = Flask(__name__, template_folder="templates", static_folder=None)
-    app.config.update(JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=1024 * 1024)
-    app.json.sort_keys = False
+    app.config.update(MAX_CONTENT_LENGTH=1024 * 1024)
+    app.json.sort_keys = False  # Flask 2.3+ reads this, not the JSON_SORT_KEYS config key
     app.json.ensure_ascii = False
     mirror = Mirror(settings)
     app.extensions["mirror"] = mirror

@@ -27,6 +27,7 @@ from mcp.server.mcpserver import MCPServer  # noqa: E402
 from mcp.types import ToolAnnotations  # noqa: E402
 
 from mirror.catalog_search import price_to_cents_floor, search_catalog  # noqa: E402
+from mirror.channels import channel_open  # noqa: E402
 from mirror.config import load_settings  # noqa: E402
 from mirror.context import Mirror  # noqa: E402
 from mirror.public_view import cents_to_decimal, find_public_company, freshness, iso, last_synced_at  # noqa: E402
@@ -83,7 +84,7 @@ def search_catalog_tool(
         max_cents = price_to_cents_floor(max_price) if max_price is not None else None
         found = search_catalog(session, company.plugin_key, query, category_slug=category, tier=tier,
                                max_price_cents=max_cents, limit=limit)
-    quote_open = (company.channels or {}).get("quote", True) is not False
+    quote_open = channel_open(company, "quote")
     return SearchResults(
         query=query,
         results=[Product(sku=h.sku, name=h.name, brand=h.brand, category=h.category_name,

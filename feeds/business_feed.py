@@ -72,7 +72,7 @@ class _Strict(BaseModel):
 
 
 class FeedAddress(_Strict):
-    """The address object of CONTRACTS.md; the feed only lists complete ones."""
+    """The address object of docs/contracts/surfaces.md; the feed only lists complete ones."""
 
     line1: str = Field(min_length=1)
     line2: str | None

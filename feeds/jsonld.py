@@ -4,7 +4,7 @@
 pages' page-scoped JSON-LD both call it with the same `CompanyView` the
 visible text is rendered from, so structured data and page can never disagree.
 
-Shape (CONTRACTS.md, "JSON-LD"): one business node typed by its trades, then
+Shape (docs/contracts/surfaces.md, "JSON-LD"): one business node typed by its trades, then
 one node per offer group carrying an `AggregateOffer` (and, for tiered
 systems, one `Offer` per published tier). Every node has an absolute `@id`
 under PUBLIC_BASE_URL and every offer names the business as its `seller`.

@@ -50,9 +50,8 @@ def server_card(settings: Settings) -> dict:
         "name": f"{namespace}/{settings.provider_name}",
         "version": SERVER_VERSION,
         "title": f"{settings.provider_name} contractor directory",
-        "description": "Contractors' own published installed prices, service areas and quote links. The provider "
-                       "server finds contractors and opens quote requests; each contractor also has its own catalog "
-                       "server (see _meta). Read-only, no authentication.",
+        # The server-card schema caps this at 100 characters; the company servers are described in _meta.
+        "description": "Contractors' installed prices, service areas and quote links. Read-only, no authentication.",
         "websiteUrl": base,
         "remotes": [{"type": "streamable-http", "url": settings.absolute("/mcp"),
                      "supportedProtocolVersions": list(SUPPORTED_VERSIONS)}],

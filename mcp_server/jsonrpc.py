@@ -1,7 +1,7 @@
 """JSON-RPC 2.0 for MCP: parsing one message, the method table, errors.
 
 Knows nothing of HTTP beyond the status each error is sent with
-(CONTRACTS.md: -32700 and -32600 with 400, -32601 and -32602 with 200; the
+(docs/contracts/surfaces.md: -32700 and -32600 with 400, -32601 and -32602 with 200; the
 2026-07-28 revision sends -32601 with 404 and its envelope errors with 400).
 """
 from __future__ import annotations

@@ -1,8 +1,18 @@
 """HTTP routes of the MCP servers.
 
-- `POST /companies/<key>/mcp`: one contractor's catalog server. The gate
-  (unknown, not public or `mcp` switched off) answers the one JSON 404 before
-  anything else; browsers may call it from any Origin (the WebMCP embed).
+- `POST /companies/<key>/mcp`: one contractor's catalog server, for remote
+  agents. The gate (unknown, not public or `mcp` switched off) answers the
+  one JSON 404 before anything else; browsers may call it from any Origin.
+- `POST /companies/<key>/webmcp/mcp`: the same server (same transport, same
+  tools, same per-company budget) for webmcp.js, the in-browser agent on the
+  contractor's own site. It is gated by the `webmcp` switch alone, so an owner
+  who switches off `mcp` keeps a working embed and the other way round
+  (channels are independent: docs/contracts/upstream.md). Any Origin, like
+  the endpoint above: the embed runs on whatever hosts the contractor's pages
+  (its own domain, a `www.` twin, a site builder's preview), the calls carry
+  no credentials and the answers are public catalog data, so an Origin list
+  would only break real sites. Discovery documents do not list it: it is the
+  embed's, not an endpoint to advertise to remote agents.
 - `POST /mcp`: the install-wide provider server; browsers only from
   ALLOWED_ORIGINS (or this site itself).
 - Other methods answer 405 with `Allow: POST, OPTIONS` without looking the key
@@ -25,13 +35,20 @@ from web.gate import gate
 from web.limits import charge_client
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
+# webmcp.js builds the same path from its own URL (webmcp/embed.js `CALLS`).
+WEBMCP_CALLS = "/companies/<key>/webmcp/mcp"
+
+
+def _company_catalog(key: str, channel: str) -> Response:
+    """One JSON-RPC message to a contractor's catalog server, behind `channel`'s gate."""
+    company = gate(key, channel, mcp=True)
+    return serve(company_server(db(), company, settings(), render_cache().entry(db(), company)))
 
 
 @bp.post("/companies/<key>/mcp", provide_automatic_options=False)
 def company_mcp(key: str) -> Response:
-    """One JSON-RPC message to a contractor's catalog server."""
-    company = gate(key, "mcp", mcp=True)
-    return serve(company_server(db(), company, settings(), render_cache().entry(db(), company)))
+    """One JSON-RPC message to a contractor's catalog server (the `mcp` switch)."""
+    return _company_catalog(key, "mcp")
 
 
 @bp.route("/companies/<key>/mcp", methods=["OPTIONS"])
@@ -42,6 +59,24 @@ def company_mcp_preflight(key: str) -> Response:
 
 @bp.route("/companies/<key>/mcp", methods=_NOT_POST, provide_automatic_options=False)
 def company_mcp_not_post(key: str) -> Response:
+    """No SSE stream and no sessions: POST only."""
+    return method_not_allowed(None)
+
+
+@bp.post(WEBMCP_CALLS, provide_automatic_options=False)
+def company_webmcp(key: str) -> Response:
+    """webmcp.js's tools/call to the same catalog server (the `webmcp` switch alone)."""
+    return _company_catalog(key, "webmcp")
+
+
+@bp.route(WEBMCP_CALLS, methods=["OPTIONS"])
+def company_webmcp_preflight(key: str) -> Response:
+    """CORS preflight from any site: the embed runs on the contractor's pages (the key is not looked up)."""
+    return preflight(None)
+
+
+@bp.route(WEBMCP_CALLS, methods=_NOT_POST, provide_automatic_options=False)
+def company_webmcp_not_post(key: str) -> Response:
     """No SSE stream and no sessions: POST only."""
     return method_not_allowed(None)
 

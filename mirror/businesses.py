@@ -7,6 +7,7 @@ facts the feed record is made of, so a catalog-only change never moves it.
 """
 from __future__ import annotations
 
+from mirror.channels import channel_open
 from mirror.offers import stable_hash
 
 ADDRESS_PARTS = ("line1", "locality", "region", "postal_code", "country")
@@ -29,11 +30,10 @@ def funnel_url(company) -> str | None:
 
 def in_feed(company) -> bool:
     """Whether the company belongs in the business feed."""
-    channels = company.channels or {}
     return bool(
         company.is_public
-        and channels.get("quote", True)
-        and channels.get("feed", True)
+        and channel_open(company, "quote")
+        and channel_open(company, "feed")
         and has_complete_address(company.address)
         and company.website
         and company.phone

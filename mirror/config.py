@@ -1,60 +1,49 @@
-"""Configuration from the environment.
+"""Configuration from the environment: every setting is declared once, here.
 
-Every setting has one name and one default (see ../shared/CONTRACTS.md and the
-README's Configuration section). A bad value is a start-up error that names the
-variable, never a surprise at request time.
+`Settings` below is the one declaration. Each field is one setting: its
+environment variable is the field name in capitals, its annotation is the
+type (with the parser that reads the variable's text), and `setting(...)`
+gives the default and the one-line meaning. `load_settings()` reads the
+environment through it (pydantic-settings), and `markdown_table()` writes the
+configuration table of docs/operations.md from it (`python -m mirror.config
+--write`, run by scripts/build_readme.py), so the docs cannot drift from the
+code. Adding a setting is one field here plus a rebuild of the docs.
+
+A bad value is a start-up error (ConfigError, one line naming the variable
+and what it must look like), never a surprise at request time. A variable
+set to an empty string counts as unset, except a numeric one: an empty
+number is a mistake in an environment file, not a wish for the default.
 """
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass, field
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Annotated, Any
 from urllib.parse import urlsplit
+
+from pydantic import BeforeValidator, Field, ValidationError, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict, SettingsError
+from pydantic_settings.sources.utils import parse_env_vars
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SQLITE_PATH = PROJECT_ROOT / "instance" / "mirror.sqlite3"
+DOC_PAGE = PROJECT_ROOT / "docs" / "operations.md"
+TABLE_START = "<!-- settings-table:start (generated from mirror/config.py by `python -m mirror.config --write`) -->"
+TABLE_END = "<!-- settings-table:end -->"
 
 _RATE_LIMIT_RE = re.compile(r"^\s*\d+\s*(/|\s+per\s+)\s*(\d+\s+)?(second|minute|hour|day)s?\s*$", re.I)
+_STORAGE_SCHEMES = ("memory", "redis", "rediss", "redis+cluster", "redis+sentinel", "memcached")
 
 
 class ConfigError(ValueError):
     """A setting is present but unusable; the message names the variable."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The process's settings, read once from the environment."""
-
-    database_url: str
-    upstream_url: str | None
-    upstream_token: str | None
-    public_base_url: str
-    sync_interval_seconds: int = 900
-    sync_overlap_seconds: int = 60
-    freshness_threshold_seconds: int = 86400
-    scheduler_enabled: bool = False
-    provider_name: str = "contractor_commerce"
-    referrer_stamp: str = "ai_interfaces"
-    allowed_origins: tuple[str, ...] = ()
-    rate_limit_per_company: str = "1000/hour"
-    rate_limit_per_client: str = "600/minute"
-    rate_limit_storage_uri: str = "memory://"
-    company_hosts: dict[str, str] = field(default_factory=dict)
-    ucp_allow_insecure_profiles: bool = False
-    usage_hash_key: str = ""
-    rate_limit_key_prefix: str = "mirror"
-    trusted_proxy_hops: int = 0
-
-    @property
-    def public_host(self) -> str:
-        """The host (with port, if any) of PUBLIC_BASE_URL."""
-        return urlsplit(self.public_base_url).netloc.lower()
-
-    def absolute(self, path: str) -> str:
-        """Make a site path absolute against PUBLIC_BASE_URL."""
-        return self.public_base_url + path
-
+# --- Parsers: the variable's text -> the value. Each raises ValueError with the
+# rest of a sentence that starts with the variable's name.
 
 def normalise_database_url(url: str) -> str:
     """Accept postgresql:// and postgresql+psycopg:// alike (psycopg 3 either way)."""
@@ -66,89 +55,266 @@ def normalise_database_url(url: str) -> str:
     raise ConfigError(f"DATABASE_URL must be a postgresql:// or sqlite:/// URL, got {url[:40]!r}")
 
 
-def _int(env: dict, name: str, default: int, minimum: int = 0) -> int:
-    raw = env.get(name, "")
-    if raw.strip() == "":
-        return default
+def _database_url(raw: str) -> str:
     try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number of seconds, got {raw!r}") from None
-    if value < minimum:
-        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
-    return value
+        url = normalise_database_url(raw.strip())
+    except ConfigError:
+        raise ValueError(f"must be a postgresql:// or sqlite:/// URL, got {raw.strip()[:40]!r}") from None
+    path = url.split("///", 1)[1] if url.startswith("sqlite:///") else ""
+    if path and path != ":memory:" and not Path(path).parent.is_dir():
+        # SQLite would create the file, but a missing folder is a typo far more often than a wish.
+        folder = Path(path).parent
+        raise ValueError(f"names a SQLite file in {str(folder)!r}, which does not exist: "
+                         f"create it (mkdir -p {folder}) or fix the path")
+    return url
 
 
-def _bool(env: dict, name: str, default: bool) -> bool:
-    raw = env.get(name, "").strip().lower()
-    if raw == "":
-        return default
-    if raw in ("1", "true", "yes", "on"):
+def _whole_number(unit: str, minimum: int) -> Callable[[Any], int]:
+    def parse(raw: Any) -> int:
+        if isinstance(raw, int):
+            value = raw
+        elif str(raw).strip() == "":
+            raise ValueError(f"is set but empty: give a whole number of {unit}, or unset it for the default")
+        else:
+            try:
+                value = int(str(raw).strip())
+            except ValueError:
+                raise ValueError(f"must be a whole number of {unit}, got {raw!r}") from None
+        if value < minimum:
+            raise ValueError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
+
+
+def _boolean(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
         return True
-    if raw in ("0", "false", "no", "off"):
+    if text in ("0", "false", "no", "off"):
         return False
-    raise ConfigError(f"{name} must be true or false, got {raw!r}")
+    raise ValueError(f"must be true or false, got {raw!r}")
 
 
-def _http_url(env: dict, name: str, default: str | None) -> str | None:
-    raw = env.get(name, "").strip()
-    if raw == "":
-        return default
-    parts = urlsplit(raw)
+def _http_url(raw: str) -> str:
+    parts = urlsplit(raw.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"{name} must be an absolute http(s) URL, got {raw!r}")
-    return raw.rstrip("/")
+        raise ValueError(f"must be an absolute http(s) URL, got {raw!r}")
+    return raw.strip().rstrip("/")
 
 
-def _rate(env: dict, name: str, default: str) -> str:
-    raw = env.get(name, "").strip()
-    if raw == "":
-        return default
+def _rate(raw: str) -> str:
     if not _RATE_LIMIT_RE.match(raw):
-        raise ConfigError(f"{name} must look like '1000/hour' or '600 per minute', got {raw!r}")
-    return raw
+        raise ValueError(f"must look like '1000/hour' or '600 per minute', got {raw!r}")
+    return raw.strip()
 
 
-def _company_hosts(env: dict) -> dict[str, str]:
-    raw = env.get("COMPANY_HOSTS", "").strip()
+def _storage_uri(raw: str) -> str:
+    scheme = raw.strip().partition("://")[0]
+    if "://" not in raw or scheme not in _STORAGE_SCHEMES:
+        raise ValueError(f"must be memory:// or redis://... (one of {', '.join(s + '://' for s in _STORAGE_SCHEMES)}), "
+                         f"got {raw!r}")
+    return raw.strip()
+
+
+def _origins(raw: Any) -> tuple[str, ...]:
+    if isinstance(raw, (tuple, list)):
+        return tuple(raw)
+    return tuple(o.strip().rstrip("/") for o in str(raw).split(",") if o.strip())
+
+
+def _company_hosts(raw: Any) -> dict[str, str]:
+    if isinstance(raw, dict):
+        return raw
     hosts: dict[str, str] = {}
-    for pair in filter(None, (p.strip() for p in raw.split(","))):
+    for pair in filter(None, (p.strip() for p in str(raw).split(","))):
         host, sep, key = pair.partition("=")
         if not sep or not host.strip() or not key.strip():
-            raise ConfigError(f"COMPANY_HOSTS entries must be host=pluginKey, got {pair!r}")
+            raise ValueError(f"entries must be host=pluginKey, got {pair!r}")
         hosts[host.strip().lower()] = key.strip()
     return hosts
 
 
-def _storage_uri(env: dict) -> str:
-    raw = env.get("RATE_LIMIT_STORAGE_URI", "").strip() or "memory://"
-    if not re.match(r"^(memory|redis|rediss|redis\+cluster|redis\+sentinel|memcached)://", raw):
-        raise ConfigError(f"RATE_LIMIT_STORAGE_URI must be memory:// or redis://..., got {raw!r}")
-    return raw
+# --- Types: one per kind of setting (NoDecode: the text is ours to parse, not JSON).
+DatabaseUrl = Annotated[str, BeforeValidator(_database_url)]
+HttpUrl = Annotated[str, BeforeValidator(_http_url)]
+Seconds = Annotated[int, BeforeValidator(_whole_number("seconds", 0))]
+PositiveSeconds = Annotated[int, BeforeValidator(_whole_number("seconds", 1))]
+Count = Annotated[int, BeforeValidator(_whole_number("proxies", 0))]
+Boolean = Annotated[bool, BeforeValidator(_boolean)]
+RateLimit = Annotated[str, BeforeValidator(_rate)]
+StorageUri = Annotated[str, BeforeValidator(_storage_uri)]
+Origins = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_origins)]
+HostMap = Annotated[dict[str, str], NoDecode, BeforeValidator(_company_hosts)]
 
 
-def load_settings(env: dict | None = None) -> Settings:
-    """Read and validate every setting; raise ConfigError naming the bad variable."""
-    env = dict(os.environ if env is None else env)
-    database_url = env.get("DATABASE_URL", "").strip() or f"sqlite:///{DEFAULT_SQLITE_PATH}"
-    return Settings(
-        database_url=normalise_database_url(database_url),
-        upstream_url=_http_url(env, "UPSTREAM_URL", None),
-        upstream_token=env.get("UPSTREAM_TOKEN") or None,
-        public_base_url=_http_url(env, "PUBLIC_BASE_URL", "http://127.0.0.1:8000"),
-        sync_interval_seconds=_int(env, "SYNC_INTERVAL_SECONDS", 900, minimum=1),
-        sync_overlap_seconds=_int(env, "SYNC_OVERLAP_SECONDS", 60),
-        freshness_threshold_seconds=_int(env, "FRESHNESS_THRESHOLD_SECONDS", 86400, minimum=1),
-        scheduler_enabled=_bool(env, "SCHEDULER_ENABLED", False),
-        provider_name=env.get("PROVIDER_NAME", "").strip() or "contractor_commerce",
-        referrer_stamp=env.get("REFERRER_STAMP", "").strip() or "ai_interfaces",
-        allowed_origins=tuple(o.strip().rstrip("/") for o in env.get("ALLOWED_ORIGINS", "").split(",") if o.strip()),
-        rate_limit_per_company=_rate(env, "RATE_LIMIT_PER_COMPANY", "1000/hour"),
-        rate_limit_per_client=_rate(env, "RATE_LIMIT_PER_CLIENT", "600/minute"),
-        rate_limit_storage_uri=_storage_uri(env),
-        company_hosts=_company_hosts(env),
-        ucp_allow_insecure_profiles=_bool(env, "UCP_ALLOW_INSECURE_PROFILES", False),
-        usage_hash_key=env.get("USAGE_HASH_KEY", ""),
-        rate_limit_key_prefix=env.get("RATE_LIMIT_KEY_PREFIX", "").strip() or "mirror",
-        trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", 0),
-    )
+def setting(default: Any, meaning: str, *, shown: str | None = None) -> Any:
+    """Declare one setting: its default, its one-line meaning, and how the docs show the default."""
+    return Field(default, description=meaning, json_schema_extra={"shown_default": shown} if shown else None)
+
+
+class Settings(BaseSettings):
+    """The process's settings, read once from the environment (one field per variable)."""
+
+    model_config = SettingsConfigDict(
+        frozen=True, case_sensitive=False, env_ignore_empty=False, extra="ignore", str_strip_whitespace=True,
+        validate_default=False)  # defaults are written in their final form; the default folder is created on first use
+
+    database_url: DatabaseUrl = setting(
+        f"sqlite:///{DEFAULT_SQLITE_PATH}",
+        "`postgresql://…` or `postgresql+psycopg://…` (psycopg 3 either way), or `sqlite:///…` "
+        "(its folder must exist)", shown="`sqlite:///instance/mirror.sqlite3`")
+    upstream_url: HttpUrl | None = setting(None, "base URL of the platform API (required to sync)")
+    upstream_token: str | None = setting(None, "bearer token for the platform API (required to sync)")
+    public_base_url: HttpUrl = setting(
+        "http://127.0.0.1:8000", "makes every URL in a payload absolute; its host is the one MCP accepts")
+    sync_interval_seconds: PositiveSeconds = setting(900, "scheduler interval")
+    sync_overlap_seconds: Seconds = setting(60, "watermark safety overlap")
+    freshness_threshold_seconds: PositiveSeconds = setting(
+        86400, "a last success older than this is `stale`, and `/readyz` answers 503")
+    scheduler_enabled: Boolean = setting(
+        False, "run the scheduler inside each web process; prefer the separate `flask --app wsgi scheduler` process")
+    provider_name: str = setting("contractor_commerce", "the feed's `service_providers[].provider`")
+    referrer_stamp: str = setting("ai_interfaces", "value stamped on `ref`/`referrer`/`utm_source` of published URLs")
+    allowed_origins: Origins = setting((), "browser origins the provider MCP server accepts (comma-separated)")
+    company_hosts: HostMap = setting(
+        {}, "`host=pluginKey,…`: custom domains whose root serves that company's `/.well-known/ucp` and `/ucp/mcp`")
+    rate_limit_per_company: RateLimit = setting(
+        "1000/hour", "every keyed request for one company, all surfaces together")
+    rate_limit_per_client: RateLimit = setting(
+        "600/minute", "per client address: the provider server `POST /mcp` and the feed `/v1/businesses` together")
+    rate_limit_storage_uri: StorageUri = setting(
+        "memory://", "where the counts live; `redis://host:6379/0` shares them across workers and hosts")
+    rate_limit_key_prefix: str = setting("mirror", "namespace of the counters, so several installs can share one Redis")
+    trusted_proxy_hops: Count = setting(
+        0, "proxies in front of the app whose `X-Forwarded-For`/`-Proto` to believe (1 behind one load balancer). "
+           "0 ignores those headers, so a client cannot spoof its way past its limit")
+    usage_hash_key: str = setting(
+        "", "HMAC key of the hashed agent id in the invocation log (see below)", shown="random per process")
+    ucp_allow_insecure_profiles: Boolean = setting(
+        False, "allow `http://` loopback UCP agent profiles (tests, local development only; never in production)")
+    prometheus_multiproc_dir: str | None = setting(
+        None, "where gunicorn workers share their metrics (see below); gunicorn.conf.py sets it",
+        shown="fresh temp dir per gunicorn start")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_means_unset(cls, values: Any) -> Any:
+        """An empty variable takes the default, except a number (its parser refuses it)."""
+        if not isinstance(values, dict):
+            return values
+        return {name: value for name, value in values.items()
+                if not (isinstance(value, str) and value.strip() == "" and not _is_number(cls.model_fields.get(name)))}
+
+    @property
+    def public_host(self) -> str:
+        """The host (with port, if any) of PUBLIC_BASE_URL."""
+        return urlsplit(self.public_base_url).netloc.lower()
+
+    def absolute(self, path: str) -> str:
+        """Make a site path absolute against PUBLIC_BASE_URL."""
+        return self.public_base_url + path
+
+
+def _is_number(field: FieldInfo | None) -> bool:
+    return field is not None and field.annotation is int
+
+
+def env_name(field_name: str) -> str:
+    """The environment variable of a Settings field."""
+    return field_name.upper()
+
+
+class _MappingSource(EnvSettingsSource):
+    """pydantic-settings' environment source, over a given mapping instead of os.environ.
+
+    load_settings() takes the environment as an argument (tests and
+    create_app's overrides pass a dict), and nothing else is read: no
+    .env file, no secrets directory.
+    """
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read and validate every setting from `env` (default: os.environ); raise ConfigError naming the bad variable."""
+    import os
+
+    return read_settings(Settings, os.environ if env is None else env)
+
+
+def read_settings(declaration: type[Settings], env: Mapping[str, str]) -> Settings:
+    """Read `declaration` (Settings, or a subclass) from the mapping `env`; ConfigError on a bad value."""
+    environ = dict(env)
+    try:
+        return declaration(_build_sources=((_MappingSource(declaration, environ),), {}))
+    except ValidationError as error:
+        raise ConfigError(_one_line(error.errors()[0], environ)) from None
+    except SettingsError as error:  # a value pydantic-settings itself could not decode
+        raise ConfigError(str(error).splitlines()[0]) from None
+
+
+def _one_line(error: Mapping[str, Any], environ: Mapping[str, str]) -> str:
+    """'NAME must …, got …' from pydantic's first error."""
+    name = env_name(str(error["loc"][0])) if error["loc"] else "configuration"
+    if error["type"] == "value_error":
+        return f"{name} {error['ctx']['error']}"
+    return f"{name}: {error['msg']}, got {environ.get(name, error.get('input'))!r}"
+
+
+# --- The docs table, from the same declaration.
+
+def _shown_default(field: FieldInfo) -> str:
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    default = field.default
+    if extra.get("shown_default"):
+        return str(extra["shown_default"])
+    if default is None:
+        return "—"
+    if isinstance(default, bool):
+        return "true" if default else "false"
+    if isinstance(default, int):
+        return str(default)
+    if default in ("", (), {}):
+        return "empty"
+    return f"`{default}`"
+
+
+def markdown_table(declaration: type[Settings] | None = None) -> str:
+    """The configuration table (Markdown), one row per setting, in declaration order."""
+    rows = ["| variable | default | meaning |", "| --- | --- | --- |"]
+    for name, field in (declaration or Settings).model_fields.items():
+        rows.append(f"| `{env_name(name)}` | {_shown_default(field)} | {field.description} |")
+    return "\n".join(rows) + "\n"
+
+
+def with_table(text: str, declaration: type[Settings] | None = None) -> str:
+    """`text` with the part between the settings-table markers replaced by markdown_table()."""
+    start, end = text.find(TABLE_START), text.find(TABLE_END)
+    if start < 0 or end < start:
+        raise ValueError(f"the settings-table markers are missing from {DOC_PAGE.name}")
+    return text[:start] + TABLE_START + "\n" + markdown_table(declaration) + text[end:]
+
+
+def write_doc_table(page: Path = DOC_PAGE) -> bool:
+    """Rewrite the table in the docs page; True when it changed."""
+    old = page.read_text()
+    new = with_table(old)
+    if new != old:
+        page.write_text(new)
+    return new != old
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--markdown"]:
+        sys.stdout.write(markdown_table())
+    elif sys.argv[1:] == ["--write"]:
+        print(f"{DOC_PAGE.relative_to(PROJECT_ROOT)}: {'table updated' if write_doc_table() else 'table up to date'}")
+    else:
+        raise SystemExit("usage: python -m mirror.config --markdown | --write")

@@ -1,7 +1,7 @@
 """Database engine, sessions and the declarative base.
 
-The schema itself is owned by Alembic (migrations/); `create_all` is used only
-by tests that want a scratch database without running migrations.
+The schema itself is owned by Alembic (migrations/): every database, the
+tests' included, is built by running the migrations; nothing calls `create_all`.
 """
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
 """The one public view of a company, built from the mirror.
 
-Every surface renders this: pricing.json is `CompanyView.pricing_document()`,
-and the JSON-LD, hosted pages, feed and MCP tools read the same objects, so
-two surfaces never compute the same number twice. Only public facts exist
+pricing.json is `CompanyView.pricing_document()`, and the JSON-LD, hosted
+pages, MCP and UCP tools read the same objects, so two surfaces never compute
+the same number twice. The business feed lists no prices: it builds its
+records from the company rows, with this module's `AddressView` and
+`company_urls`. Only public facts exist
 here; nothing in this module knows about HTTP.
 """
 from __future__ import annotations
@@ -17,6 +19,7 @@ from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from mirror import channels
 from mirror import state as st
 from mirror.businesses import funnel_url
 from mirror.config import Settings
@@ -60,7 +63,7 @@ class _View(BaseModel):
 
 
 class AddressView(_View):
-    """The address object every surface uses (CONTRACTS.md)."""
+    """The address object every surface uses (docs/contracts/surfaces.md)."""
 
     line1: str | None
     line2: str | None
@@ -220,7 +223,7 @@ def channel_open(company: Company | None, channel: str | None) -> bool:
     """Public, and the surface's switch on (a missing switch means on)."""
     if company is None or not company.is_public:
         return False
-    return channel is None or (company.channels or {}).get(channel, True) is not False
+    return channel is None or channels.channel_open(company, channel)
 
 
 def find_public_company(session: Session, plugin_key: str, channel: str | None) -> Company | None:
@@ -349,7 +352,7 @@ def build_company_view(session: Session, company: Company, settings: Settings, n
     categories = sorted((_category_view(g) for g in groups), key=lambda c: (c.kind != "system", c.name.lower(), c.slug))
     synced = last_synced_at(session, company)
     urls = company_urls(settings, company.plugin_key)
-    quote_open = (company.channels or {}).get("quote", True) is not False
+    quote_open = channels.channel_open(company, "quote")
     funnel = funnel_url(company)
     return CompanyView(
         business=_business_view(company),

@@ -5,7 +5,7 @@ group, watermark and clock it writes becomes visible at its commit, or not at
 all. Pages are streamed and applied as they arrive, so memory stays flat
 however large the catalog is; an incremental run touches only what changed.
 
-Walk order (UPSTREAM.md):
+Walk order (docs/contracts/upstream.md):
 1. `/v1/companies` since the companies watermark (everything on a full run).
 2. Incremental runs: each company new to the mirror gets its whole catalog
    from `/v1/companies/{key}/products`, then `/v1/products` is read since the

@@ -1,4 +1,4 @@
-"""HTTP client for the upstream catalog API (../shared/UPSTREAM.md).
+"""HTTP client for the upstream catalog API (docs/contracts/upstream.md).
 
 One pooled `requests.Session`; each list is walked page by page. Transient
 failures are retried with backoff a bounded number of times, 429s wait as told,

@@ -3,12 +3,19 @@
 Each feature's section lives beside its peers in docs/; this script joins them
 in reading order, demoting headings so every section sits under the README's
 single title. Run it after editing a section: `.venv/bin/python scripts/build_readme.py`.
+It first regenerates the configuration table in docs/operations.md from the
+settings declaration (mirror/config.py), so a new setting reaches both.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script: the project's own packages
+
+from mirror.config import write_doc_table  # noqa: E402
+
 ORDER = ["intro", "core", "web-surfaces", "business-feed", "mcp", "webmcp", "ucp", "operations", "performance"]
 
 
@@ -50,5 +57,7 @@ def build() -> str:
 
 
 if __name__ == "__main__":
+    if write_doc_table():
+        print("docs/operations.md: configuration table regenerated")
     (ROOT / "README.md").write_text(build())
     print("README.md written")

@@ -1,4 +1,4 @@
-"""The business feed, `GET /v1/businesses` (issue 3, endpoint 5; CONTRACTS.md "Business feed").
+"""The business feed, `GET /v1/businesses` (issue 3, endpoint 5; docs/contracts/surfaces.md "Business feed").
 
 Every test drives the real demo upstream over HTTP, runs the real sync and
 reads the feed through the app, on SQLite and (with TEST_DATABASE_URL) Postgres.

@@ -1,4 +1,4 @@
-"""The demo upstream honours UPSTREAM.md over real HTTP, and its faults fire as asked."""
+"""The demo upstream honours docs/contracts/upstream.md over real HTTP, and its faults fire as asked."""
 
 from __future__ import annotations
 

@@ -26,6 +26,7 @@ UNGATED = {
     ("/companies/<key>/mcp", "OPTIONS"), ("/companies/<key>/mcp", "GET"), ("/companies/<key>/mcp", "DELETE"),
     ("/companies/<key>/mcp", "PUT"), ("/companies/<key>/mcp", "PATCH"),
     *((("/companies/<key>/ucp/mcp", method) for method in ("OPTIONS", "GET", "DELETE", "PUT", "PATCH"))),
+    *((("/companies/<key>/webmcp/mcp", method) for method in ("OPTIONS", "GET", "DELETE", "PUT", "PATCH"))),
 }
 
 
@@ -60,6 +61,54 @@ def test_closed_keys_answer_exactly_what_an_unknown_key_answers(surface, upstrea
     for name, key in closed.items():
         assert response_signature(surface.call(client, key)) == unknown, name
     assert surface.call(client, public).status_code == 200
+
+
+def test_the_one_channel_rule():
+    """mirror.channels.channel_open: a missing switch is on, only an explicit false closes."""
+    from types import SimpleNamespace
+
+    from mirror.channels import channel_open
+
+    assert channel_open(SimpleNamespace(channels={}), "mcp") is True
+    assert channel_open(SimpleNamespace(channels=None), "webmcp") is True
+    assert channel_open(SimpleNamespace(channels={"mcp": True, "webmcp": False}), "mcp") is True
+    assert channel_open(SimpleNamespace(channels={"mcp": True, "webmcp": False}), "webmcp") is False
+    assert channel_open(None, "mcp") is False
+    with pytest.raises(ValueError, match="unknown channel"):
+        channel_open(SimpleNamespace(channels={}), "mpc")  # a typo must not read as "on"
+
+
+def test_each_surface_follows_its_own_switch_and_no_other(upstream, mirror, client):
+    """Channels are independent: one company per switch, with only that switch off.
+
+    Each keyed surface answers 404 exactly for the companies whose switch is
+    one of its own, and serves the others (so, e.g., `mcp` off leaves the
+    webmcp.js call endpoint open and `webmcp` off leaves the MCP endpoint open).
+    """
+    off = {}
+    for switch in ALL_CHANNELS:
+        off[switch] = add_company(upstream)
+        set_settings(upstream, off[switch], channels={**ALL_CHANNELS, switch: False})
+    sync(mirror)
+    for surface in KEYED_SURFACES:
+        for switch, key in off.items():
+            status = surface.call(client, key).status_code
+            if switch in surface.channels:
+                assert status == 404, (surface.name, f"{switch} off")
+            else:
+                assert status in (200, 302), (surface.name, f"{switch} off", status)
+
+
+def test_every_json_surface_answers_one_and_the_same_404(upstream, mirror, client):
+    """The webmcp.js call endpoint's 404 is the MCP endpoint's, pricing.json's and every JSON surface's."""
+    closed = closed_companies(upstream, ("webmcp", "mcp", "pricing"))
+    sync(mirror)
+    json_surfaces = [s for s in KEYED_SURFACES if not s.html]
+    signatures = {(s.name, name): response_signature(s.call(client, key))
+                  for s in json_surfaces for name, key in {"unknown": UNKNOWN_KEY, **closed}.items()
+                  if name == "unknown" or name.split(" ")[0] in s.channels or name in ("churned", "not live")}
+    assert len(set(signatures.values())) == 1, sorted(signatures)
+    assert next(iter(signatures.values()))[0] == 404
 
 
 @contextmanager

@@ -275,5 +275,5 @@ def test_calls_from_webmcp_js_are_logged_as_webmcp(site, lines, tmp_path):
     finally:
         server.shutdown()
     assert run.returncode == 0 and run.stdout.strip() == '"ok"', run.stderr
-    calls = [e for e in lines.entries if e["endpoint"] == "/companies/<key>/mcp"]
+    calls = [e for e in lines.entries if e["endpoint"] == "/companies/<key>/webmcp/mcp"]  # the embed's own endpoint
     assert [(e["protocol"], e["tool"], e["outcome"]) for e in calls] == [("webmcp", "get_business_info", "ok")]

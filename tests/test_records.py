@@ -1,4 +1,4 @@
-"""Normalisation and validation at the upstream boundary (UPSTREAM.md, CONTRACTS.md)."""
+"""Normalisation and validation at the upstream boundary (docs/contracts/upstream.md, docs/contracts/surfaces.md)."""
 from __future__ import annotations
 
 import pytest

@@ -1,7 +1,8 @@
 """The UCP surfaces over real HTTP, on SQLite and Postgres: the gate, the business profile, COMPANY_HOSTS,
 generic MCP clients, and search_catalog's mapping of the mirror (offer group -> Product, product -> Variant).
 
-Every structuredContent is validated against the official 2026-04-08 schemas (tests/ucp_helpers.py).
+Every structuredContent is validated against the tool's own outputSchema (tests/ucp_helpers.py); the
+profiles and responses against the official 2026-04-08 schemas in tests/conformance/ (`make conformance`).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from tests.mcp_helpers import (
     post,
     rpc,
 )
-from tests.ucp_helpers import BUSINESS_PROFILE, MANY, PROFILE, UCP_HEADERS, assert_official, ucp_live
+from tests.ucp_helpers import MANY, UCP_HEADERS, ucp_live
 
 PRIVATE = ("PRIVATE-DEALER-NOTE", "internal_id", "owner", "dealer_notes", "FURN-SECRET", "Unpublished Prototype")
 
@@ -72,8 +73,6 @@ def test_business_profile_is_valid_cacheable_and_names_the_absolute_endpoint(ucp
     assert response.headers["Cache-Control"] == "public, max-age=300"
     assert response.headers["Content-Type"] == "application/json"
     profile = response.json()
-    assert_official(profile, BUSINESS_PROFILE, "the business profile")
-    assert_official(profile, PROFILE, "the business profile (discovery/profile.json)")
     ucp_field = profile["ucp"]
     assert ucp_field["version"] == "2026-04-08" and ucp_field["payment_handlers"] == {}
     assert ucp_field["services"] == {"dev.ucp.shopping": [{
@@ -103,7 +102,6 @@ def test_company_hosts_serve_profile_and_endpoint_at_the_root(ucp):
         assert response.status_code == 200, host
         assert response.headers["Cache-Control"] == "public, max-age=300" and response.headers["ETag"]
         profile = response.json()
-        assert_official(profile, BUSINESS_PROFILE, "the custom-host profile")
         assert profile["ucp"]["services"]["dev.ucp.shopping"][0]["endpoint"] == f"http://{host.lower()}/ucp/mcp"
     call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "search_catalog", "arguments": {
         "meta": {"ucp-agent": {"profile": ucp.agent}}, "catalog": {"query": "furnace"}}}}

@@ -1,5 +1,6 @@
 """webmcp.js over real HTTP: caching and CORS, the embedded definitions against the
-MCP server's tools/list, the per-key switch and the demo page.
+MCP server's tools/list, the per-key switch, the embed's own call endpoint
+(gated by `webmcp` alone, independent of `mcp`) and the demo page.
 
 The browser side (registration, tool calls, a quiet console) is in
 test_webmcp_browser.py.
@@ -15,7 +16,7 @@ import requests
 
 from mcp_server.tools import webmcp_tool_definitions
 from tests.mcp_helpers import (
-    BACKENDS, HOSTILE_NAME, MCP_OFF, NOT_LIVE, TUDI, TUDI_ADDRESS, live_mcp, module_database, rpc,
+    BACKENDS, HOSTILE_NAME, MCP_OFF, NOT_LIVE, TUDI, TUDI_ADDRESS, call_tool, live_mcp, module_database, rpc,
 )
 from tests.surface_helpers import node_env
 from web.responses import strong_etag
@@ -24,6 +25,7 @@ from webmcp.routes import SCRIPT_CACHE, embed_body, render_embed
 WEBMCP_OFF = "webmcp-off-test"
 HOSTILE = "webmcp-hostile-test"
 TOGGLE = "webmcp-toggle-test"
+BOTH_OFF = "webmcp-and-mcp-off-test"
 UNKNOWN = "no-such-company"
 WEBMCP_HINTS = {"readOnlyHint": True, "consequentialHint": False, "untrustedContentHint": True}
 TOOLS_LINE = re.compile(r"^const TOOLS = (.*);$", re.M)
@@ -35,6 +37,7 @@ def seed_webmcp_companies(catalog) -> None:
         (WEBMCP_OFF, "WebMCP Off Heating", {"webmcp": False}),
         (HOSTILE, HOSTILE_NAME, {}),
         (TOGGLE, "Toggle Plumbing", {}),
+        (BOTH_OFF, "Both Off Electric", {"webmcp": False, "mcp": False}),
     ):
         catalog.add_company(
             products=4, plugin_key=key, name=name, trades=["hvac"], status="active", storefront_live=True,
@@ -67,6 +70,11 @@ def live(request, tmp_path_factory):
         result = server.mirror.sync()
         assert result.status == "success", result.error
         yield server
+
+
+def calls_url(live, key: str = TUDI) -> str:
+    """The endpoint webmcp.js sends its tools/call to."""
+    return f"{live.url}/companies/{key}/webmcp/mcp"
 
 
 def get(live, path: str, **headers) -> requests.Response:
@@ -186,8 +194,14 @@ def test_switch_is_one_identical_answer_for_every_closed_key(live):
     """Never a 404 (a console error on the contractor's page); the same bytes for every closed case."""
     unknown = get(live, f"/companies/{UNKNOWN}/webmcp.json")
     assert unknown.status_code == 200 and unknown.json() == {"enabled": False}
-    for key in (WEBMCP_OFF, MCP_OFF, NOT_LIVE, "x" * 200, "%00"):
+    for key in (WEBMCP_OFF, BOTH_OFF, NOT_LIVE, "x" * 200, "%00"):
         assert response_signature(get(live, f"/companies/{key}/webmcp.json")) == response_signature(unknown), key
+
+
+def test_switch_follows_webmcp_alone(live):
+    """`mcp` off (remote agents) leaves the embed on: its tools call their own endpoint."""
+    assert get(live, f"/companies/{MCP_OFF}/webmcp.json").json() == {"enabled": True}
+    assert get(live, f"/companies/{WEBMCP_OFF}/webmcp.json").json() == {"enabled": False}
 
 
 # --- /companies/<key>/webmcp-demo ------------------------------------------------
@@ -232,27 +246,91 @@ def test_demo_page_404_is_the_uniform_one(live):
     unknown = get(live, f"/companies/{UNKNOWN}/webmcp-demo")
     assert unknown.status_code == 404
     assert unknown.headers["Content-Type"] == "text/html; charset=utf-8"
-    for key in (WEBMCP_OFF, MCP_OFF, NOT_LIVE):
+    for key in (WEBMCP_OFF, NOT_LIVE):
         assert response_signature(get(live, f"/companies/{key}/webmcp-demo")) == response_signature(unknown), key
     assert unknown.content == get(live, f"/companies/{UNKNOWN}/pricing").content, "the site's one HTML 404"
+    assert get(live, f"/companies/{MCP_OFF}/webmcp-demo").status_code == 200, "the demo follows webmcp alone"
 
 
 def test_webmcp_switch_closes_the_embed_but_not_mcp(live):
-    """Off: webmcp.js is told not to register and the demo is gone; the MCP server stays up."""
+    """Off: webmcp.js is told not to register, its calls and the demo are gone; the MCP server stays up."""
     set_channels(live, TOGGLE, webmcp=False)
     try:
         assert get(live, f"/companies/{TOGGLE}/webmcp.json").json() == {"enabled": False}
         assert get(live, f"/companies/{TOGGLE}/webmcp-demo").status_code == 404
+        assert rpc(calls_url(live, TOGGLE), "tools/list").status_code == 404
         assert rpc(live.company_url(TOGGLE), "tools/list").status_code == 200
     finally:
         set_channels(live, TOGGLE, webmcp=True)
     assert get(live, f"/companies/{TOGGLE}/webmcp.json").json() == {"enabled": True}
     assert get(live, f"/companies/{TOGGLE}/webmcp-demo").status_code == 200
+    assert rpc(calls_url(live, TOGGLE), "tools/list").status_code == 200
 
 
-def test_cors_preflight_for_the_tool_calls(live):
-    """What a browser asks before webmcp.js POSTs a tools/call from another site."""
-    response = requests.options(live.company_url(TUDI), headers={
+def test_mcp_switch_closes_the_mcp_server_but_not_the_embed(live):
+    """Off: remote agents get the 404 on /mcp; webmcp.js still registers, and its calls answer."""
+    set_channels(live, TOGGLE, mcp=False)
+    try:
+        assert rpc(live.company_url(TOGGLE), "tools/list").status_code == 404
+        assert get(live, f"/companies/{TOGGLE}/webmcp.json").json() == {"enabled": True}
+        assert get(live, f"/companies/{TOGGLE}/webmcp-demo").status_code == 200
+        info = call_tool(calls_url(live, TOGGLE), "get_business_info")["structuredContent"]
+    finally:
+        set_channels(live, TOGGLE, mcp=True)
+    assert info["name"] == "Toggle Plumbing"
+    assert rpc(live.company_url(TOGGLE), "tools/list").status_code == 200
+
+
+# --- POST /companies/<key>/webmcp/mcp (the embed's call endpoint) ---------------------
+
+def test_calls_endpoint_is_the_catalog_server(live):
+    """Same transport and tool code as /companies/<key>/mcp: the same tools and the same answers."""
+    listed = rpc(calls_url(live), "tools/list").json()["result"]["tools"]
+    assert listed == rpc(live.company_url(), "tools/list").json()["result"]["tools"]
+    for name, arguments in (("check_service_area", {"postal_code": "63376"}), ("get_business_info", {})):
+        assert call_tool(calls_url(live), name, arguments) == call_tool(live.company_url(), name, arguments), name
+    assert rpc(calls_url(live), "tools/call", {"name": "no_such_tool", "arguments": {}}).json()["error"]["code"] == (
+        -32602)
+
+
+def test_calls_endpoint_follows_webmcp_alone(live):
+    assert call_tool(calls_url(live, MCP_OFF), "get_business_info")["structuredContent"]["name"]
+    assert rpc(live.company_url(MCP_OFF), "tools/list").status_code == 404
+    assert rpc(calls_url(live, WEBMCP_OFF), "tools/list").status_code == 404
+    assert rpc(live.company_url(WEBMCP_OFF), "tools/list").status_code == 200
+
+
+def test_calls_endpoint_404_is_every_json_surfaces_404(live):
+    """Closed, unknown and not public: the HTTP 404 of every JSON surface, byte for byte (not a JSON-RPC error)."""
+    unknown = rpc(calls_url(live, UNKNOWN), "tools/list")
+    assert unknown.status_code == 404 and "jsonrpc" not in unknown.json()
+    assert unknown.headers["Access-Control-Allow-Origin"] == "*", "the embed must be able to read the 404"
+    for key in (WEBMCP_OFF, BOTH_OFF, NOT_LIVE, "x" * 200):
+        assert response_signature(rpc(calls_url(live, key), "tools/list")) == response_signature(unknown), key
+    assert response_signature(rpc(live.company_url(UNKNOWN), "tools/list")) == response_signature(unknown)
+    assert response_signature(get(live, f"/companies/{UNKNOWN}/pricing.json")) == response_signature(unknown)
+
+
+def test_calls_endpoint_answers_any_origin_without_credentials(live):
+    """The embed runs on the contractor's own pages, wherever they are hosted."""
+    for origin in ("https://contractor.example", "http://localhost:1234", "https://www.other.example"):
+        response = rpc(calls_url(live), "tools/list", headers={"Origin": origin})
+        assert response.status_code == 200, origin
+        assert response.headers["Access-Control-Allow-Origin"] == "*"
+        assert "Access-Control-Allow-Credentials" not in response.headers
+
+
+def test_calls_endpoint_is_post_only(live):
+    for method in ("GET", "DELETE", "PUT", "PATCH"):
+        response = requests.request(method, calls_url(live), timeout=30)
+        assert response.status_code == 405, method
+        assert response.headers["Allow"] == "POST, OPTIONS"
+
+
+@pytest.mark.parametrize("key", [TUDI, UNKNOWN])
+def test_cors_preflight_for_the_tool_calls(live, key):
+    """What a browser asks before webmcp.js POSTs a tools/call from another site (the key is not looked up)."""
+    response = requests.options(calls_url(live, key), headers={
         "Origin": "http://localhost:1234", "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "content-type, mcp-protocol-version",
     }, timeout=30)

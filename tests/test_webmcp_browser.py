@@ -21,7 +21,7 @@ import pytest
 
 from mcp_server.tools import webmcp_tool_definitions
 from tests.mcp_helpers import MCP_OFF, TUDI, call_tool, live_mcp, module_database, rpc
-from tests.test_webmcp import TOGGLE, UNKNOWN, WEBMCP_OFF, seed_webmcp_companies, set_channels
+from tests.test_webmcp import BOTH_OFF, TOGGLE, UNKNOWN, WEBMCP_OFF, seed_webmcp_companies, set_channels
 
 pytestmark = pytest.mark.browser
 
@@ -219,7 +219,7 @@ def test_tool_calls_answer_like_the_mcp_endpoint(live, site, browsers, mode):
     assert "radius" in error_text
 
 
-@pytest.mark.parametrize("key", [UNKNOWN, WEBMCP_OFF, MCP_OFF])
+@pytest.mark.parametrize("key", [UNKNOWN, WEBMCP_OFF, BOTH_OFF], ids=["unknown", "mcp on, webmcp off", "both off"])
 def test_closed_keys_register_nothing_quietly(live, site, browsers, mode, key):
     url = site.page(f"/closed-{mode}-{key}", tag(live, key), polyfill=mode == "polyfill")
     with visit(browsers(mode), url) as seen:
@@ -228,6 +228,23 @@ def test_closed_keys_register_nothing_quietly(live, site, browsers, mode, key):
         assert_quiet(seen)
     assert f"{live.url}/companies/{key}/webmcp.json" in seen.requests
     assert not any(u.endswith("/mcp") for u in seen.requests), "no tool call was needed to find out"
+
+
+def test_mcp_off_keeps_the_embed_working(live, site, browsers, mode):
+    """`mcp` off, `webmcp` on: every tool registers and answers, through the embed's own endpoint."""
+    url = site.page(f"/mcp-off-{mode}", tag(live, MCP_OFF), polyfill=mode == "polyfill")
+    with visit(browsers(mode), url) as seen:
+        assert ready(seen, live) == TOOL_NAMES
+        assert sorted(t["name"] for t in seen.page.evaluate(LIST_TOOLS)) == sorted(TOOL_NAMES)
+        info = execute(seen, mode, "get_business_info", {})
+        coverage = execute(seen, mode, "check_service_area", {"postal_code": "63376"})
+        assert_quiet(seen)
+    calls_url = f"{live.url}/companies/{MCP_OFF}/webmcp/mcp"
+    assert info == call_tool(calls_url, "get_business_info", {})["structuredContent"]
+    assert info["name"] and coverage["postal_code"] == "63376"
+    assert rpc(live.company_url(MCP_OFF), "tools/list").status_code == 404, "remote agents stay shut out"
+    assert seen.requests.count(calls_url) == 2
+    assert not any(u == live.company_url(MCP_OFF) for u in seen.requests), "never the remote-agent endpoint"
 
 
 def test_the_tag_twice_registers_once(live, site, browsers, mode):
@@ -300,13 +317,29 @@ def test_withdrawn_catalog_unregisters_on_the_first_404(live, site, browsers, mo
     url = site.page(f"/withdrawn-{mode}", tag(live, TOGGLE), polyfill=mode == "polyfill")
     with visit(browsers(mode), url) as seen:
         assert ready(seen, live) == TOOL_NAMES
-        set_channels(live, TOGGLE, mcp=False)
+        set_channels(live, TOGGLE, webmcp=False)
         try:
             failure = seen.page.evaluate(f"async () => {{ try {{ await ({EXECUTE})(['get_business_info', {{}}, "
                                          f"{json.dumps(mode == 'polyfill')}]); return null; }} "
                                          "catch (e) { return e.name; } }")
             remaining = seen.page.evaluate(LIST_TOOLS)
         finally:
-            set_channels(live, TOGGLE, mcp=True)
+            set_channels(live, TOGGLE, webmcp=True)
     assert failure is not None, "the call must fail"
     assert remaining == []
+
+
+def test_mcp_switched_off_after_load_leaves_the_tools_working(live, site, browsers, mode):
+    """The other switch: `mcp` off while the page is open changes nothing for the embed."""
+    url = site.page(f"/mcp-later-{mode}", tag(live, TOGGLE), polyfill=mode == "polyfill")
+    with visit(browsers(mode), url) as seen:
+        assert ready(seen, live) == TOOL_NAMES
+        set_channels(live, TOGGLE, mcp=False)
+        try:
+            answer = execute(seen, mode, "get_business_info", {})
+            remaining = seen.page.evaluate(LIST_TOOLS)
+            assert_quiet(seen)
+        finally:
+            set_channels(live, TOGGLE, mcp=True)
+    assert answer["name"] == "Toggle Plumbing"
+    assert sorted(t["name"] for t in remaining) == sorted(TOOL_NAMES)

@@ -1,7 +1,9 @@
 """The gate chain every keyed public request passes, in this order:
 
 1. resolve the key (one primary-key lookup);
-2. public status and the surface's channel switch: unknown, churned, not
+2. public status and the surface's channel switch (mirror/channels.py, the
+   one channel rule; each surface names the one switch that closes it, per
+   the switch table of docs/contracts/upstream.md): unknown, churned, not
    live and switched off all answer the ONE 404 of their surface (identical
    status, headers and body; HTML pages the HTML one), before any other work,
    so probing keys learns nothing from status, body or timing: each case costs
@@ -21,8 +23,9 @@ from dataclasses import dataclass
 
 from flask import abort, g
 
+from mirror.channels import channel_open
 from mirror.models import Company
-from mirror.public_view import channel_open, find_public_company
+from mirror.public_view import find_public_company
 from web.db import db
 from web.limits import RateLimited, rate_limits
 from web.responses import not_found_html, not_found_json
@@ -37,15 +40,15 @@ class GateResult:
     outcome: str  # "served", "not_found" or "rate_limited"
 
 
-def gate(key: str, channel: str, *also: str, html: bool = False, mcp: bool = False) -> Company:
-    """The public company for `key` with `channel` (and every channel in `also`) open, or abort.
+def gate(key: str, channel: str, *, html: bool = False, mcp: bool = False) -> Company:
+    """The public company for `key` with its `channel` switch on, or abort.
 
     Aborts with the surface's 404 or the 429. `html` picks the HTML 404
     (hosted pages); `mcp` the JSON-RPC-shaped 429 (MCP endpoints; their 404 is
     the JSON one, at the HTTP level).
     """
-    company = find_public_company(db(), key, channel)
-    if company is not None and not all(channel_open(company, other) for other in also):
+    company = find_public_company(db(), key, None)  # public (or None), whatever its switches
+    if not channel_open(company, channel):  # channels are independent: this surface's switch alone
         company = None
     if company is None:
         g.gate = GateResult(channel, None, "not_found")

@@ -13,7 +13,6 @@
 """
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
 
 from flask import Blueprint, Response, current_app
@@ -86,7 +85,7 @@ def scrape_registry() -> CollectorRegistry:
     registry is wrapped rather than changed, and concurrent scrapes share nothing.
     """
     registry = CollectorRegistry()
-    multiproc_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    multiproc_dir = settings().prometheus_multiproc_dir
     if multiproc_dir:
         from prometheus_client import multiprocess
 

@@ -1,6 +1,6 @@
 """Rate limits, counted by Flask-Limiter, applied by the gate (web/gate.py).
 
-Two budgets (CONTRACTS.md names and defaults):
+Two budgets (names and defaults: docs/contracts/surfaces.md):
 
 - per company, RATE_LIMIT_PER_COMPANY (1000/hour): every keyed public
   request for one company, whatever the surface, draws on one budget;

@@ -138,6 +138,8 @@ def _paths() -> dict:
             "302": {"description": "To the contractor's verified quote funnel (referrer stamped).",
                     "headers": {"Location": _header("The funnel URL.", True)}}}),
         "/companies/{key}/mcp": _mcp_endpoint("One JSON-RPC message to the company's catalog MCP server.", True, False),
+        "/companies/{key}/webmcp/mcp": _mcp_endpoint(
+            "webmcp.js's call endpoint: the same catalog server, gated by the webmcp switch alone.", True, False),
         "/mcp": _mcp_endpoint("One JSON-RPC message to the provider MCP server.", False, True),
         "/companies/{key}/ucp/mcp": _mcp_endpoint("One JSON-RPC message to the company's UCP Catalog endpoint.",
                                                   True, False),

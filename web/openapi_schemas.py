@@ -2,7 +2,7 @@
 
 The feed record's schema is generated from the pydantic model that
 validates every record before it is served, so the two cannot drift; the
-rest mirrors the payloads described in CONTRACTS.md.
+rest mirrors the payloads described in docs/contracts/surfaces.md.
 """
 from __future__ import annotations
 

@@ -4,14 +4,19 @@
 //
 // The tool definitions below are generated from the MCP server's own
 // declarations (same names, titles, descriptions, input schemas and hints).
-// Each tool's execute() forwards a tools/call to the contractor's MCP endpoint
-// on the site this file was loaded from (found from import.meta.url). Nothing
-// here ever throws into the host page: without WebMCP, without a key, or for a
-// key whose WebMCP switch is off, it registers nothing, quietly.
+// Each tool's execute() forwards a tools/call to the embed's own endpoint,
+// companies/KEY/webmcp/mcp (the contractor's catalog server, gated by the
+// WebMCP switch alone, so switching off remote MCP agents leaves the embed
+// working), on the site this file was loaded from (found from
+// import.meta.url). Nothing here ever throws into the host page: without
+// WebMCP, without a key, or for a key whose WebMCP switch is off, it
+// registers nothing, quietly.
 const TOOLS = __WEBMCP_TOOLS__;
 const MCP_VERSION = "2025-11-25";
 const GUARD = Symbol.for("webmcp.js registrations");
 const SCRIPT_URL = new URL(import.meta.url);
+// The embed's call endpoint, under companies/KEY/ (mcp_server/routes.py WEBMCP_CALLS).
+const CALLS = "webmcp/mcp";
 
 /** Resolves (never rejects) with the names of the tools this tag registered. */
 export const ready = start().catch(() => []);
@@ -80,7 +85,7 @@ async function callTool(base, name, input, signal, registration) {
   const _meta = { "io.modelcontextprotocol/clientInfo": { name: "webmcp.js", version: "1" } };
   const params = { name, arguments: input == null ? {} : input, _meta };
   const call = { jsonrpc: "2.0", id: nextId++, method: "tools/call", params };
-  const response = await fetch(`${base}/mcp`, {
+  const response = await fetch(`${base}/${CALLS}`, {
     method: "POST",
     credentials: "omit",
     signal,
@@ -88,7 +93,7 @@ async function callTool(base, name, input, signal, registration) {
     body: JSON.stringify(call),
   });
   if (response.status === 404) {
-    registration.abort(); // the catalog was withdrawn since the page loaded
+    registration.abort(); // the catalog (or its WebMCP switch) was withdrawn since the page loaded
     throw new Error("This contractor's catalog is no longer available; its tools were removed.");
   }
   const message = await response.json().catch(() => null);

@@ -12,9 +12,10 @@
 - `GET /companies/<key>/webmcp-demo`: a page embedding the tag as a contractor
   would (the uniform HTML 404 when the embed is off for the key).
 
-The embed is on for a company when it is public and both its `webmcp` switch
-(what the owner set for this surface) and its `mcp` switch (the endpoint the
-tools call) are on.
+The embed is on for a company when it is public and its `webmcp` switch is
+on, and nothing else: the tools call the embed's own endpoint,
+`POST /companies/<key>/webmcp/mcp` (mcp_server/routes.py), which follows the
+same switch, so the `mcp` switch (remote agents) neither opens nor closes it.
 """
 from __future__ import annotations
 
@@ -26,14 +27,16 @@ from urllib.parse import urlsplit
 from flask import Response, render_template
 
 from mcp_server.tools import webmcp_tool_definitions
+from mirror.channels import channel_open
 from mirror.models import Company
-from mirror.public_view import channel_open, find_public_company
+from mirror.public_view import find_public_company
 from web.db import db, settings
 from web.gate import gate
 from web.responses import conditional
 
 from webmcp import bp
 
+CHANNEL = "webmcp"  # the one switch of the embed, its demo page and its tools' endpoint
 SCRIPT_CACHE = "public, max-age=86400"  # one day, then a 304 revalidation
 SWITCH_CACHE = "public, max-age=300"  # a switch change shows within five minutes
 DEMO_CACHE = "public, max-age=300"
@@ -72,8 +75,8 @@ def demo_script_body() -> bytes:
 
 
 def embed_enabled(company: Company | None) -> bool:
-    """Public, with both the `webmcp` and the `mcp` switch on."""
-    return channel_open(company, "webmcp") and channel_open(company, "mcp")
+    """Public, with the `webmcp` switch on (the one the tools' endpoint is gated by)."""
+    return company is not None and company.is_public and channel_open(company, CHANNEL)
 
 
 @bp.get("/webmcp.js")
@@ -91,7 +94,7 @@ def webmcp_demo_js() -> Response:
 @bp.get("/companies/<key>/webmcp.json")
 def webmcp_switch(key: str) -> Response:
     """Whether webmcp.js should register this key's tools (never a 404; see above)."""
-    enabled = embed_enabled(find_public_company(db(), key, "webmcp"))
+    enabled = embed_enabled(find_public_company(db(), key, None))
     body = json.dumps({"enabled": enabled}).encode("utf-8")
     return conditional(body, mimetype="application/json", cache_control=SWITCH_CACHE)
 
@@ -99,7 +102,7 @@ def webmcp_switch(key: str) -> Response:
 @bp.get("/companies/<key>/webmcp-demo")
 def webmcp_demo(key: str) -> Response:
     """A page that embeds the tag for this key, for trying the tools."""
-    company = gate(key, "webmcp", "mcp", html=True)  # embed_enabled(): both switches, before any limit
+    company = gate(key, CHANNEL, html=True)  # what embed_enabled() decides, before any limit
     script_url = settings().absolute("/webmcp.js")
     html = render_template(
         "webmcp_demo.html", company_name=company.name, plugin_key=company.plugin_key, script_url=script_url,

@@ -1,7 +1,8 @@
 """The per-company catalog tools (POST /companies/{key}/mcp and webmcp.js).
 
 Each handler reads the company's public view (the same object pricing.json
-serialises) or the read-side catalog queries in mirror/, never raw rows.
+serialises) or the read-side catalog queries in mirror/; `compare_tiers` also
+selects the category's product rows itself, for each tier's cheapest product.
 """
 from __future__ import annotations
 

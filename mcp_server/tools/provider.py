@@ -1,6 +1,6 @@
 """The install-wide provider tools (POST /mcp): ChatGPT's local-services launcher.
 
-They answer for exactly the businesses in the business feed (CONTRACTS.md);
+They answer for exactly the businesses in the business feed (docs/contracts/surfaces.md);
 any other id, however well formed, is "No business found".
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ from mcp_server.tools.models import (
 )
 from mirror import state as st
 from mirror.business_search import find_feed_company, search_feed_businesses
+from mirror.channels import channel_open
 from mirror.config import Settings
 from mirror.models import Company
 from mirror.public_view import CompanyView, build_company_view, cents_to_decimal, company_urls
@@ -91,7 +92,7 @@ def request_service(ctx: ProviderContext, args: RequestServiceInput) -> ServiceR
         provider_business_id=company.plugin_key, name=business.name, address=AddressOut.from_view(business.address),
         phone=business.phone, website=business.website, categories=[CategoryOut.from_view(c) for c in view.categories],
         currency=view.currency, price_description=view.price_description, quote_url=view.quote_url,
-        mcp_url=view.mcp_url if view.channels.get("mcp", True) else None, **view.provenance(),
+        mcp_url=view.mcp_url if channel_open(company, "mcp") else None, **view.provenance(),
     )
 
 
@@ -189,7 +190,7 @@ def _business_result(settings: Settings, match, whole_run: datetime | None, now:
     return BusinessResult(
         business_id=company.plugin_key, name=company.name, city=address.get("locality"), region=address.get("region"),
         trades=list(company.trades or []), price_range=price_range, category_count=match.category_count,
-        mcp_url=urls["mcp_url"] if (company.channels or {}).get("mcp", True) is not False else None,
+        mcp_url=urls["mcp_url"] if channel_open(company, "mcp") else None,
         quote_url=urls["quote_page_url"],
         **provenance_at(synced, settings.freshness_threshold_seconds, now),
     )
