@@ -44,10 +44,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     from feeds import bp as feeds_bp
     from mcp_server import bp as mcp_bp
     from webmcp import bp as webmcp_bp
+    from a2a_server import init_app as init_a2a
 
     app.register_blueprint(feeds_bp)
     app.register_blueprint(mcp_bp)
     app.register_blueprint(webmcp_bp)
+    init_a2a(app)
 
     from commands import init_app as init_commands
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from flask import Response, request
+from flask import Response
 
 from mcp_server import bp
 from mcp_server.discovery import (
@@ -132,31 +132,37 @@ def _preflight() -> Response:
     return response
 
 
-@bp.route("/.well-known/ai-catalog.json", methods=["GET", "OPTIONS"], provide_automatic_options=False)
+@bp.route("/.well-known/ai-catalog.json", methods=["GET"], provide_automatic_options=False)
 def ai_catalog_document() -> Response:
     """The AI Catalog for domain-level discovery."""
-    return _preflight() if _is_preflight() else _document(ai_catalog(settings()), AI_CATALOG_TYPE)
+    return _document(ai_catalog(settings()), AI_CATALOG_TYPE)
 
 
-@bp.route(PROVIDER_CARD_PATH, methods=["GET", "OPTIONS"], provide_automatic_options=False)
+@bp.route(PROVIDER_CARD_PATH, methods=["GET"], provide_automatic_options=False)
 def provider_card_document() -> Response:
     """The provider server's card."""
-    return _preflight() if _is_preflight() else _document(provider_card(settings()), SERVER_CARD_TYPE)
+    return _document(provider_card(settings()), SERVER_CARD_TYPE)
 
 
-@bp.route(COMPANY_TEMPLATE_CARD_PATH, methods=["GET", "OPTIONS"], provide_automatic_options=False)
+@bp.route(COMPANY_TEMPLATE_CARD_PATH, methods=["GET"], provide_automatic_options=False)
 def company_template_card_document() -> Response:
     """The per-company server's templated card."""
-    return _preflight() if _is_preflight() else _document(company_template_card(settings()), SERVER_CARD_TYPE)
+    return _document(company_template_card(settings()), SERVER_CARD_TYPE)
 
 
-@bp.route("/companies/<key>/mcp/server-card", methods=["GET", "OPTIONS"], provide_automatic_options=False)
+@bp.route("/companies/<key>/mcp/server-card", methods=["GET"], provide_automatic_options=False)
 def company_card_document(key: str) -> Response:
     """One contractor's server card; the `mcp` gate answers unknown and closed keys with its one 404."""
-    if _is_preflight():
-        return _preflight()  # the key is not looked up: a preflight reveals nothing
     return _document(company_card(settings(), gate(key, "mcp")), SERVER_CARD_TYPE)
 
 
-def _is_preflight() -> bool:
-    return request.method == "OPTIONS"
+def _register_preflights() -> None:
+    """OPTIONS on every discovery document: the CORS answer, with no key looked up."""
+    paths = ("/.well-known/ai-catalog.json", PROVIDER_CARD_PATH, COMPANY_TEMPLATE_CARD_PATH,
+             "/companies/<key>/mcp/server-card")
+    for number, path in enumerate(paths):
+        bp.add_url_rule(path, f"discovery_{number}_preflight", lambda **_: _preflight(), methods=["OPTIONS"],
+                        provide_automatic_options=False)
+
+
+_register_preflights()

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
 
 KNOWN_TRADES = ("hvac", "plumbing", "electrical", "roofing")
-CHANNELS = ("jsonld", "mcp", "webmcp", "feed", "pricing", "quote")
+CHANNELS = ("jsonld", "mcp", "webmcp", "feed", "pricing", "quote", "a2a")
 TIERS = ("good", "better", "best")
 PRICE_RE = re.compile(r"^[0-9]+(\.[0-9]{1,2})?$")
 _ZIP_RE = re.compile(r"^(\d{5})(-?\d{4})?$")

@@ -51,6 +51,8 @@ class Surface:
 
 
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+A2A_SEND = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+            "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "furnace"}]}}}
 KEYED_SURFACES = (
     Surface("pricing.json", "GET", "/companies/{key}/pricing.json", ("pricing",)),
     Surface("jsonld", "GET", "/companies/{key}.jsonld", ("jsonld",)),
@@ -61,6 +63,9 @@ KEYED_SURFACES = (
     Surface("webmcp demo", "GET", "/companies/{key}/webmcp-demo", ("webmcp",), html=True),
     Surface("ucp mcp", "POST", "/companies/{key}/ucp/mcp", ("mcp",), body=TOOLS_LIST),
     Surface("ucp profile", "GET", "/companies/{key}/.well-known/ucp", ("mcp",)),
+    Surface("mcp server card", "GET", "/companies/{key}/mcp/server-card", ("mcp",)),
+    Surface("a2a agent card", "GET", "/companies/{key}/.well-known/agent-card.json", ("a2a",)),
+    Surface("a2a agent", "POST", "/companies/{key}/a2a", ("a2a",), body=A2A_SEND),
 )
 
 

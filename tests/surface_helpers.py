@@ -20,7 +20,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 NODE_BIN_DIR = REPO_ROOT / "tools" / "node_modules" / ".bin"
 VALIDATOR = REPO_ROOT / "tools" / "validate_structured_data.mjs"
 BASE_URL = "http://127.0.0.1:8000"
-ALL_CHANNELS = {"jsonld": True, "mcp": True, "webmcp": True, "feed": True, "pricing": True, "quote": True}
+ALL_CHANNELS = {"jsonld": True, "mcp": True, "webmcp": True, "feed": True, "pricing": True, "quote": True,
+                "a2a": True}
 PRICE_DESCRIPTION = "Fully-installed price. Includes installation and permits."
 HEAT_PUMP = {"name": "Heat Pump System", "slug": "heat-pump-system", "kind": "system"}
 SOFTENER = {"name": "Water Softener", "slug": "water-softener", "kind": "system"}

@@ -75,7 +75,8 @@ def test_a_company_normalises_its_messy_fields():
     assert company.service_postal_codes == ["63301", "63376", "63385"]
     assert company.estimate_url is None  # not verified
     assert company.shop_url is None  # not http(s)
-    assert company.channels == {"jsonld": True, "mcp": False, "webmcp": True, "feed": True, "pricing": True, "quote": True}
+    assert company.channels == {"jsonld": True, "mcp": False, "webmcp": True, "feed": True, "pricing": True, "quote": True,
+                                "a2a": True}
     assert company.is_public
 
 

@@ -179,6 +179,55 @@ def _paths() -> dict:
     }
 
 
+def _discovery_document(summary: str, media: str, *params: str, keyed: bool = False) -> dict:
+    """GET (cached, CORS *) and the CORS preflight of an AI Catalog or server-card document."""
+    responses = _cached("The document.", {"type": "object"}, media)
+    if keyed:
+        responses.update({"404": NOT_FOUND_JSON, "429": RATE_LIMITED})
+    operations = _get(summary, responses, *params, "ifNoneMatch", tags=("discovery",))
+    operations["options"] = {"summary": "CORS preflight (the key is not looked up).", "tags": ["discovery"],
+                             "parameters": _p(*params, "source"),
+                             "responses": {"204": {"description": "Allowed (CORS headers)."}}}
+    return operations
+
+
+def _a2a_endpoint(summary: str, keyed: bool) -> dict:
+    """POST one A2A JSON-RPC request; JSON-RPC errors travel with HTTP 200."""
+    rpc_error = _response("Transport refusal (a JSON-RPC error with no id).", _ref("RpcError"))
+    not_found = ("Unknown key, not public or `a2a` switched off (the one JSON 404)." if keyed else
+                 "On a COMPANY_HOSTS domain: the mapped company is not public or `a2a` is off (the one JSON 404).")
+    return {"post": {
+        "summary": summary, "tags": ["a2a"], "parameters": _p(*(("key",) if keyed else ()), "source"),
+        "requestBody": {"required": True, "content": _content({"type": "object"})},
+        "responses": {"200": _response("The JSON-RPC response (a SendMessageResponse, or an A2A error).",
+                                       {"type": ["object", "array"]}),
+                      "404": _response(not_found, _ref("Error")), "413": rpc_error, "415": rpc_error,
+                      "421": rpc_error, "429": RPC_RATE_LIMITED},
+    }}
+
+
+def _discovery_paths() -> dict:
+    """The AI Catalog, the MCP server cards and the A2A agent cards and endpoints."""
+    card = "application/mcp-server-card+json"
+    return {
+        "/.well-known/ai-catalog.json": _discovery_document("The AI Catalog (MCP server cards).",
+                                                            "application/ai-catalog+json"),
+        "/mcp/server-card": _discovery_document("The provider MCP server's card.", card),
+        "/mcp/company-server-card": _discovery_document("The per-company MCP server's templated card.", card),
+        "/companies/{key}/mcp/server-card": _discovery_document("One contractor's MCP server card.", card, "key",
+                                                                keyed=True),
+        "/companies/{key}/.well-known/agent-card.json": _keyed_json(
+            "One contractor's A2A agent card.", "The agent card (A2A 1.0).", {"type": "object"}),
+        "/.well-known/agent-card.json": _get("The directory agent's card (or, on a COMPANY_HOSTS domain, the mapped "
+                                             "company's).", {**_cached("The agent card (A2A 1.0).", {"type": "object"}),
+                                                             "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
+                                             "ifNoneMatch", tags=("a2a",)),
+        "/companies/{key}/a2a": _a2a_endpoint("One A2A JSON-RPC request to a contractor's agent.", True),
+        "/a2a": _a2a_endpoint("One A2A JSON-RPC request to the directory agent (or a COMPANY_HOSTS company's).",
+                              False),
+    }
+
+
 def _host_mapped(operations: dict) -> dict:
     """The COMPANY_HOSTS variant: the Host names the company, so there is no {key}."""
     for operation in operations.values():
@@ -203,6 +252,6 @@ def openapi(settings: Settings) -> dict:
                            "keys all answer the same 404.",
         },
         "servers": [{"url": settings.public_base_url}],
-        "paths": _paths(),
+        "paths": {**_paths(), **_discovery_paths()},
         "components": {"parameters": {**_parameters(), **parameters_extra()}, "schemas": schemas()},
     }

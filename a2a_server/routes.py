@@ -1,0 +1,131 @@
+"""HTTP routes of the A2A agents.
+
+- `GET /companies/<key>/.well-known/agent-card.json` and `POST /companies/<key>/a2a`:
+  one contractor's agent, behind the gate on the company's `a2a` switch
+  (unknown, not public or switched off: the one JSON 404), then its rate limit;
+- `GET /.well-known/agent-card.json` and `POST /a2a`: on a COMPANY_HOSTS
+  custom domain, that company's agent; elsewhere the install's directory agent
+  (which, like the provider MCP server, follows the feed, not a switch).
+
+JSON-RPC errors are sent with HTTP 200, as the A2A SDK's own server does;
+the HTTP-level refusals (Host, size, Content-Type) come first.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Response, request
+
+from a2a_server import bp
+from a2a_server.cards import company_card, directory_card
+from a2a_server.protocol import (
+    INVALID_REQUEST,
+    MEDIA_TYPES,
+    VERSION_HEADER,
+    A2AError,
+    check_version,
+    parse_request,
+    refuse_unsupported,
+    result_body,
+)
+from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, Agent, answer
+from mcp_server.hosts import host_allowed
+from mcp_server.tools import CompanyContext, ProviderContext
+from mcp_server.ucp.server import company_for_host
+from web.db import db, render_cache, settings
+from web.gate import gate
+from web.limits import charge_client
+from web.responses import conditional, dumps
+
+CHANNEL = "a2a"
+MAX_BODY_BYTES = 16 * 1024
+CACHE_CONTROL = "public, max-age=300"
+
+
+def _card_response(card: dict) -> Response:
+    return conditional(dumps(card).encode("utf-8"), mimetype="application/json", cache_control=CACHE_CONTROL)
+
+
+@bp.get("/companies/<key>/.well-known/agent-card.json")
+def company_agent_card(key: str) -> Response:
+    """One contractor's agent card."""
+    company = gate(key, CHANNEL)
+    return _card_response(company_card(settings(), company, settings().absolute(f"/companies/{key}/a2a")))
+
+
+@bp.post("/companies/<key>/a2a")
+def company_agent(key: str) -> Response:
+    """One JSON-RPC request to a contractor's agent."""
+    refusal = _http_refusal()
+    if refusal is not None:
+        return refusal
+    company = gate(key, CHANNEL, mcp=True)
+    return _serve(COMPANY_AGENT, lambda: _company_context(company))
+
+
+@bp.get("/.well-known/agent-card.json")
+def root_agent_card() -> Response:
+    """The mapped company's card on a COMPANY_HOSTS domain; the directory agent's card elsewhere."""
+    key = company_for_host(settings(), request.host)
+    if key is None:
+        return _card_response(directory_card(settings()))
+    company = gate(key, CHANNEL)
+    return _card_response(company_card(settings(), company, _host_root(request.host) + "/a2a"))
+
+
+@bp.post("/a2a")
+def root_agent() -> Response:
+    """One JSON-RPC request to the mapped company's agent, or to the directory agent."""
+    refusal = _http_refusal()
+    if refusal is not None:
+        return refusal
+    key = company_for_host(settings(), request.host)
+    if key is None:
+        charge_client(mcp=True)
+        return _serve(DIRECTORY_AGENT, lambda: ProviderContext(session=db(), settings=settings()))
+    company = gate(key, CHANNEL, mcp=True)
+    return _serve(COMPANY_AGENT, lambda: _company_context(company))
+
+
+def _company_context(company) -> CompanyContext:
+    return CompanyContext(session=db(), company=company, settings=settings(),
+                          renderings=render_cache().entry(db(), company))
+
+
+def _host_root(host: str) -> str:
+    """`scheme://host` of a COMPANY_HOSTS domain: PUBLIC_BASE_URL's scheme, never the request's port."""
+    hostname = urlsplit("//" + host).hostname or ""
+    return f"{urlsplit(settings().public_base_url).scheme}://{hostname}"
+
+
+def _serve(agent: Agent, make_context) -> Response:
+    body = request.stream.read(MAX_BODY_BYTES + 1)
+    if len(body) > MAX_BODY_BYTES:
+        return _json(A2AError(INVALID_REQUEST, f"Request body over {MAX_BODY_BYTES} bytes").body(), 413)
+    try:
+        rpc = parse_request(body)
+        try:
+            check_version(request.headers.get(VERSION_HEADER))
+            refuse_unsupported(rpc)
+            return _json(result_body(rpc.id, answer(agent, make_context(), rpc)))
+        except A2AError as error:
+            error.id = rpc.id
+            raise
+    except A2AError as error:
+        return _json(error.body())
+
+
+def _http_refusal() -> Response | None:
+    if not host_allowed(request.host, settings()):
+        return _json(A2AError(INVALID_REQUEST, "Misdirected request: this Host is not served here").body(), 421)
+    if request.mimetype not in MEDIA_TYPES:
+        return _json(A2AError(INVALID_REQUEST, "Content-Type must be application/json").body(), 415)
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        return _json(A2AError(INVALID_REQUEST, f"Request body over {MAX_BODY_BYTES} bytes").body(), 413)
+    return None
+
+
+def _json(payload: dict, status: int = 200) -> Response:
+    response = Response(dumps(payload), status=status, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return response
