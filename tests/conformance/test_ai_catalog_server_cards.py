@@ -1,14 +1,12 @@
 """The AI Catalog's server cards validate against the official MCP server-card schema.
 
 The schema is not part of this repository: `MCP_SERVER_CARD_SCHEMA_DIR`
-(default: `shared/mcp-server-card` beside the repository) names the folder
-holding `schema.json` and its examples. Missing, the test fails, never skips.
+(tests/conformance/official.py) names the folder holding `schema.json` and
+its examples. Missing, `make conformance` fails, never skips.
 """
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 import requests
@@ -16,16 +14,14 @@ from jsonschema import Draft202012Validator
 
 from tests.mcp_helpers import TUDI, live_mcp, module_database
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_DIR = Path(os.environ.get("MCP_SERVER_CARD_SCHEMA_DIR") or REPO_ROOT.parent / "shared" / "mcp-server-card")
+from tests.conformance.official import server_card_schema, server_card_schema_dir
+
+SCHEMA_DIR = server_card_schema_dir()
 
 
 @pytest.fixture(scope="module")
 def validator() -> Draft202012Validator:
-    path = SCHEMA_DIR / "schema.json"
-    if not path.is_file():
-        pytest.fail(f"MCP server-card schema not found at {path}: set MCP_SERVER_CARD_SCHEMA_DIR")
-    schema = json.loads(path.read_text(encoding="utf-8"))
+    schema = server_card_schema()
     card_schema = {**schema, "$ref": "#/$defs/ServerCard"}
     return Draft202012Validator(card_schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
