@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))  # run as a script: the project's own packages
 
 from mirror.config import write_doc_table  # noqa: E402
 
-ORDER = ["intro", "core", "web-surfaces", "business-feed", "mcp", "webmcp", "ucp", "operations", "performance"]
+ORDER = ["intro", "core", "web-surfaces", "business-feed", "mcp", "webmcp", "ucp", "a2a", "operations", "performance"]
 
 
 def _demote(text: str) -> str:
