@@ -42,7 +42,7 @@ def test_company_hosts_parse():
 
 def test_the_app_refuses_to_start_with_a_bad_value():
     result = subprocess.run(
-        [sys.executable, "-c", "import wsgi"], cwd=REPO_ROOT, capture_output=True, text=True,
+        [sys.executable, "-c", "import wsgi; wsgi.create_app()"], cwd=REPO_ROOT, capture_output=True, text=True,
         env={"PATH": "/usr/bin:/bin", "SYNC_INTERVAL_SECONDS": "often"}, timeout=60,
     )
     assert result.returncode != 0
