@@ -1,12 +1,16 @@
 """gunicorn settings read automatically from the working directory (docs/operations.md).
 
-Workers, threads and the bind address stay on the command line; this file
-only holds what every deployment needs:
+The app is `'wsgi:create_app()'`; workers, threads and the bind address stay
+on the command line. This file only holds what every deployment needs:
 
+- A bad setting stops the server at start with one line naming it, rather
+  than every worker failing in turn while the master keeps replacing them.
 - Prometheus multiprocess mode, so /metrics reports the whole server
   whichever worker answers the scrape: each start gets a fresh
   PROMETHEUS_MULTIPROC_DIR unless one is given (a given one is emptied of the
   previous run's files), and a dead worker's live gauges are dropped.
+- A retiring worker (a restart, --max-requests) writes the invocation and
+  source rows it still holds before it goes.
 - An access log format without the client's address: the app's own
   invocation log keeps only a keyed hash of it, and so does this.
 """
@@ -25,11 +29,30 @@ access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
 
 
 def on_starting(server) -> None:
-    """Counters from a previous run of this directory would be added to this run's."""
+    """Refuse bad settings; drop counters a previous run of this directory would add to this run's."""
+    _refuse_bad_settings()
     directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
     for kind in ("counter", "gauge_*", "histogram", "summary"):  # prometheus_client's own files only
         for stale in glob.glob(os.path.join(directory, f"{kind}_*.db")):
             os.remove(stale)
+
+
+def _refuse_bad_settings() -> None:
+    # Only the settings module, so the master imports none of the app and a HUP still loads new code.
+    from mirror.config import ConfigError, load_settings
+
+    try:
+        load_settings(dict(os.environ))
+    except ConfigError as error:  # the line create_app (wsgi.py) prints in a worker or the CLI
+        raise SystemExit(f"configuration error: {error}") from None
+
+
+def worker_exit(server, worker) -> None:
+    """In the retiring worker: dispose the app's mirror, which flushes its background writer."""
+    app = getattr(worker, "wsgi", None)  # absent when the app never loaded (and in the master)
+    mirror = getattr(app, "extensions", {}).get("mirror")
+    if mirror is not None:
+        mirror.dispose()
 
 
 def child_exit(server, worker) -> None:

@@ -6,7 +6,7 @@
    in the feed: 9,500 more companies without products; clean data) into a
    scratch Postgres database, `mirror_bench_serve`, with a real full sync.
 2. Starts, each on its own loopback port and with the same worker budget:
-   - the app: `gunicorn -w 2 -k gthread --threads 4 wsgi:app`;
+   - the app: `gunicorn -w 2 -k gthread --threads 4 'wsgi:create_app()'`;
    - the ceiling: bench/ceiling_app.py (a minimal Flask app returning a real
      pricing.json body as a fixed string) under the identical gunicorn command;
    - the peer: bench/peer_fastmcp.py (mcp 2.3.0 MCPServer, stateless JSON
@@ -437,7 +437,7 @@ def start_servers(stack: ExitStack, url: str, key: str, work: Path, nginx: bool)
     """
     ports = {name: _free_port() for name in ("app", "ceiling", "peer", "nginx")}
     bases = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
-    app = start(stack, [*GUNICORN, "-b", f"127.0.0.1:{ports['app']}", "wsgi:app"], app_env(url, ports["app"]),
+    app = start(stack, [*GUNICORN, "-b", f"127.0.0.1:{ports['app']}", "wsgi:create_app()"], app_env(url, ports["app"]),
                 work / "app.log")
     wait_until_up(bases["app"] + "/")
     status, _, body = http(f"{bases['app']}/companies/{key}/pricing.json")

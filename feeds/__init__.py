@@ -1,9 +1,15 @@
 """Public web surfaces: JSON-LD, pricing.json, hosted pages, the quote redirect, the business feed.
 
-Each module adds its routes to the one blueprint `bp`.
+Each module adds its routes to the one blueprint `bp`; `init_app(app)` registers it.
 """
-from flask import Blueprint
+from flask import Blueprint, Flask
 
 bp = Blueprint("feeds", __name__)
 
 from feeds import business_feed, jsonld, pages, pricing  # noqa: E402,F401  (register routes)
+
+
+def init_app(app: Flask) -> None:
+    """Register the blueprint and the app's business-feed index."""
+    business_feed.init_feed_index(app)
+    app.register_blueprint(bp)

@@ -243,9 +243,14 @@ def _in_walk(query, walk: Walk):
     return query
 
 
+def init_feed_index(app) -> None:
+    """Give the app its own index (one per app, so test apps on other databases never share one)."""
+    app.extensions["business_feed_index"] = FeedIndex()
+
+
 def feed_index() -> FeedIndex:
-    """This app's index (one per app, so test apps on other databases never share one)."""
-    return current_app.extensions.setdefault("business_feed_index", FeedIndex())
+    """This app's index."""
+    return current_app.extensions["business_feed_index"]
 
 
 def _page_rows(session: Session, walk: Walk, wanted: tuple[str, ...]) -> list[Company]:

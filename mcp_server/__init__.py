@@ -1,9 +1,16 @@
 """MCP servers: the per-company catalog server and the install-wide provider server.
 
-Each module adds its routes to the one blueprint `bp`.
+Each module adds its routes to the one blueprint `bp`; `init_app(app)` registers it.
 """
-from flask import Blueprint
+from flask import Blueprint, Flask
 
 bp = Blueprint("mcp_server", __name__)
 
 from mcp_server import routes  # noqa: E402,F401  (register routes)
+from mcp_server.ucp.server import init_agent_profiles  # noqa: E402
+
+
+def init_app(app: Flask) -> None:
+    """Register the blueprint and the app's UCP agent-profile cache."""
+    init_agent_profiles(app, app.extensions["mirror"].settings)
+    app.register_blueprint(bp)

@@ -17,6 +17,11 @@ class Mirror:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._on_dispose: list = []
+
+    def on_dispose(self, close) -> None:
+        """Call `close()` first whenever the mirror is disposed (the app's background writer)."""
+        self._on_dispose.append(close)
 
     @cached_property
     def engine(self):
@@ -66,6 +71,8 @@ class Mirror:
 
     def dispose(self) -> None:
         """Close pooled connections (tests, forks)."""
+        for close in self._on_dispose:
+            close()
         for name in ("engine", "writer_engine"):
             if name in self.__dict__:
                 self.__dict__[name].dispose()

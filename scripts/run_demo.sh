@@ -24,6 +24,6 @@ $FLASK scheduler >instance/scheduler.log 2>&1 &
 pids+=($!)
 $FLASK demo-urls || true
 exec_gunicorn() {
-  .venv/bin/gunicorn --workers 2 --threads 4 --bind 127.0.0.1:8000 --access-logfile - wsgi:app
+  .venv/bin/gunicorn --workers 2 --threads 4 --bind 127.0.0.1:8000 --access-logfile - 'wsgi:create_app()'
 }
 exec_gunicorn

@@ -137,7 +137,7 @@ def running_gunicorn(env: dict, workers: int = 2, *extra_args: str):
     log = tempfile.TemporaryFile()  # a pipe could fill up with invocation lines and stall the workers
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"127.0.0.1:{port}", *extra_args,
-         "wsgi:app"],
+         "wsgi:create_app()"],
         cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"

@@ -72,7 +72,7 @@ def test_gunicorn_workers_with_the_scheduler_start_one_sync(database_url, upstre
     env = _env(database_url, upstream, SCHEDULER_ENABLED="true", SYNC_INTERVAL_SECONDS="3600",
                PUBLIC_BASE_URL=f"http://127.0.0.1:{port}")
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}", "wsgi:app"],
+        [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}", "wsgi:create_app()"],
         cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     try:
@@ -91,3 +91,40 @@ def test_gunicorn_workers_with_the_scheduler_start_one_sync(database_url, upstre
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(20)
+
+
+# --- start-up: nothing built at import; a bad setting is one line, not a traceback ----------
+
+BAD_SETTING = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO_ROOT), "SYNC_INTERVAL_SECONDS": "often"}
+BAD_LINE = "configuration error: SYNC_INTERVAL_SECONDS must be a whole number of seconds, got 'often'"
+
+
+def test_importing_wsgi_builds_no_app():
+    code = "import wsgi, threading; assert not hasattr(wsgi, 'app'); print(threading.active_count())"
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=BAD_SETTING, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr  # the bad setting is not even read
+    assert result.stdout.strip() == "1"  # no writer, no scheduler
+
+
+def test_the_cli_finds_the_factory_and_refuses_a_bad_setting_in_one_line(database_url):
+    good = subprocess.run(_flask("db", "current"), cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+                          env={**BAD_SETTING, "SYNC_INTERVAL_SECONDS": "900", "DATABASE_URL": database_url})
+    assert good.returncode == 0, good.stderr
+    assert "(head)" in good.stdout
+    for args in (("--help",), ("db", "current"), ("sync",)):
+        bad = subprocess.run(_flask(*args), cwd=REPO_ROOT, env=BAD_SETTING, capture_output=True, text=True, timeout=60)
+        assert bad.stderr.strip() == BAD_LINE, args
+        assert "Traceback" not in bad.stdout + bad.stderr
+
+
+def test_gunicorn_refuses_a_bad_setting_at_once_in_one_line():
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{_free_port()}", "wsgi:create_app()"],
+        cwd=REPO_ROOT, env=BAD_SETTING, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode != 0
+    assert BAD_LINE in result.stderr.splitlines()
+    assert "Traceback" not in result.stderr and "Booting worker" not in result.stderr  # no worker ever started
+    assert time.monotonic() - started < 30

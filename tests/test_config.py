@@ -129,8 +129,8 @@ def test_company_hosts_parse():
 ])
 def test_the_app_refuses_to_start_with_one_line(env, first_words):
     result = subprocess.run(
-        [sys.executable, "-c", "import wsgi"], cwd=REPO_ROOT, capture_output=True, text=True, check=False,
-        env={"PATH": "/usr/bin:/bin", **env}, timeout=60,
+        [sys.executable, "-c", "import wsgi; wsgi.create_app()"], cwd=REPO_ROOT, capture_output=True, text=True,
+        check=False, env={"PATH": "/usr/bin:/bin", **env}, timeout=60,
     )
     assert result.returncode != 0
     assert result.stderr.startswith(first_words) and result.stderr.count("\n") == 1, result.stderr

@@ -1,1 +1,48 @@
-"""HTTP plumbing shared by every public blueprint: the gate, responses, source tracking."""
+"""HTTP plumbing shared by every public surface: the gate, responses, errors,
+rate limits, the operations endpoints, the invocation log and source tracking.
+
+`init_app(app)` installs it all on an app whose mirror is already bound.
+"""
+from __future__ import annotations
+
+from flask import Flask
+
+from mirror.render_cache import RenderCache
+from web import db, errors, health, limits, observability, sources
+from web.recording import RecordWriter
+from web.responses import strong_etag
+
+
+def init_app(app: Flask) -> None:
+    """Hooks, error handlers, the ops blueprint, `usage` and the per-app state, in the order that matters.
+
+    Observability comes first: its request clock starts before any other
+    before-request hook, and its after-request hook (Flask runs them in
+    reverse) is the last, so the invocation log sees each response in its
+    final form.
+    """
+    mirror = app.extensions["mirror"]
+    settings = mirror.settings
+    writer = RecordWriter(settings.database_url)
+    mirror.on_dispose(writer.close)  # tests and forks dispose the mirror: no rows left behind, no connection
+    # One writer; both features' callers (tests, shutdown) know it by their own name.
+    app.extensions["invocation_recorder"] = app.extensions["source_recorder"] = writer
+    app.extensions["render_cache"] = RenderCache(settings, etag=strong_etag)
+    app.teardown_appcontext(db.close_db)
+
+    _trust_proxies(app, settings.trusted_proxy_hops)
+    observability.init_observability(app, settings, writer)
+    limits.init_rate_limits(app, settings)
+    app.register_blueprint(health.bp)
+    health.register_database_errors(app)
+    observability.register_usage_command(app)
+    errors.init_error_handling(app)
+    sources.init_source_tracking(app, writer)
+
+
+def _trust_proxies(app: Flask, hops: int) -> None:
+    """Take the client's address and scheme from the last `hops` proxies' X-Forwarded-* headers."""
+    if hops:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)

@@ -8,8 +8,9 @@ message) produces, after its response is final:
   the MCP method and tool, the detected agent platform, the `?source=`
   label, status, outcome, duration, the company key the gate let through,
   and `agent`, a keyed hash of the client's address and User-Agent;
-- one row in `invocations` (for `flask --app wsgi usage`), queued to a
-  background writer so recording can never slow or fail the request;
+- one row in `invocations` (for `flask --app wsgi usage`), queued to the
+  app's one background writer (web/recording.py, which also writes the
+  source hits), so recording can never slow or fail the request;
 - a count and a latency observation in the Prometheus metrics, labelled by
   route rule (bounded cardinality).
 
@@ -29,23 +30,19 @@ import hashlib
 import hmac
 import json
 import logging
-import queue
 import re
 import secrets
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from flask import Flask, Response, current_app, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram
-from sqlalchemy import insert
-from sqlalchemy.orm import Session
 
-from mirror.db import make_engine
 from mirror.models import Invocation
 from web.gate import gate_result
+from web.recording import RecordWriter
 from web.sources import clean_label
 
 log = logging.getLogger(__name__)
@@ -137,97 +134,6 @@ def _client_name(params: dict) -> str | None:
         info = meta.get(CLIENT_INFO_META_KEY)
     name = info.get("name") if isinstance(info, dict) else None
     return name[:128] if isinstance(name, str) else None
-
-
-# --- the background writer ---------------------------------------------------------------
-
-class InvocationRecorder:
-    """A bounded queue and a writer thread with its own one-connection engine.
-
-    The thread starts with the first row (so it survives forks) and, after
-    `idle_seconds` without rows, closes its connection and ends; the next row
-    starts it again. A process serving traffic keeps one connection for its
-    usage rows; an idle or discarded app holds none.
-    """
-
-    batch_size = 500
-    linger_seconds = 0.2
-    idle_seconds = 5.0
-
-    def __init__(self, database_url: str, capacity: int = 20000) -> None:
-        self.database_url = database_url
-        self.session_factory = self._session
-        self.queue: queue.Queue = queue.Queue(maxsize=capacity)
-        self.dropped = 0
-        self._engine = None
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-
-    def record(self, row: dict) -> None:
-        """Queue one row; never raises, never blocks (a full queue drops and counts)."""
-        try:
-            self.queue.put_nowait(row)
-        except queue.Full:
-            self.dropped += 1
-            return
-        with self._lock:  # paired with the idle exit in _run: a queued row always has a writer
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="invocation-recorder", daemon=True)
-                self._thread.start()
-
-    def _session(self) -> Session:
-        if self._engine is None:
-            self._engine = make_engine(self.database_url, pool_size=1, max_overflow=0)
-        return Session(self._engine)
-
-    def _run(self) -> None:
-        while True:
-            try:
-                first = self.queue.get(timeout=self.idle_seconds)
-            except queue.Empty:
-                with self._lock:
-                    if self.queue.empty():
-                        self._thread = None
-                        self._close()
-                        return
-                continue
-            self._write(self._linger(first))
-
-    def _linger(self, first: dict) -> list[dict]:
-        # One insert of many rows costs a fraction of many inserts of one
-        # (about 20 us of CPU a row instead of 100): wait a moment for company.
-        batch = [first]
-        deadline = time.monotonic() + self.linger_seconds
-        while len(batch) < self.batch_size:
-            remaining = deadline - time.monotonic()
-            try:
-                batch.append(self.queue.get(timeout=remaining) if remaining > 0 else self.queue.get_nowait())
-            except queue.Empty:
-                break
-        return batch
-
-    def _write(self, batch: list[dict]) -> None:
-        try:
-            with self.session_factory() as session:
-                session.execute(insert(Invocation), batch)
-                session.commit()
-        except Exception as error:  # recording must never take anything down with it
-            self.dropped += len(batch)
-            log.warning("could not record %d invocations: %s", len(batch), type(error).__name__)
-        finally:
-            for _ in batch:
-                self.queue.task_done()
-
-    def _close(self) -> None:
-        engine, self._engine = self._engine, None
-        if engine is not None:
-            engine.dispose()
-
-    def flush(self, timeout: float = 10.0) -> None:
-        """Wait until every queued row is written (tests, shutdown)."""
-        deadline = time.monotonic() + timeout
-        while self.queue.unfinished_tasks and time.monotonic() < deadline:
-            time.sleep(0.01)
 
 
 # --- metrics -------------------------------------------------------------------------------
@@ -324,13 +230,11 @@ def _configure_invocation_logger() -> None:
     invocation_log._mirror_configured = True
 
 
-def init_observability(app: Flask, settings) -> None:
-    """Install the metrics and the invocation log on the app."""
+def init_observability(app: Flask, settings, writer: RecordWriter) -> None:
+    """Install the metrics and the invocation log (rows go to `writer`) on the app."""
     metrics = RequestMetrics.create()
-    recorder = InvocationRecorder(settings.database_url)
     hash_key = settings.usage_hash_key.encode("utf-8") or secrets.token_bytes(32)
     app.extensions["metrics"] = metrics
-    app.extensions["invocation_recorder"] = recorder
     _configure_invocation_logger()
 
     @app.before_request
@@ -340,13 +244,13 @@ def init_observability(app: Flask, settings) -> None:
     @app.after_request
     def _observe(response: Response) -> Response:
         try:
-            _observe_response(response, metrics, recorder, hash_key)
+            _observe_response(response, metrics, writer, hash_key)
         except Exception:  # observing must never change the answer
             log.warning("request not observed", exc_info=True)
         return response
 
 
-def _observe_response(response: Response, metrics: RequestMetrics, recorder: InvocationRecorder, key: bytes) -> None:
+def _observe_response(response: Response, metrics: RequestMetrics, writer: RecordWriter, key: bytes) -> None:
     duration = time.perf_counter() - g.get("request_started", time.perf_counter())
     endpoint = request.url_rule.rule if request.url_rule else UNMATCHED
     method = request.method if request.method in ("GET", "HEAD", "POST", "OPTIONS", "PUT", "PATCH", "DELETE") else "other"
@@ -359,12 +263,7 @@ def _observe_response(response: Response, metrics: RequestMetrics, recorder: Inv
     if call is not None:
         metrics.mcp_calls.labels(endpoint, call.method, call.tool or "", record["outcome"]).inc()
     invocation_log.info(_log_line(record))
-    recorder.record(_row(record))
-
-
-def recorder() -> InvocationRecorder:
-    """The current app's invocation recorder."""
-    return current_app.extensions["invocation_recorder"]
+    writer.record(Invocation, _row(record))
 
 
 # --- the usage report -------------------------------------------------------------------------

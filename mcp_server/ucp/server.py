@@ -28,15 +28,20 @@ _PORT_RE = re.compile(r":\d+$")
 _NAME_LIMIT = 120
 
 
-def agent_profiles(settings: Settings) -> AgentProfiles:
-    """The app's agent-profile cache (one per app, shared by all requests and threads)."""
+def init_agent_profiles(app, settings: Settings) -> None:
+    """Give the app its agent-profile cache (one per app, shared by all requests and threads)."""
     policy = FetchPolicy(allow_insecure_loopback=settings.ucp_allow_insecure_profiles)
-    return current_app.extensions.setdefault(_EXTENSION_KEY, AgentProfiles(policy))
+    app.extensions[_EXTENSION_KEY] = AgentProfiles(policy)
+
+
+def agent_profiles() -> AgentProfiles:
+    """The app's agent-profile cache."""
+    return current_app.extensions[_EXTENSION_KEY]
 
 
 def ucp_server(session: Session, company: Company, settings: Settings) -> ServerSpec:
     """The UCP Catalog server of one (already gated) company."""
-    context = UcpContext(session=session, company=company, settings=settings, profiles=agent_profiles(settings))
+    context = UcpContext(session=session, company=company, settings=settings, profiles=agent_profiles())
     name = json.dumps(company.name[:_NAME_LIMIT], ensure_ascii=False)  # contractor text, quoted as data
     return ServerSpec(
         name=f"{settings.provider_name}-ucp-catalog",
