@@ -55,7 +55,9 @@ def money_json(value: Decimal | None) -> int | float | None:
 
 
 class _View(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Closed: a view holds exactly its declared public facts, and its JSON
+    # Schema (OpenAPI, MCP outputSchema) says so.
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 # Money is exact Decimal in the view and a JSON number with the decimal's own
@@ -69,7 +71,7 @@ Money = Annotated[
 Timestamp = Annotated[
     datetime | None,
     PlainSerializer(lambda value: iso(value)),
-    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}),
 ]
 
 
@@ -171,8 +173,17 @@ class BusinessView(PricingBusiness):
     website: str | None
 
 
+def _published_order(schema: dict, _model: type) -> None:
+    """List pricing.json's properties in its published key order in the JSON Schema too."""
+    properties = schema.get("properties", {})
+    order = [name for name in PRICING_ORDER if name in properties]
+    schema["properties"] = {name: properties[name] for name in [*order, *(n for n in properties if n not in order)]}
+
+
 class PricingDocument(Provenance):
     """pricing.json (docs/contracts/surfaces.md): the published part of a company's view."""
+
+    model_config = ConfigDict(json_schema_extra=_published_order)
 
     business: PricingBusiness
     categories: list[PricingCategory]
@@ -181,6 +192,15 @@ class PricingDocument(Provenance):
     data_provenance: str
     content_updated_at: Timestamp
     content_version: str | None
+
+
+class ErrorBody(_View):
+    """The small JSON error every JSON surface answers with (404, 400, 429, 5xx)."""
+
+    error: str = Field(description="A stable machine-readable code, e.g. not_found, invalid_parameter.")
+    message: str
+    parameter: str | None = Field(default=None, description="The query parameter at fault (400 only).")
+    retry_after: int | None = Field(default=None, ge=1, description="Seconds to wait (429 only).")
 
 
 # pricing.json's published key order (fields inherited from Provenance would
