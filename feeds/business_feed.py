@@ -39,7 +39,7 @@ from mirror.businesses import funnel_url
 from mirror.config import Settings
 from mirror.models import Company
 from mirror.public_view import AddressView, GeoView, company_urls
-from mirror.urls import is_safe_redirect, stamp_referrer
+from mirror.urls import BUSINESS_FEED, flask_rule, is_safe_redirect, stamp_referrer
 from web.db import db, settings
 from web.limits import charge_client
 from web.responses import conditional, dumps, json_error
@@ -302,7 +302,7 @@ def _records(companies: list[Company], config: Settings) -> list[dict]:
     return records
 
 
-@bp.get("/v1/businesses")
+@bp.get(flask_rule(BUSINESS_FEED))
 def business_feed():
     """One page of the business feed (full walk or changes since a token)."""
     charge_client()

@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Annotated, Literal
-from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter, WithJsonSchema
 from sqlalchemy import bindparam, event, select
@@ -18,6 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from mirror import state as st
+from mirror import urls
 from mirror.businesses import funnel_url
 from mirror.config import Settings
 from mirror.models import Company, OfferGroup, SyncState
@@ -376,11 +376,10 @@ def last_synced_at(session: Session, company: Company) -> datetime | None:
 
 def company_urls(settings: Settings, plugin_key: str) -> dict[str, str]:
     """The absolute public URLs of a company's surfaces."""
-    base = f"/companies/{quote(plugin_key, safe='')}"
     return {
-        "quote_page_url": settings.absolute(base + "/quote"),
-        "pricing_url": settings.absolute(base + "/pricing"),
-        "mcp_url": settings.absolute(base + "/mcp"),
+        "quote_page_url": settings.absolute(urls.company_path(urls.QUOTE_PAGE, plugin_key)),
+        "pricing_url": settings.absolute(urls.company_path(urls.PRICING_PAGE, plugin_key)),
+        "mcp_url": settings.absolute(urls.company_path(urls.COMPANY_MCP, plugin_key)),
     }
 
 
