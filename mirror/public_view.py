@@ -1,9 +1,16 @@
 """The one public view of a company, built from the mirror.
 
 Every surface renders this: pricing.json is `CompanyView.pricing_document()`,
-and the JSON-LD, hosted pages, feed and MCP tools read the same objects, so
-two surfaces never compute the same number twice. Only public facts exist
-here; nothing in this module knows about HTTP.
+and the JSON-LD, hosted pages and MCP tools read the same objects, so two
+surfaces never compute the same number twice; the business feed's record
+takes its address, coordinates and URLs from here.
+
+The models below are also the single declaration of every public shape: the
+address, service area, tiers, category and provenance objects exist once,
+here. Tool results are built from (and subclass) them, the OpenAPI schemas of
+pricing.json and the JSON error are generated from them, and the feed record
+validates with them. Only public facts exist here; nothing in this module
+knows about HTTP (URLs come from mirror.urls' route table).
 """
 from __future__ import annotations
 

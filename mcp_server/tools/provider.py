@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pydantic import Field
 from sqlalchemy.orm import Session
 
-from mcp_server.tools.company import coverage
+from mcp_server.tools.company import Coverage, coverage
 from mcp_server.tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
 from mcp_server.tools.models import (
     PostalCodeText,
@@ -103,13 +103,8 @@ class ProviderCoverageInput(ToolInput):
     postal_code: PostalCodeText
 
 
-class ProviderCoverage(ProvenancedOutput):
+class ProviderCoverage(Coverage):
     provider_business_id: str
-    postal_code: str = Field(description="The normalised 5-digit ZIP that was checked.")
-    served: bool
-    business_name: str
-    service_area_postal_code_count: int
-    message: str
 
 
 def provider_check_service_area(ctx: ProviderContext, args: ProviderCoverageInput) -> ProviderCoverage:
