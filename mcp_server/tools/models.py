@@ -18,6 +18,7 @@ from mcp_server.tools.declaration import ToolError, ToolOutput
 from mirror.public_view import Provenance, freshness
 from mirror.records import normalise_postal_code
 
+
 def _integral(value: Any) -> Any:
     """JSON Schema integers include 10.0; accept it as 10."""
     if isinstance(value, float) and value.is_integer():
