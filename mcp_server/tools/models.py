@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, StringConstraints
+from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
 
 from mcp_server.tools.declaration import ToolError, ToolOutput
 from mirror.public_view import Provenance, freshness
@@ -75,6 +75,9 @@ def postal_code_or_error(raw: str, argument: str = "postal_code") -> str:
 
 class ProvenancedOutput(ToolOutput, Provenance):
     """A tool result carrying the provenance trio (quote_url, last_synced_at, freshness_state)."""
+
+    # Results keep ToolOutput's openness; only the view's own objects are closed.
+    model_config = ConfigDict(extra="ignore")
 
 
 def provenance_at(synced: datetime | None, threshold_seconds: int, now: datetime) -> dict:
