@@ -10,6 +10,7 @@ from __future__ import annotations
 from a2a_server.protocol import PROTOCOL_VERSION
 from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, card_skills
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
+from mirror import urls
 from mirror.config import Settings
 from mirror.models import Company
 
@@ -38,7 +39,7 @@ def directory_card(settings: Settings) -> dict:
         settings, name=f"{settings.provider_name} contractor directory",
         description=("Finds contractors by ZIP, category and keywords among the businesses of the install's business "
                      "feed; each result names the contractor's own agent and MCP server. " + CONTRACTOR_TEXT_WARNING),
-        endpoint=settings.absolute("/a2a"), skills=card_skills(DIRECTORY_AGENT),
+        endpoint=settings.absolute(urls.ROOT_A2A), skills=card_skills(DIRECTORY_AGENT),
     )
 
 
@@ -49,7 +50,7 @@ def _card(settings: Settings, *, name: str, description: str, endpoint: str, ski
         "version": SERVER_VERSION,
         "supportedInterfaces": [{"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": PROTOCOL_VERSION}],
         "provider": {"organization": settings.provider_name, "url": settings.public_base_url},
-        "documentationUrl": settings.absolute("/llms.txt"),
+        "documentationUrl": settings.absolute(urls.LLMS_TXT),
         "capabilities": dict(CAPABILITIES),
         "defaultInputModes": list(INPUT_MODES),
         "defaultOutputModes": list(OUTPUT_MODES),

@@ -32,6 +32,7 @@ from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, Agent, answer
 from mcp_server.hosts import host_allowed
 from mcp_server.tools import CompanyContext, ProviderContext
 from mcp_server.ucp.server import company_for_host
+from mirror import urls
 from web.db import db, render_cache, settings
 from web.gate import gate
 from web.limits import charge_client
@@ -46,14 +47,14 @@ def _card_response(card: dict) -> Response:
     return conditional(dumps(card).encode("utf-8"), mimetype="application/json", cache_control=CACHE_CONTROL)
 
 
-@bp.get("/companies/<key>/.well-known/agent-card.json")
+@bp.get(urls.flask_rule(urls.COMPANY_AGENT_CARD))
 def company_agent_card(key: str) -> Response:
     """One contractor's agent card."""
     company = gate(key, CHANNEL)
-    return _card_response(company_card(settings(), company, settings().absolute(f"/companies/{key}/a2a")))
+    return _card_response(company_card(settings(), company, settings().absolute(urls.company_path(urls.COMPANY_A2A, company.plugin_key))))
 
 
-@bp.post("/companies/<key>/a2a")
+@bp.post(urls.flask_rule(urls.COMPANY_A2A))
 def company_agent(key: str) -> Response:
     """One JSON-RPC request to a contractor's agent."""
     refusal = _http_refusal()
@@ -63,17 +64,17 @@ def company_agent(key: str) -> Response:
     return _serve(COMPANY_AGENT, lambda: _company_context(company))
 
 
-@bp.get("/.well-known/agent-card.json")
+@bp.get(urls.AGENT_CARD)
 def root_agent_card() -> Response:
     """The mapped company's card on a COMPANY_HOSTS domain; the directory agent's card elsewhere."""
     key = company_for_host(settings(), request.host)
     if key is None:
         return _card_response(directory_card(settings()))
     company = gate(key, CHANNEL)
-    return _card_response(company_card(settings(), company, _host_root(request.host) + "/a2a"))
+    return _card_response(company_card(settings(), company, _host_root(request.host) + urls.ROOT_A2A))
 
 
-@bp.post("/a2a")
+@bp.post(urls.ROOT_A2A)
 def root_agent() -> Response:
     """One JSON-RPC request to the mapped company's agent, or to the directory agent."""
     refusal = _http_refusal()

@@ -38,8 +38,8 @@ from mirror import state as st
 from mirror.businesses import funnel_url
 from mirror.config import Settings
 from mirror.models import Company
-from mirror.public_view import AddressView, company_urls
-from mirror.urls import is_safe_redirect, stamp_referrer
+from mirror.public_view import AddressView, GeoView, company_urls
+from mirror.urls import BUSINESS_FEED, flask_rule, is_safe_redirect, stamp_referrer
 from web.db import db, settings
 from web.limits import charge_client
 from web.responses import conditional, dumps, json_error
@@ -58,6 +58,7 @@ RECORD_COLUMNS = (
     Company.estimate_url, Company.shop_url,
 )
 _DIGITS = re.compile(r"[0-9]{1,10}", re.ASCII)
+_ZIP = re.compile(r"[0-9]{5}", re.ASCII)
 _TOKEN = re.compile(r"chg_([0-9]{1,9})_([0-9]{1,19})", re.ASCII)
 # Absolute http(s) with a host and no whitespace or control characters (the
 # shape mirror.urls.is_safe_redirect accepts, checked without parsing).
@@ -69,25 +70,6 @@ _HTTP_URL = re.compile(r"[hH][tT][tT][pP][sS]?://[^\x00-\x20\x7f/?#]+(?:[/?#][^\
 class _Strict(BaseModel):
     # Strict: the validated dict is what is served, so no value may pass by coercion.
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class FeedAddress(_Strict):
-    """The address object of docs/contracts/surfaces.md; the feed only lists complete ones."""
-
-    line1: str = Field(min_length=1)
-    line2: str | None
-    locality: str = Field(min_length=1)
-    region: str = Field(min_length=1)
-    postal_code: str = Field(pattern=r"^[0-9]{5}$")
-    country: str = Field(min_length=1)
-    formatted: str = Field(min_length=1)
-
-
-class FeedLocation(_Strict):
-    """WGS84 coordinates."""
-
-    latitude: float = Field(ge=-90, le=90)
-    longitude: float = Field(ge=-180, le=180)
 
 
 class ServiceProvider(_Strict):
@@ -110,8 +92,9 @@ class FeedBusiness(_Strict):
 
     id: str = Field(min_length=1, max_length=128)
     name: str = Field(min_length=1)
-    address: FeedAddress
-    location: FeedLocation
+    address: AddressView = Field(description="Always complete here: line1, locality, region, a 5-digit "
+                                             "postal_code and country.")
+    location: GeoView = Field(description="WGS84 coordinates.")
     phone_number: str = Field(pattern=r"^\+1[2-9][0-9]{2}[2-9][0-9]{6}$")
     website_url: str
     platform_url: str
@@ -121,6 +104,34 @@ class FeedBusiness(_Strict):
     @classmethod
     def _absolute(cls, value: str) -> str:
         return _http_url(value)
+
+    @field_validator("address")
+    @classmethod
+    def _complete(cls, value: AddressView) -> AddressView:
+        # The feed lists complete addresses only (docs/contracts/surfaces.md); the
+        # shape is the view's, the rule is the feed's.
+        if not (value.line1 and value.locality and value.region and value.country
+                and value.postal_code and _ZIP.fullmatch(value.postal_code)):
+            raise ValueError("incomplete address")
+        return value
+
+    @field_validator("location")
+    @classmethod
+    def _in_range(cls, value: GeoView) -> GeoView:
+        if not (-90 <= value.latitude <= 90 and -180 <= value.longitude <= 180):
+            raise ValueError("coordinates out of range")
+        return value
+
+
+class FeedPage(_Strict):
+    """One page of the business feed (its OpenAPI schema is generated from this model)."""
+
+    checksum: bool = Field(description="false exactly when the token is current and nothing changed")
+    page: int = Field(ge=1)
+    page_size: int = Field(ge=1, le=PAGE_SIZE_MAX)
+    total_pages: int = Field(ge=0)
+    changes_token: str = Field(pattern=r"^chg_[0-9]+_[0-9]+$")
+    businesses: list[FeedBusiness]
 
 
 def _http_url(value: str) -> str:
@@ -296,7 +307,7 @@ def _records(companies: list[Company], config: Settings) -> list[dict]:
     return records
 
 
-@bp.get("/v1/businesses")
+@bp.get(flask_rule(BUSINESS_FEED))
 def business_feed():
     """One page of the business feed (full walk or changes since a token)."""
     charge_client()

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from mirror.config import Settings
 from mirror.public_view import AddressView, CategoryView, CompanyView
 from mirror.records import TIERS
+from mirror.urls import JSONLD, company_path, flask_rule
 from web.db import db, render_cache, settings
 from web.gate import gate
 from web.responses import conditional
@@ -35,7 +36,7 @@ TIER_NAMES = {"good": "Good", "better": "Better", "best": "Best"}
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"}
 
 
-@bp.get("/companies/<key>.jsonld")
+@bp.get(flask_rule(JSONLD))
 def company_jsonld(key: str):
     """The company's complete graph, ready to paste verbatim into a script tag."""
     company = gate(key, CHANNEL)
@@ -62,7 +63,7 @@ def script_safe_json(data) -> str:
 
 def document_url(settings: Settings, plugin_key: str) -> str:
     """The absolute URL of the company's .jsonld document (the base of every @id)."""
-    return settings.absolute(f"/companies/{quote(plugin_key, safe='')}.jsonld")
+    return settings.absolute(company_path(JSONLD, plugin_key))
 
 
 def company_graph(view: CompanyView, settings: Settings, categories: list[CategoryView] | None = None) -> dict:

@@ -20,7 +20,7 @@ from mirror.models import Company
 from mirror.public_view import CategoryView, CompanyView, channel_open
 from mirror.records import TIERS
 from mirror.render_cache import Rendered
-from mirror.urls import is_safe_redirect
+from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, is_safe_redirect
 from web.db import db, render_cache, settings
 from web.gate import gate
 from web.responses import conditional
@@ -32,7 +32,7 @@ CURRENCY_SYMBOLS = {"USD": "$"}
 TRADE_LABELS = {"hvac": "Heating & cooling", "plumbing": "Plumbing", "electrical": "Electrical", "roofing": "Roofing"}
 
 
-@bp.get("/companies/<key>/pricing")
+@bp.get(flask_rule(PRICING_PAGE))
 def pricing_page(key: str):
     """The reference pricing page."""
     company = gate(key, PRICING_CHANNEL, html=True)
@@ -42,7 +42,7 @@ def pricing_page(key: str):
     return _html(rendered)
 
 
-@bp.get("/companies/<key>/quote")
+@bp.get(flask_rule(QUOTE_PAGE))
 def quote_page(key: str):
     """A 302 to the contractor's own quote funnel, else the quote page."""
     company = gate(key, QUOTE_CHANNEL, html=True)

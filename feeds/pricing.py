@@ -9,6 +9,7 @@ successful sync; `content_version` inside it moves only with pricing content.
 from __future__ import annotations
 
 from mirror.public_view import CompanyView
+from mirror.urls import PRICING_JSON, flask_rule
 from web.db import db, render_cache
 from web.gate import gate
 from web.responses import conditional, dumps
@@ -19,7 +20,7 @@ CHANNEL = "pricing"
 CACHE_CONTROL = "public, max-age=300"
 
 
-@bp.get("/companies/<key>/pricing.json")
+@bp.get(flask_rule(PRICING_JSON))
 def pricing_json(key: str):
     """The company's pricing document, with ETag / If-None-Match support."""
     company = gate(key, CHANNEL)

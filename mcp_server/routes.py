@@ -30,13 +30,14 @@ from mcp_server import (
 from mcp_server.servers import company_server, provider_origins, provider_server
 from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the UCP profile and endpoint)
 from mcp_server.transport import method_not_allowed, preflight, serve
+from mirror.urls import COMPANY_MCP, PROVIDER_MCP, WEBMCP_MCP, flask_rule
 from web.db import db, render_cache, settings
 from web.gate import gate
 from web.limits import charge_client
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
 # webmcp.js builds the same path from its own URL (webmcp/embed.js `CALLS`).
-WEBMCP_CALLS = "/companies/<key>/webmcp/mcp"
+WEBMCP_CALLS = flask_rule(WEBMCP_MCP)
 
 
 def _company_catalog(key: str, channel: str) -> Response:
@@ -45,19 +46,19 @@ def _company_catalog(key: str, channel: str) -> Response:
     return serve(company_server(db(), company, settings(), render_cache().entry(db(), company)))
 
 
-@bp.post("/companies/<key>/mcp", provide_automatic_options=False)
+@bp.post(flask_rule(COMPANY_MCP), provide_automatic_options=False)
 def company_mcp(key: str) -> Response:
     """One JSON-RPC message to a contractor's catalog server (the `mcp` switch)."""
     return _company_catalog(key, "mcp")
 
 
-@bp.route("/companies/<key>/mcp", methods=["OPTIONS"])
+@bp.route(flask_rule(COMPANY_MCP), methods=["OPTIONS"])
 def company_mcp_preflight(key: str) -> Response:
     """CORS preflight from any site (the key is not looked up)."""
     return preflight(None)
 
 
-@bp.route("/companies/<key>/mcp", methods=_NOT_POST, provide_automatic_options=False)
+@bp.route(flask_rule(COMPANY_MCP), methods=_NOT_POST, provide_automatic_options=False)
 def company_mcp_not_post(key: str) -> Response:
     """No SSE stream and no sessions: POST only."""
     return method_not_allowed(None)
@@ -81,20 +82,20 @@ def company_webmcp_not_post(key: str) -> Response:
     return method_not_allowed(None)
 
 
-@bp.post("/mcp", provide_automatic_options=False)
+@bp.post(flask_rule(PROVIDER_MCP), provide_automatic_options=False)
 def provider_mcp() -> Response:
     """One JSON-RPC message to the provider server."""
     charge_client(mcp=True)
     return serve(provider_server(db(), settings()))
 
 
-@bp.route("/mcp", methods=["OPTIONS"])
+@bp.route(flask_rule(PROVIDER_MCP), methods=["OPTIONS"])
 def provider_mcp_preflight() -> Response:
     """CORS preflight: only ALLOWED_ORIGINS (and this site) get the allow headers."""
     return preflight(provider_origins(settings()))
 
 
-@bp.route("/mcp", methods=_NOT_POST, provide_automatic_options=False)
+@bp.route(flask_rule(PROVIDER_MCP), methods=_NOT_POST, provide_automatic_options=False)
 def provider_mcp_not_post() -> Response:
     """No SSE stream and no sessions: POST only."""
     return method_not_allowed(provider_origins(settings()))

@@ -23,17 +23,11 @@ from urllib.parse import urlsplit
 from flask import Response
 
 from mcp_server import bp
-from mcp_server.discovery import (
-    CACHE_CONTROL,
-    CARD_SCHEMA,
-    COMPANY_TEMPLATE,
-    COMPANY_TEMPLATE_CARD_PATH,
-    PROVIDER_CARD_PATH,
-    card_namespace,
-)
+from mcp_server.discovery import CACHE_CONTROL, CARD_SCHEMA, COMPANY_TEMPLATE, card_namespace
 from mcp_server.jsonrpc import SUPPORTED_VERSIONS
 from mcp_server.servers import SERVER_VERSION
 from mirror.config import Settings
+from mirror import urls
 from mirror.models import Company
 from web.db import settings
 from web.gate import gate
@@ -67,7 +61,7 @@ def provider_card(settings: Settings) -> dict:
         "title": f"{settings.provider_name} contractor directory",
         "description": "Find contractors by ZIP, category and keywords; check coverage; open a quote request.",
         "websiteUrl": settings.public_base_url,
-        "remotes": [_remote(settings.absolute("/mcp"))],
+        "remotes": [_remote(settings.absolute(urls.PROVIDER_MCP))],
     }
 
 
@@ -93,7 +87,7 @@ def company_card(settings: Settings, company: Company) -> dict:
     card = company_template_card(settings)
     card["name"] = f"{card_namespace(settings)}/company-{company.plugin_key}"
     card["title"] = f"{company.name[:TITLE_LIMIT - len(' catalog')]} catalog"
-    card["remotes"] = [_remote(settings.absolute(COMPANY_TEMPLATE.format(plugin_key=company.plugin_key)))]
+    card["remotes"] = [_remote(settings.absolute(urls.company_path(urls.COMPANY_MCP, company.plugin_key)))]
     return card
 
 
@@ -104,9 +98,9 @@ def ai_catalog(settings: Settings) -> dict:
         "specVersion": AI_CATALOG_SPEC_VERSION,
         "entries": [
             {"identifier": f"urn:air:{publisher}:mcp:{settings.provider_name}", "type": SERVER_CARD_TYPE,
-             "url": settings.absolute(PROVIDER_CARD_PATH)},
+             "url": settings.absolute(urls.PROVIDER_SERVER_CARD)},
             {"identifier": f"urn:air:{publisher}:mcp:company-catalog", "type": SERVER_CARD_TYPE,
-             "url": settings.absolute(COMPANY_TEMPLATE_CARD_PATH)},
+             "url": settings.absolute(urls.COMPANY_TEMPLATE_SERVER_CARD)},
         ],
     }
 
@@ -132,25 +126,25 @@ def _preflight() -> Response:
     return response
 
 
-@bp.route("/.well-known/ai-catalog.json", methods=["GET"], provide_automatic_options=False)
+@bp.route(urls.AI_CATALOG, methods=["GET"], provide_automatic_options=False)
 def ai_catalog_document() -> Response:
     """The AI Catalog for domain-level discovery."""
     return _document(ai_catalog(settings()), AI_CATALOG_TYPE)
 
 
-@bp.route(PROVIDER_CARD_PATH, methods=["GET"], provide_automatic_options=False)
+@bp.route(urls.PROVIDER_SERVER_CARD, methods=["GET"], provide_automatic_options=False)
 def provider_card_document() -> Response:
     """The provider server's card."""
     return _document(provider_card(settings()), SERVER_CARD_TYPE)
 
 
-@bp.route(COMPANY_TEMPLATE_CARD_PATH, methods=["GET"], provide_automatic_options=False)
+@bp.route(urls.COMPANY_TEMPLATE_SERVER_CARD, methods=["GET"], provide_automatic_options=False)
 def company_template_card_document() -> Response:
     """The per-company server's templated card."""
     return _document(company_template_card(settings()), SERVER_CARD_TYPE)
 
 
-@bp.route("/companies/<key>/mcp/server-card", methods=["GET"], provide_automatic_options=False)
+@bp.route(urls.flask_rule(urls.COMPANY_SERVER_CARD), methods=["GET"], provide_automatic_options=False)
 def company_card_document(key: str) -> Response:
     """One contractor's server card; the `mcp` gate answers unknown and closed keys with its one 404."""
     return _document(company_card(settings(), gate(key, "mcp")), SERVER_CARD_TYPE)
@@ -158,8 +152,8 @@ def company_card_document(key: str) -> Response:
 
 def _register_preflights() -> None:
     """OPTIONS on every discovery document: the CORS answer, with no key looked up."""
-    paths = ("/.well-known/ai-catalog.json", PROVIDER_CARD_PATH, COMPANY_TEMPLATE_CARD_PATH,
-             "/companies/<key>/mcp/server-card")
+    paths = (urls.AI_CATALOG, urls.PROVIDER_SERVER_CARD, urls.COMPANY_TEMPLATE_SERVER_CARD,
+             urls.flask_rule(urls.COMPANY_SERVER_CARD))
     for number, path in enumerate(paths):
         bp.add_url_rule(path, f"discovery_{number}_preflight", lambda **_: _preflight(), methods=["OPTIONS"],
                         provide_automatic_options=False)

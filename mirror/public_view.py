@@ -1,30 +1,34 @@
 """The one public view of a company, built from the mirror.
 
-pricing.json is `CompanyView.pricing_document()`, and the JSON-LD, hosted
-pages, MCP and UCP tools read the same objects, so two surfaces never compute
-the same number twice. The business feed lists no prices: it builds its
-records from the company rows, with this module's `AddressView` and
-`company_urls`. Only public facts exist
-here; nothing in this module knows about HTTP.
+Every surface renders this: pricing.json is `CompanyView.pricing_document()`,
+and the JSON-LD, hosted pages and MCP tools read the same objects, so two
+surfaces never compute the same number twice; the business feed's record
+takes its address, coordinates and URLs from here.
+
+The models below are also the single declaration of every public shape: the
+address, service area, tiers, category and provenance objects exist once,
+here. Tool results are built from (and subclass) them, the OpenAPI schemas of
+pricing.json and the JSON error are generated from them, and the feed record
+validates with them. Only public facts exist here; nothing in this module
+knows about HTTP (URLs come from mirror.urls' route table).
 """
 from __future__ import annotations
 
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Literal
-from urllib.parse import quote
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter, WithJsonSchema
 from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from mirror import channels
 from mirror import state as st
+from mirror import urls
 from mirror.businesses import funnel_url
 from mirror.config import Settings
 from mirror.models import Company, OfferGroup, SyncState
-from mirror.records import TIERS
 from mirror.upstream import parse_time
 from mirror.urls import stamp_referrer
 
@@ -59,7 +63,24 @@ def money_json(value: Decimal | None) -> int | float | None:
 
 
 class _View(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Closed: a view holds exactly its declared public facts, and its JSON
+    # Schema (OpenAPI, MCP outputSchema) says so.
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# Money is exact Decimal in the view and a JSON number with the decimal's own
+# digits wherever it is published (pricing.json, tool results).
+Money = Annotated[
+    Decimal,
+    PlainSerializer(money_json),
+    WithJsonSchema({"type": "number", "description": "An amount in `currency`, exact (e.g. 11006 or 60.05)."}),
+]
+# A time in the view; RFC 3339 UTC with a Z (or null) wherever it is published.
+Timestamp = Annotated[
+    datetime | None,
+    PlainSerializer(lambda value: iso(value)),
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}),
+]
 
 
 class AddressView(_View):
@@ -103,71 +124,112 @@ class ServiceAreaView(_View):
 
 
 class TierPrices(_View):
-    """Lowest published price per tier; None where the tier has no product."""
+    """Lowest published price per tier; null where a tier has no product."""
 
-    good: Decimal | None
-    better: Decimal | None
-    best: Decimal | None
+    good: Money | None
+    better: Money | None
+    best: Money | None
 
 
-class CategoryView(_View):
-    """One offer group."""
+class PricingCategory(_View):
+    """One offer group, as pricing.json shows it."""
 
     name: str
     slug: str
-    kind: Literal["system", "accessory"]
-    price_low: Decimal
-    price_high: Decimal
+    price_low: Money
+    price_high: Money
     offer_count: int
-    tiers: TierPrices | None
-    image_url: str | None
-
-    def pricing_entry(self) -> dict:
-        """This category as pricing.json shows it (tiers only on systems)."""
-        entry = {
-            "name": self.name,
-            "slug": self.slug,
-            "price_low": money_json(self.price_low),
-            "price_high": money_json(self.price_high),
-            "offer_count": self.offer_count,
-        }
-        if self.tiers is not None:
-            entry["tiers"] = {t: money_json(getattr(self.tiers, t)) for t in TIERS}
-        return entry
+    tiers: TierPrices | None = Field(
+        default=None, exclude_if=lambda value: value is None,
+        description="Good/Better/Best prices; present on installed-system categories only.",
+    )
 
 
-class BusinessView(_View):
-    """The contractor's public identity and contact data."""
+class CategoryView(PricingCategory):
+    """One offer group: pricing.json's category plus its kind."""
 
-    plugin_key: str
+    kind: Literal["system", "accessory"]
+    # Read by the JSON-LD (Product image); not part of the published category object.
+    image_url: str | None = Field(default=None, exclude=True)
+
+
+class Provenance(_View):
+    """The provenance trio every tool result and pricing.json carry: where to quote, how fresh the data is."""
+
+    quote_url: str | None = Field(description="Where the user requests a quote; null when quoting is switched off.")
+    last_synced_at: Timestamp = Field(
+        description="When the mirror last confirmed this data (RFC 3339, UTC); null if never.")
+    freshness_state: FreshnessState
+
+
+class PricingBusiness(_View):
+    """The business as pricing.json shows it."""
+
     name: str
-    trades: list[str]
-    business_types: list[str]
     address: AddressView | None
-    geo: GeoView | None
-    phone: str | None
-    website: str | None
     service_area: ServiceAreaView
 
 
-class CompanyView(_View):
+class BusinessView(PricingBusiness):
+    """The contractor's public identity and contact data."""
+
+    plugin_key: str
+    trades: list[str]
+    business_types: list[str]
+    geo: GeoView | None
+    phone: str | None
+    website: str | None
+
+
+def _published_order(schema: dict, _model: type) -> None:
+    """List pricing.json's properties in its published key order in the JSON Schema too."""
+    properties = schema.get("properties", {})
+    order = [name for name in PRICING_ORDER if name in properties]
+    schema["properties"] = {name: properties[name] for name in [*order, *(n for n in properties if n not in order)]}
+
+
+class PricingDocument(Provenance):
+    """pricing.json (docs/contracts/surfaces.md): the published part of a company's view."""
+
+    model_config = ConfigDict(json_schema_extra=_published_order)
+
+    business: PricingBusiness
+    categories: list[PricingCategory]
+    currency: str
+    price_description: str | None
+    data_provenance: str
+    content_updated_at: Timestamp
+    content_version: str | None
+
+
+class ErrorBody(_View):
+    """The small JSON error every JSON surface answers with (404, 400, 429, 5xx)."""
+
+    error: str = Field(description="A stable machine-readable code, e.g. not_found, invalid_parameter.")
+    message: str
+    parameter: str | None = Field(default=None, description="The query parameter at fault (400 only).")
+    retry_after: int | None = Field(default=None, ge=1, description="Seconds to wait (429 only).")
+
+
+# pricing.json's published key order (fields inherited from Provenance would
+# otherwise come first).
+PRICING_ORDER = (
+    "business", "categories", "currency", "price_description", "data_provenance", "quote_url",
+    "last_synced_at", "content_updated_at", "freshness_state", "content_version",
+)
+_PRICING = TypeAdapter(PricingDocument)
+
+
+class CompanyView(PricingDocument):
     """Everything public about one company at one moment of the mirror."""
 
     business: BusinessView
     categories: list[CategoryView]
-    currency: str
-    price_description: str | None
-    data_provenance: str
     channels: dict[str, bool]
-    quote_url: str | None
     quote_page_url: str
     funnel_url: str | None
     pricing_url: str
     mcp_url: str
-    last_synced_at: datetime | None
-    content_updated_at: datetime | None
-    freshness_state: FreshnessState
-    content_version: str | None
     generation: int
 
     def category(self, slug_or_name: str) -> CategoryView | None:
@@ -183,28 +245,13 @@ class CompanyView(_View):
         return postal_code in self.business.service_area.postal_codes
 
     def pricing_document(self) -> dict:
-        """pricing.json: this view serialised (see the web surfaces issue)."""
-        business = self.business
-        return {
-            "business": {
-                "name": business.name,
-                "address": business.address.model_dump() if business.address else None,
-                "service_area": business.service_area.model_dump(),
-            },
-            "categories": [c.pricing_entry() for c in self.categories],
-            "currency": self.currency,
-            "price_description": self.price_description,
-            "data_provenance": self.data_provenance,
-            "quote_url": self.quote_url,
-            "last_synced_at": iso(self.last_synced_at),
-            "content_updated_at": iso(self.content_updated_at),
-            "freshness_state": self.freshness_state,
-            "content_version": self.content_version,
-        }
+        """pricing.json: this view serialised as a PricingDocument, in the published key order."""
+        dumped = _PRICING.dump_python(self, mode="json")
+        return {name: dumped[name] for name in PRICING_ORDER}
 
     def provenance(self) -> dict:
-        """The provenance fields every tool result carries."""
-        return {"last_synced_at": iso(self.last_synced_at), "freshness_state": self.freshness_state}
+        """The provenance fields every tool result carries besides its quote_url."""
+        return {"last_synced_at": self.last_synced_at, "freshness_state": self.freshness_state}
 
 
 def iso(value: datetime | None) -> str | None:
@@ -337,11 +384,10 @@ def last_synced_at(session: Session, company: Company) -> datetime | None:
 
 def company_urls(settings: Settings, plugin_key: str) -> dict[str, str]:
     """The absolute public URLs of a company's surfaces."""
-    base = f"/companies/{quote(plugin_key, safe='')}"
     return {
-        "quote_page_url": settings.absolute(base + "/quote"),
-        "pricing_url": settings.absolute(base + "/pricing"),
-        "mcp_url": settings.absolute(base + "/mcp"),
+        "quote_page_url": settings.absolute(urls.company_path(urls.QUOTE_PAGE, plugin_key)),
+        "pricing_url": settings.absolute(urls.company_path(urls.PRICING_PAGE, plugin_key)),
+        "mcp_url": settings.absolute(urls.company_path(urls.COMPANY_MCP, plugin_key)),
     }
 
 

@@ -1,9 +1,54 @@
-"""URL rules shared by every surface: safe redirect targets and referrer stamping."""
+"""URL rules shared by every surface: the public route paths, safe redirect targets and referrer stamping.
+
+The path templates below are the one route table: the Flask blueprints
+register their rules from them (`flask_rule`), the OpenAPI document lists
+them as they are, and every absolute URL a payload carries is built from
+them (`company_path`). `{key}` is the company's pluginKey.
+"""
 from __future__ import annotations
 
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
 REFERRER_VARIABLES = ("ref", "referrer", "utm_source")
+
+# --- the route table -----------------------------------------------------------
+JSONLD = "/companies/{key}.jsonld"
+PRICING_JSON = "/companies/{key}/pricing.json"
+PRICING_PAGE = "/companies/{key}/pricing"
+QUOTE_PAGE = "/companies/{key}/quote"
+COMPANY_MCP = "/companies/{key}/mcp"
+UCP_MCP = "/companies/{key}/ucp/mcp"
+UCP_PROFILE = "/companies/{key}/.well-known/ucp"
+WEBMCP_SWITCH = "/companies/{key}/webmcp.json"
+WEBMCP_DEMO = "/companies/{key}/webmcp-demo"
+WEBMCP_MCP = "/companies/{key}/webmcp/mcp"  # webmcp.js's calls (the `webmcp` switch alone)
+COMPANY_SERVER_CARD = "/companies/{key}/mcp/server-card"
+COMPANY_AGENT_CARD = "/companies/{key}/.well-known/agent-card.json"
+COMPANY_A2A = "/companies/{key}/a2a"
+PROVIDER_MCP = "/mcp"
+BUSINESS_FEED = "/v1/businesses"
+# Answered for the company mapped to the request's Host (COMPANY_HOSTS).
+HOST_UCP_MCP = "/ucp/mcp"
+HOST_UCP_PROFILE = "/.well-known/ucp"
+WEBMCP_JS = "/webmcp.js"
+WEBMCP_DEMO_JS = "/webmcp-demo.js"
+MCP_SERVER_CARD = "/.well-known/mcp.json"  # the earlier single-document card, kept
+AI_CATALOG = "/.well-known/ai-catalog.json"
+PROVIDER_SERVER_CARD = "/mcp/server-card"
+COMPANY_TEMPLATE_SERVER_CARD = "/mcp/company-server-card"
+AGENT_CARD = "/.well-known/agent-card.json"  # the directory agent (or a COMPANY_HOSTS company's)
+ROOT_A2A = "/a2a"
+LLMS_TXT = "/llms.txt"
+
+
+def company_path(template: str, plugin_key: str) -> str:
+    """A route template filled with one company's key (percent-encoded, `/` included)."""
+    return template.replace("{key}", quote(plugin_key, safe=""))
+
+
+def flask_rule(template: str) -> str:
+    """The Flask URL rule of a route template (`{key}` becomes `<key>`)."""
+    return template.replace("{key}", "<key>")
 
 
 def is_safe_redirect(url: str | None) -> bool:

@@ -9,6 +9,7 @@ schemathesis checks the app's answers against it. `HEAD` works wherever
 """
 from __future__ import annotations
 
+from mirror import urls
 from mirror.config import Settings
 
 JSON = "application/json"
@@ -126,46 +127,47 @@ def _mcp_endpoint(summary: str, keyed: bool, restricted_origins: bool) -> dict:
 
 
 def _paths() -> dict:
+    # Keyed by mirror.urls' route templates: the same strings the blueprints register.
     text_plain = {"type": "string"}
     return {
-        "/companies/{key}.jsonld": _keyed_json(
+        urls.JSONLD: _keyed_json(
             "The company's schema.org graph.", "JSON-LD, ready to paste into a script tag.", _ref("JsonLd"),
             "application/ld+json"),
-        "/companies/{key}/pricing.json": _keyed_json(
+        urls.PRICING_JSON: _keyed_json(
             "The pricing view model.", "The pricing document.", _ref("PricingDocument")),
-        "/companies/{key}/pricing": _keyed_html("The reference pricing page."),
-        "/companies/{key}/quote": _keyed_html("The quote page, or a 302 to the contractor's own funnel.", {
+        urls.PRICING_PAGE: _keyed_html("The reference pricing page."),
+        urls.QUOTE_PAGE: _keyed_html("The quote page, or a 302 to the contractor's own funnel.", {
             "302": {"description": "To the contractor's verified quote funnel (referrer stamped).",
                     "headers": {"Location": _header("The funnel URL.", True)}}}),
-        "/companies/{key}/mcp": _mcp_endpoint("One JSON-RPC message to the company's catalog MCP server.", True, False),
-        "/companies/{key}/webmcp/mcp": _mcp_endpoint(
+        urls.COMPANY_MCP: _mcp_endpoint("One JSON-RPC message to the company's catalog MCP server.", True, False),
+        urls.WEBMCP_MCP: _mcp_endpoint(
             "webmcp.js's call endpoint: the same catalog server, gated by the webmcp switch alone.", True, False),
-        "/mcp": _mcp_endpoint("One JSON-RPC message to the provider MCP server.", False, True),
-        "/companies/{key}/ucp/mcp": _mcp_endpoint("One JSON-RPC message to the company's UCP Catalog endpoint.",
+        urls.PROVIDER_MCP: _mcp_endpoint("One JSON-RPC message to the provider MCP server.", False, True),
+        urls.UCP_MCP: _mcp_endpoint("One JSON-RPC message to the company's UCP Catalog endpoint.",
                                                   True, False),
-        "/ucp/mcp": _host_mapped(_mcp_endpoint(
+        urls.HOST_UCP_MCP: _host_mapped(_mcp_endpoint(
             "One JSON-RPC message to the UCP endpoint of the company mapped to this Host (COMPANY_HOSTS).",
             True, False)),
-        "/companies/{key}/.well-known/ucp": _keyed_json(
+        urls.UCP_PROFILE: _keyed_json(
             "The company's UCP business profile.", "The profile.", _ref("UcpProfile")),
-        "/.well-known/ucp": _get("The UCP profile of the company mapped to this Host (COMPANY_HOSTS).", {
+        urls.HOST_UCP_PROFILE: _get("The UCP profile of the company mapped to this Host (COMPANY_HOSTS).", {
             **_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
             "ifNoneMatch", tags=("company",)),
-        "/companies/{key}/webmcp.json": _get("Whether webmcp.js registers this key's tools (never a 404).",
+        urls.WEBMCP_SWITCH: _get("Whether webmcp.js registers this key's tools (never a 404).",
                                              _cached("The switch.", _ref("WebMcpSwitch")), "key", "ifNoneMatch",
                                              tags=("webmcp",)),
-        "/companies/{key}/webmcp-demo": _keyed_html("A page embedding webmcp.js for this key."),
-        "/webmcp.js": _get("The WebMCP embed (an ES module).", _cached("JavaScript.", text_plain, "text/javascript"),
+        urls.WEBMCP_DEMO: _keyed_html("A page embedding webmcp.js for this key."),
+        urls.WEBMCP_JS: _get("The WebMCP embed (an ES module).", _cached("JavaScript.", text_plain, "text/javascript"),
                            "ifNoneMatch", tags=("webmcp",)),
-        "/webmcp-demo.js": _get("The demo page's script.", _cached("JavaScript.", text_plain, "text/javascript"),
+        urls.WEBMCP_DEMO_JS: _get("The demo page's script.", _cached("JavaScript.", text_plain, "text/javascript"),
                                 "ifNoneMatch", tags=("webmcp",)),
-        "/v1/businesses": _get("The business feed (ChatGPT local-services request-a-quote).", {
+        urls.BUSINESS_FEED: _get("The business feed (ChatGPT local-services request-a-quote).", {
             **_cached("One page of the feed.", _ref("FeedPage")),
             "400": _response("page or page_size out of range (the error names it).", _ref("Error")),
             "429": RATE_LIMITED}, "page", "pageSize", "changesToken", "ifNoneMatch", tags=("feed",)),
-        "/.well-known/mcp.json": _get("The MCP server card.", _cached("The card.", _ref("ServerCard")),
+        urls.MCP_SERVER_CARD: _get("The MCP server card.", _cached("The card.", _ref("ServerCard")),
                                       "ifNoneMatch", tags=("mcp",)),
-        "/llms.txt": _get("A plain-text index of the public surfaces for agents.",
+        urls.LLMS_TXT: _get("A plain-text index of the public surfaces for agents.",
                           _cached("Markdown-flavoured text.", text_plain, "text/plain"), "ifNoneMatch",
                           tags=("discovery",)),
         "/healthz": _get("Liveness.", {"200": _response("The process answers.", _ref("Health"))}, tags=("ops",)),
@@ -210,20 +212,20 @@ def _discovery_paths() -> dict:
     """The AI Catalog, the MCP server cards and the A2A agent cards and endpoints."""
     card = "application/mcp-server-card+json"
     return {
-        "/.well-known/ai-catalog.json": _discovery_document("The AI Catalog (MCP server cards).",
+        urls.AI_CATALOG: _discovery_document("The AI Catalog (MCP server cards).",
                                                             "application/ai-catalog+json"),
-        "/mcp/server-card": _discovery_document("The provider MCP server's card.", card),
-        "/mcp/company-server-card": _discovery_document("The per-company MCP server's templated card.", card),
-        "/companies/{key}/mcp/server-card": _discovery_document("One contractor's MCP server card.", card, "key",
+        urls.PROVIDER_SERVER_CARD: _discovery_document("The provider MCP server's card.", card),
+        urls.COMPANY_TEMPLATE_SERVER_CARD: _discovery_document("The per-company MCP server's templated card.", card),
+        urls.COMPANY_SERVER_CARD: _discovery_document("One contractor's MCP server card.", card, "key",
                                                                 keyed=True),
-        "/companies/{key}/.well-known/agent-card.json": _keyed_json(
+        urls.COMPANY_AGENT_CARD: _keyed_json(
             "One contractor's A2A agent card.", "The agent card (A2A 1.0).", {"type": "object"}),
-        "/.well-known/agent-card.json": _get("The directory agent's card (or, on a COMPANY_HOSTS domain, the mapped "
+        urls.AGENT_CARD: _get("The directory agent's card (or, on a COMPANY_HOSTS domain, the mapped "
                                              "company's).", {**_cached("The agent card (A2A 1.0).", {"type": "object"}),
                                                              "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
                                              "ifNoneMatch", tags=("a2a",)),
-        "/companies/{key}/a2a": _a2a_endpoint("One A2A JSON-RPC request to a contractor's agent.", True),
-        "/a2a": _a2a_endpoint("One A2A JSON-RPC request to the directory agent (or a COMPANY_HOSTS company's).",
+        urls.COMPANY_A2A: _a2a_endpoint("One A2A JSON-RPC request to a contractor's agent.", True),
+        urls.ROOT_A2A: _a2a_endpoint("One A2A JSON-RPC request to the directory agent (or a COMPANY_HOSTS company's).",
                               False),
     }
 

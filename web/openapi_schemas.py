@@ -1,15 +1,18 @@
 """Component schemas and parameters of the OpenAPI document (web/openapi.py).
 
-The feed record's schema is generated from the pydantic model that
-validates every record before it is served, so the two cannot drift; the
-rest mirrors the payloads described in docs/contracts/surfaces.md.
+The schemas of pricing.json, the business feed and the JSON error body are
+generated from the pydantic models that produce or validate those payloads
+(mirror.public_view's PricingDocument and ErrorBody, feeds.business_feed's
+FeedPage), so the document cannot drift from what is served; the rest
+describes payloads that have no model of their own (docs/contracts/surfaces.md).
 """
 from __future__ import annotations
 
-from feeds.business_feed import PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, FeedBusiness
+from pydantic import BaseModel
 
-NULLABLE_STRING = {"type": ["string", "null"]}
-NULLABLE_NUMBER = {"type": ["number", "null"]}
+from feeds.business_feed import PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, FeedPage
+from mirror.public_view import ErrorBody, PricingDocument
+
 TIMESTAMP = {"type": ["string", "null"], "format": "date-time"}
 
 
@@ -39,49 +42,28 @@ def parameters_extra() -> dict:
     }
 
 
-def _feed_schemas() -> dict:
-    generated = FeedBusiness.model_json_schema(ref_template="#/components/schemas/{model}")
-    definitions = generated.pop("$defs", {})
-    page = _object({
-        "checksum": {"type": "boolean", "description": "false exactly when the token is current and nothing changed"},
-        "page": {"type": "integer", "minimum": 1},
-        "page_size": {"type": "integer", "minimum": 1, "maximum": PAGE_SIZE_MAX},
-        "total_pages": {"type": "integer", "minimum": 0},
-        "changes_token": {"type": "string", "pattern": "^chg_[0-9]+_[0-9]+$"},
-        "businesses": {"type": "array", "items": _ref("FeedBusiness")},
-    })
-    return {**definitions, "FeedBusiness": generated, "FeedPage": page}
+def generated(*models: tuple[str, type[BaseModel]]) -> dict:
+    """Component schemas of (name, model) pairs, their nested models as sibling components.
+
+    Nested models are named after their class (AddressView, TierPrices, ...),
+    so pricing.json and the feed share one Address component.
+    """
+    components: dict = {}
+    for name, model in models:
+        schema = model.model_json_schema(mode="serialization", ref_template="#/components/schemas/{model}")
+        components.update(schema.pop("$defs", {}))
+        components[name] = schema
+    return {name: _untitled(schema) for name, schema in components.items()}
 
 
-def _pricing_schemas() -> dict:
-    address = _object({
-        "line1": NULLABLE_STRING, "line2": NULLABLE_STRING, "locality": NULLABLE_STRING, "region": NULLABLE_STRING,
-        "postal_code": NULLABLE_STRING, "country": NULLABLE_STRING, "formatted": {"type": "string"},
-    })
-    tiers = _object({"good": NULLABLE_NUMBER, "better": NULLABLE_NUMBER, "best": NULLABLE_NUMBER})
-    category = _object({
-        "name": {"type": "string"}, "slug": {"type": "string"}, "price_low": {"type": "number"},
-        "price_high": {"type": "number"}, "offer_count": {"type": "integer", "minimum": 1}, "tiers": _ref("Tiers"),
-    }, required=["name", "slug", "price_low", "price_high", "offer_count"])
-    business = _object({
-        "name": {"type": "string"},
-        "address": {"anyOf": [_ref("Address"), {"type": "null"}]},
-        "service_area": _object({"postal_code_count": {"type": "integer", "minimum": 0},
-                                 "postal_codes": {"type": "array", "items": {"type": "string"}}}),
-    })
-    document = _object({
-        "business": business,
-        "categories": {"type": "array", "items": _ref("Category")},
-        "currency": {"type": "string"},
-        "price_description": NULLABLE_STRING,
-        "data_provenance": {"type": "string"},
-        "quote_url": {"type": ["string", "null"], "format": "uri"},
-        "last_synced_at": TIMESTAMP,
-        "content_updated_at": TIMESTAMP,
-        "freshness_state": {"enum": ["fresh", "stale", "unavailable"]},
-        "content_version": NULLABLE_STRING,
-    })
-    return {"Address": address, "Tiers": tiers, "Category": category, "PricingDocument": document}
+def _untitled(node):
+    # Generated titles ("Line1", "Price Low") only repeat the property names.
+    if isinstance(node, list):
+        return [_untitled(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {k: _untitled(v) if k not in ("enum", "const", "default", "examples") else v
+            for k, v in node.items() if not (k == "title" and isinstance(v, str))}
 
 
 def _rpc_schemas() -> dict:
@@ -106,9 +88,6 @@ def _rpc_schemas() -> dict:
 
 def _other_schemas() -> dict:
     return {
-        "Error": _object({"error": {"type": "string"}, "message": {"type": "string"},
-                          "parameter": {"type": "string"}, "retry_after": {"type": "integer", "minimum": 1}},
-                         required=["error", "message"]),
         "JsonLd": _object({"@context": {"type": "string"}, "@graph": {"type": "array", "items": {"type": "object"}}}),
         "ServerCard": _object({"name": {"type": "string"}, "version": {"type": "string"},
                                "remotes": {"type": "array", "minItems": 1}}, closed=False),
@@ -129,4 +108,5 @@ def _other_schemas() -> dict:
 
 def schemas() -> dict:
     """Every component schema."""
-    return {**_other_schemas(), **_pricing_schemas(), **_feed_schemas(), **_rpc_schemas()}
+    models = generated(("Error", ErrorBody), ("PricingDocument", PricingDocument), ("FeedPage", FeedPage))
+    return {**_other_schemas(), **models, **_rpc_schemas()}

@@ -30,6 +30,7 @@ from mcp_server.tools import webmcp_tool_definitions
 from mirror.channels import channel_open
 from mirror.models import Company
 from mirror.public_view import find_public_company
+from mirror.urls import WEBMCP_DEMO, WEBMCP_DEMO_JS, WEBMCP_JS, WEBMCP_SWITCH, flask_rule
 from web.db import db, settings
 from web.gate import gate
 from web.responses import conditional
@@ -79,19 +80,19 @@ def embed_enabled(company: Company | None) -> bool:
     return company is not None and company.is_public and channel_open(company, CHANNEL)
 
 
-@bp.get("/webmcp.js")
+@bp.get(flask_rule(WEBMCP_JS))
 def webmcp_js() -> Response:
     """The drop-in module (CORS: module scripts from other sites are CORS fetches)."""
     return conditional(embed_body(), mimetype=JS_MIMETYPE, cache_control=SCRIPT_CACHE)
 
 
-@bp.get("/webmcp-demo.js")
+@bp.get(flask_rule(WEBMCP_DEMO_JS))
 def webmcp_demo_js() -> Response:
     """The demo page's status line script."""
     return conditional(demo_script_body(), mimetype=JS_MIMETYPE, cache_control=SCRIPT_CACHE)
 
 
-@bp.get("/companies/<key>/webmcp.json")
+@bp.get(flask_rule(WEBMCP_SWITCH))
 def webmcp_switch(key: str) -> Response:
     """Whether webmcp.js should register this key's tools (never a 404; see above)."""
     enabled = embed_enabled(find_public_company(db(), key, None))
@@ -99,14 +100,14 @@ def webmcp_switch(key: str) -> Response:
     return conditional(body, mimetype="application/json", cache_control=SWITCH_CACHE)
 
 
-@bp.get("/companies/<key>/webmcp-demo")
+@bp.get(flask_rule(WEBMCP_DEMO))
 def webmcp_demo(key: str) -> Response:
     """A page that embeds the tag for this key, for trying the tools."""
     company = gate(key, CHANNEL, html=True)  # what embed_enabled() decides, before any limit
-    script_url = settings().absolute("/webmcp.js")
+    script_url = settings().absolute(WEBMCP_JS)
     html = render_template(
         "webmcp_demo.html", company_name=company.name, plugin_key=company.plugin_key, script_url=script_url,
-        demo_script_url=settings().absolute("/webmcp-demo.js"), tools=webmcp_tool_definitions(),
+        demo_script_url=settings().absolute(WEBMCP_DEMO_JS), tools=webmcp_tool_definitions(),
     )
     response = conditional(html.encode("utf-8"), mimetype="text/html", cache_control=DEMO_CACHE, cors=False)
     response.headers["Content-Security-Policy"] = demo_csp(script_url)

@@ -15,15 +15,9 @@ from sqlalchemy.orm import Session
 
 from mcp_server.tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
 from mcp_server.tools.models import (
-    AddressOut,
-    CategoryOut,
-    FreshnessState,
-    LastSyncedAt,
-    Money,
     PostalCodeText,
-    ServiceAreaOut,
+    ProvenancedOutput,
     TierName,
-    TiersOut,
     limit_argument,
     postal_code_or_error,
     text_argument,
@@ -32,7 +26,16 @@ from mirror.catalog import select_public_products
 from mirror.catalog_search import price_to_cents_floor, search_catalog
 from mirror.config import Settings
 from mirror.models import Company, Product
-from mirror.public_view import CompanyView, build_company_view, cents_to_decimal
+from mirror.public_view import (
+    AddressView,
+    CategoryView,
+    CompanyView,
+    Money,
+    ServiceAreaView,
+    TierPrices,
+    build_company_view,
+    cents_to_decimal,
+)
 from mirror.records import TIERS
 from mirror.render_cache import CompanyRenderings
 
@@ -84,29 +87,25 @@ class NoArguments(ToolInput):
     """This tool takes no arguments."""
 
 
-class BusinessInfo(ToolOutput):
+class BusinessInfo(ProvenancedOutput):
     name: str
     trades: list[str]
-    address: AddressOut | None
+    address: AddressView | None
     phone: str | None = Field(description="E.164, e.g. +13145550000.")
     website: str | None
-    service_area: ServiceAreaOut
+    service_area: ServiceAreaView
     currency: str
     price_description: str | None
     category_count: int
-    quote_url: str | None = Field(description="Where the user requests a quote; null when quoting is switched off.")
     pricing_url: str
-    last_synced_at: LastSyncedAt
-    freshness_state: FreshnessState
 
 
 def get_business_info(ctx: CompanyContext, _: NoArguments) -> BusinessInfo:
     """The contractor's identity and contact data."""
     view, business = ctx.view, ctx.view.business
     return BusinessInfo(
-        name=business.name, trades=business.trades, address=AddressOut.from_view(business.address),
-        phone=business.phone, website=business.website,
-        service_area=ServiceAreaOut(**business.service_area.model_dump()),
+        name=business.name, trades=business.trades, address=business.address,
+        phone=business.phone, website=business.website, service_area=business.service_area,
         currency=view.currency, price_description=view.price_description,
         category_count=len(view.categories), quote_url=view.quote_url,
         pricing_url=view.pricing_url, **view.provenance(),
@@ -115,20 +114,17 @@ def get_business_info(ctx: CompanyContext, _: NoArguments) -> BusinessInfo:
 
 # --- list_categories ---------------------------------------------------------------
 
-class CategoryList(ToolOutput):
-    categories: list[CategoryOut]
+class CategoryList(ProvenancedOutput):
+    categories: list[CategoryView]
     currency: str
     price_description: str | None
-    quote_url: str | None
-    last_synced_at: LastSyncedAt
-    freshness_state: FreshnessState
 
 
 def list_categories(ctx: CompanyContext, _: NoArguments) -> CategoryList:
     """Every offer group with its price range."""
     view = ctx.view
     return CategoryList(
-        categories=[CategoryOut.from_view(c) for c in view.categories], currency=view.currency,
+        categories=view.categories, currency=view.currency,
         price_description=view.price_description, quote_url=view.quote_url, **view.provenance(),
     )
 
@@ -156,15 +152,12 @@ class ProductOut(ToolOutput):
     description: str | None
 
 
-class SearchResults(ToolOutput):
+class SearchResults(ProvenancedOutput):
     query: str
     results: list[ProductOut]
     result_count: int
     total_matches: int
     currency: str
-    quote_url: str | None
-    last_synced_at: LastSyncedAt
-    freshness_state: FreshnessState
 
 
 def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> SearchResults:
@@ -208,18 +201,15 @@ class TierOffer(ToolOutput):
     product: TierProduct | None = Field(description="The tier's lowest-priced product.")
 
 
-class TierComparison(ToolOutput):
+class TierComparison(ProvenancedOutput):
     category: str
     slug: str
     price_low: Money
     price_high: Money
     offer_count: int
-    tiers: TiersOut
+    tiers: TierPrices
     comparison: list[TierOffer]
     currency: str
-    quote_url: str | None
-    last_synced_at: LastSyncedAt
-    freshness_state: FreshnessState
 
 
 def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierComparison:
@@ -236,7 +226,7 @@ def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierCompariso
     view = ctx.view
     return TierComparison(
         category=category.name, slug=category.slug, price_low=category.price_low, price_high=category.price_high,
-        offer_count=category.offer_count, tiers=TiersOut(**category.tiers.model_dump()),
+        offer_count=category.offer_count, tiers=category.tiers,
         comparison=[_tier_offer(tier, [p for p in products if p.tier == tier]) for tier in TIERS],
         currency=view.currency, quote_url=view.quote_url, **view.provenance(),
     )
@@ -261,15 +251,12 @@ class CheckServiceAreaInput(ToolInput):
     postal_code: PostalCodeText
 
 
-class Coverage(ToolOutput):
+class Coverage(ProvenancedOutput):
     postal_code: str = Field(description="The normalised 5-digit ZIP that was checked.")
     served: bool
     business_name: str
     service_area_postal_code_count: int
     message: str
-    quote_url: str | None
-    last_synced_at: LastSyncedAt
-    freshness_state: FreshnessState
 
 
 def check_service_area(ctx: CompanyContext, args: CheckServiceAreaInput) -> Coverage:
@@ -295,9 +282,6 @@ COMPANY_TOOLS: tuple[ToolSpec, ...] = (
         name="get_business_info", title="Business information",
         description="Who this contractor is: name, trades, address, phone, website, the postal codes it serves, "
                     "and where to request a quote. Use it when the user asks about the business itself.",
-        returns="{name, trades[], address{line1, line2, locality, region, postal_code, country, formatted}|null, "
-                "phone|null, website|null, service_area{postal_code_count, postal_codes[]}, currency, "
-                "price_description|null, category_count, quote_url|null, pricing_url, last_synced_at, freshness_state}",
         input_model=NoArguments, output_model=BusinessInfo, handler=get_business_info,
     ),
     ToolSpec(
@@ -305,9 +289,6 @@ COMPANY_TOOLS: tuple[ToolSpec, ...] = (
         description="Every category this contractor publishes installed prices for: the price range "
                     "(price_low to price_high), how many offers, and for installed systems the lowest "
                     "Good/Better/Best tier prices.",
-        returns="{categories[{name, slug, kind (system|accessory), price_low, price_high, offer_count, "
-                "tiers{good, better, best} (systems only)}], currency, price_description|null, quote_url|null, "
-                "last_synced_at, freshness_state}",
         input_model=NoArguments, output_model=CategoryList, handler=list_categories,
     ),
     ToolSpec(
@@ -315,9 +296,6 @@ COMPANY_TOOLS: tuple[ToolSpec, ...] = (
         description="Search this contractor's published products by keywords (product type, brand, model number, "
                     "size, efficiency). Optional filters: category (slug or name from list_categories), tier, "
                     "max_price. Best matches first; name and brand matches rank highest. Prices are installed prices.",
-        returns="{query, results[{sku, name, brand|null, category, category_slug, tier|null, price, model_numbers[], "
-                "description|null}], result_count, total_matches, currency, quote_url|null, last_synced_at, "
-                "freshness_state}",
         input_model=SearchCatalogInput, output_model=SearchResults, handler=search_catalog_tool,
     ),
     ToolSpec(
@@ -325,17 +303,12 @@ COMPANY_TOOLS: tuple[ToolSpec, ...] = (
         description="Compare the Good, Better and Best options of one installed-system category side by side: each "
                     "tier's lowest price, offer count, brands and cheapest product with its specs. Takes a category "
                     "slug (or name) from list_categories; accessory categories have no tiers.",
-        returns="{category, slug, price_low, price_high, offer_count, tiers{good, better, best}, comparison[{tier, "
-                "price|null, offer_count, brands[], product{sku, name, brand, price, model_numbers[], description, "
-                "specs{}}|null}], currency, quote_url|null, last_synced_at, freshness_state}",
         input_model=CompareTiersInput, output_model=TierComparison, handler=compare_tiers,
     ),
     ToolSpec(
         name="check_service_area", title="Check the service area",
         description="Check whether this contractor serves a US postal code (5-digit ZIP; ZIP+4 and spaces "
                     "are accepted).",
-        returns="{postal_code (normalised 5-digit ZIP), served (boolean), business_name, "
-                "service_area_postal_code_count, message, quote_url|null, last_synced_at, freshness_state}",
         input_model=CheckServiceAreaInput, output_model=Coverage, handler=check_service_area,
     ),
 )

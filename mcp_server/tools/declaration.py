@@ -1,7 +1,8 @@
 """The one shape of a tool declaration, and how a declaration is run.
 
 A `ToolSpec` holds everything about a tool: name, title, description (ending
-in a short "Returns:" summary, since WebMCP has no output schema), the
+in a short "Returns:" summary generated from the output schema, since WebMCP
+has no output schema and the summary must never disagree with it), the
 pydantic input model (strict, unknown arguments forbidden) and output model
 that generate `inputSchema` and `outputSchema`, the annotations and `_meta`,
 and the handler. `tools/list`, argument validation, `tools/call` and
@@ -56,14 +57,18 @@ class ToolSpec:
     name: str
     title: str
     description: str
-    returns: str
     input_model: type[ToolInput]
     output_model: type[ToolOutput]
     handler: Callable[[Any, Any], ToolOutput]
     meta: Mapping[str, Any] | None = None
     annotations: Mapping[str, bool] = field(default_factory=lambda: dict(READ_ONLY_ANNOTATIONS))
 
-    @property
+    @cached_property
+    def returns(self) -> str:
+        """The short shape of `structuredContent`, generated from `output_schema`."""
+        return summarise_schema(self.output_schema)
+
+    @cached_property
     def full_description(self) -> str:
         """The description every client sees, with its Returns: summary."""
         return f"{self.description}\n\nReturns: {self.returns}"
@@ -143,6 +148,48 @@ def describe_invalid_arguments(tool_name: str, error: ValidationError) -> str:
             text = item["msg"]
         problems.append(f"{where}: {text}")
     return f"Invalid arguments for {tool_name}: " + "; ".join(problems)
+
+
+# Deeper than this, an object is summarised as `{...}`: the summary stays one
+# readable line (the outputSchema has the rest).
+SUMMARY_DEPTH = 2
+
+
+def summarise_schema(schema: dict, depth: int = 0) -> str:
+    """A one-line shape of a (self-contained) JSON Schema.
+
+    `{a, b?, c|null, d[], e{x, y}, f[{...}], g (x|y)}`: `?` marks a property
+    that may be absent, `|null` one that may be null, `[]` an array, `{}` an
+    object with free keys, `(x|y)` the allowed values; alternatives of a
+    union are joined with " or ".
+    """
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        kept = [option for option in options if option.get("type") != "null"]
+        if len(kept) > 1 and depth > 0:
+            shown = "{...}"  # a nested union (UCP messages): the outputSchema says which
+        else:
+            shown = " or ".join(summarise_schema(option, depth) for option in kept)
+        return shown + ("|null" if len(kept) < len(options) else "")
+    if "enum" in schema or "const" in schema:
+        values = schema.get("enum", [schema.get("const")])
+        return " (" + "|".join(str(value) for value in values) + ")"
+    kind = schema.get("type")
+    if kind == "array":
+        items = schema.get("items") or {}
+        inner = summarise_schema(items, depth) if items.get("type") == "object" or "anyOf" in items else ""
+        return f"[{inner}]"
+    if kind == "object" or "properties" in schema:
+        properties = schema.get("properties")
+        if not properties:
+            return "{}"
+        if depth >= SUMMARY_DEPTH:
+            return "{...}"
+        required = set(schema.get("required", ()))
+        fields = [name + ("" if name in required else "?") + summarise_schema(sub, depth + 1)
+                  for name, sub in properties.items()]
+        return "{" + ", ".join(fields) + "}"
+    return ""
 
 
 def clean_schema(schema: dict, *, optional_null: bool = True) -> dict:

@@ -1,27 +1,22 @@
-"""Pieces shared by the tool declarations: argument types and output objects.
+"""Pieces shared by the tool declarations: argument types and the output base.
 
-Output field names follow pricing.json wherever the same fact appears
-(`price_low`, `price_high`, `offer_count`, `tiers`, `quote_url`); money is a
-JSON number carrying the exact decimal value.
+Output objects are the public view's own models (mirror.public_view): a tool
+result's address, service area, tiers and categories are `AddressView`,
+`ServiceAreaView`, `TierPrices` and `CategoryView`, and every result that
+carries provenance subclasses `ProvenancedOutput`, so field names match
+pricing.json by construction; money is a JSON number with the exact decimal
+value (`Money`).
 """
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, PlainSerializer, StringConstraints, WithJsonSchema
+from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
 
 from mcp_server.tools.declaration import ToolError, ToolOutput
-from mirror.public_view import AddressView, CategoryView, freshness, iso, money_json
+from mirror.public_view import Provenance, freshness
 from mirror.records import normalise_postal_code
-
-Money = Annotated[
-    Decimal,
-    PlainSerializer(money_json),
-    WithJsonSchema({"type": "number", "description": "An amount in `currency`, exact (e.g. 11006 or 60.05)."}),
-]
-FreshnessState = Literal["fresh", "stale", "unavailable"]
 
 
 def _integral(value: Any) -> Any:
@@ -78,65 +73,13 @@ def postal_code_or_error(raw: str, argument: str = "postal_code") -> str:
     return normalised
 
 
-class AddressOut(ToolOutput):
-    """The address object of pricing.json."""
+class ProvenancedOutput(ToolOutput, Provenance):
+    """A tool result carrying the provenance trio (quote_url, last_synced_at, freshness_state)."""
 
-    line1: str | None
-    line2: str | None
-    locality: str | None
-    region: str | None
-    postal_code: str | None
-    country: str | None
-    formatted: str
-
-    @classmethod
-    def from_view(cls, view: AddressView | None) -> "AddressOut | None":
-        """None when the company has no address."""
-        return None if view is None else cls(**view.model_dump())
-
-
-class ServiceAreaOut(ToolOutput):
-    """The normalised service-area postal codes."""
-
-    postal_code_count: int
-    postal_codes: list[str]
-
-
-class TiersOut(ToolOutput):
-    """Lowest published price per tier; null where a tier has no product."""
-
-    good: Money | None
-    better: Money | None
-    best: Money | None
-
-
-class CategoryOut(ToolOutput):
-    """One offer group, as pricing.json shows it (plus its kind)."""
-
-    name: str
-    slug: str
-    kind: Literal["system", "accessory"]
-    price_low: Money
-    price_high: Money
-    offer_count: int
-    tiers: TiersOut | None = Field(
-        default=None, exclude_if=lambda value: value is None,
-        description="Good/Better/Best prices; present on installed-system categories only.",
-    )
-
-    @classmethod
-    def from_view(cls, view: CategoryView) -> "CategoryOut":
-        """From the public view's category."""
-        tiers = TiersOut(**view.tiers.model_dump()) if view.tiers is not None else None
-        return cls(name=view.name, slug=view.slug, kind=view.kind, price_low=view.price_low,
-                   price_high=view.price_high, offer_count=view.offer_count, tiers=tiers)
-
-
-LastSyncedAt = Annotated[
-    str | None, Field(description="When the mirror last confirmed this data (RFC 3339, UTC); null if never."),
-]
+    # Results keep ToolOutput's openness; only the view's own objects are closed.
+    model_config = ConfigDict(extra="ignore")
 
 
 def provenance_at(synced: datetime | None, threshold_seconds: int, now: datetime) -> dict:
     """Provenance for a last-synced time computed outside a CompanyView."""
-    return {"last_synced_at": iso(synced), "freshness_state": freshness(synced, threshold_seconds, now)}
+    return {"last_synced_at": synced, "freshness_state": freshness(synced, threshold_seconds, now)}

@@ -11,15 +11,11 @@ from datetime import datetime, timezone
 from pydantic import Field
 from sqlalchemy.orm import Session
 
-from mcp_server.tools.company import coverage
+from mcp_server.tools.company import Coverage, coverage
 from mcp_server.tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
 from mcp_server.tools.models import (
-    AddressOut,
-    CategoryOut,
-    FreshnessState,
-    LastSyncedAt,
-    Money,
     PostalCodeText,
+    ProvenancedOutput,
     limit_argument,
     postal_code_or_error,
     provenance_at,
@@ -30,7 +26,15 @@ from mirror.business_search import find_feed_company, search_feed_businesses
 from mirror.channels import channel_open
 from mirror.config import Settings
 from mirror.models import Company
-from mirror.public_view import CompanyView, build_company_view, cents_to_decimal, company_urls
+from mirror.public_view import (
+    AddressView,
+    CategoryView,
+    CompanyView,
+    Money,
+    build_company_view,
+    cents_to_decimal,
+    company_urls,
+)
 
 WIDGET_URI = "ui://widget/request-service.html"
 BusinessId = text_argument(
@@ -68,19 +72,16 @@ class RequestServiceInput(ToolInput):
     business_id: BusinessId
 
 
-class ServiceRequest(ToolOutput):
+class ServiceRequest(ProvenancedOutput):
     provider_business_id: str = Field(description="Pass this (not a listing id) to follow-up calls.")
     name: str
-    address: AddressOut | None
+    address: AddressView | None
     phone: str | None
     website: str | None
-    categories: list[CategoryOut] = Field(description="Published installed price ranges by category.")
+    categories: list[CategoryView] = Field(description="Published installed price ranges by category.")
     currency: str
     price_description: str | None
-    quote_url: str | None = Field(description="The contractor's quote request page.")
     mcp_url: str | None = Field(description="The contractor's own catalog MCP server; null when switched off.")
-    last_synced_at: LastSyncedAt
-    freshness_state: FreshnessState
 
 
 def request_service(ctx: ProviderContext, args: RequestServiceInput) -> ServiceRequest:
@@ -89,8 +90,8 @@ def request_service(ctx: ProviderContext, args: RequestServiceInput) -> ServiceR
     view = ctx.view_of(company)
     business = view.business
     return ServiceRequest(
-        provider_business_id=company.plugin_key, name=business.name, address=AddressOut.from_view(business.address),
-        phone=business.phone, website=business.website, categories=[CategoryOut.from_view(c) for c in view.categories],
+        provider_business_id=company.plugin_key, name=business.name, address=business.address,
+        phone=business.phone, website=business.website, categories=view.categories,
         currency=view.currency, price_description=view.price_description, quote_url=view.quote_url,
         mcp_url=view.mcp_url if channel_open(company, "mcp") else None, **view.provenance(),
     )
@@ -103,16 +104,8 @@ class ProviderCoverageInput(ToolInput):
     postal_code: PostalCodeText
 
 
-class ProviderCoverage(ToolOutput):
+class ProviderCoverage(Coverage):
     provider_business_id: str
-    postal_code: str = Field(description="The normalised 5-digit ZIP that was checked.")
-    served: bool
-    business_name: str
-    service_area_postal_code_count: int
-    message: str
-    quote_url: str | None
-    last_synced_at: LastSyncedAt
-    freshness_state: FreshnessState
 
 
 def provider_check_service_area(ctx: ProviderContext, args: ProviderCoverageInput) -> ProviderCoverage:
@@ -140,7 +133,7 @@ class PriceRange(ToolOutput):
     currency: str
 
 
-class BusinessResult(ToolOutput):
+class BusinessResult(ProvenancedOutput):
     business_id: str = Field(description="Pass this to request_service or check_service_area.")
     name: str
     city: str | None
@@ -149,9 +142,6 @@ class BusinessResult(ToolOutput):
     price_range: PriceRange | None = Field(description="The asked category's price range; null without a category.")
     category_count: int
     mcp_url: str | None
-    quote_url: str
-    last_synced_at: LastSyncedAt
-    freshness_state: FreshnessState
 
 
 class BusinessSearchResults(ToolOutput):
@@ -206,9 +196,6 @@ PROVIDER_TOOLS: tuple[ToolSpec, ...] = (
         description="Open the quote request card for one contractor from the business feed (ChatGPT's local-services "
                     "launcher calls this with the listing's provider_business_id). Shows the contractor's name, "
                     "address, phone, published installed price ranges and its quote link.",
-        returns="{provider_business_id, name, address{...}|null, phone|null, website|null, categories[{name, slug, "
-                "kind, price_low, price_high, offer_count, tiers?}], currency, price_description|null, quote_url, "
-                "mcp_url|null, last_synced_at, freshness_state}",
         input_model=RequestServiceInput, output_model=ServiceRequest, handler=request_service,
         meta={
             "ui": {"resourceUri": WIDGET_URI},
@@ -221,8 +208,6 @@ PROVIDER_TOOLS: tuple[ToolSpec, ...] = (
         name="check_service_area", title="Check a contractor's service area",
         description="Check whether one contractor (by business_id) serves a US postal code (5-digit ZIP; ZIP+4 and "
                     "spaces are accepted). The quote card calls this too.",
-        returns="{provider_business_id, postal_code (normalised), served (boolean), business_name, "
-                "service_area_postal_code_count, message, quote_url, last_synced_at, freshness_state}",
         input_model=ProviderCoverageInput, output_model=ProviderCoverage, handler=provider_check_service_area,
         meta={"openai/widgetAccessible": True, "ui": {"visibility": ["model", "app"]}},
     ),
@@ -232,9 +217,6 @@ PROVIDER_TOOLS: tuple[ToolSpec, ...] = (
                     "central-ac, or its name) and/or match keywords (name, trade or category). Each result has the "
                     "business_id to pass to request_service or check_service_area, its price range for the "
                     "category, its own MCP server URL and its quote link.",
-        returns="{results[{business_id, name, city|null, region|null, trades[], price_range{category, slug, price_low, "
-                "price_high, offer_count, currency}|null, category_count, mcp_url|null, quote_url, last_synced_at, "
-                "freshness_state}], result_count, total_matches, postal_code|null, category|null, message}",
         input_model=SearchBusinessesInput, output_model=BusinessSearchResults, handler=search_businesses,
     ),
 )

@@ -9,7 +9,7 @@ the root of its own domain.
 """
 from __future__ import annotations
 
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from mcp_server.ucp import (
     LOOKUP_CAPABILITY,
@@ -20,6 +20,7 @@ from mcp_server.ucp import (
     UCP_VERSION,
 )
 from mirror.config import Settings
+from mirror.urls import HOST_UCP_MCP, UCP_MCP, company_path
 
 CACHE_CONTROL = "public, max-age=300"
 CAPABILITY_DOCS = {
@@ -30,13 +31,13 @@ CAPABILITY_DOCS = {
 
 def company_endpoint(settings: Settings, plugin_key: str) -> str:
     """The company's UCP MCP endpoint under PUBLIC_BASE_URL."""
-    return settings.absolute(f"/companies/{quote(plugin_key, safe='')}/ucp/mcp")
+    return settings.absolute(company_path(UCP_MCP, plugin_key))
 
 
 def host_endpoint(settings: Settings, host: str) -> str:
     """The endpoint at the root of a COMPANY_HOSTS custom domain (PUBLIC_BASE_URL's scheme)."""
     scheme = urlsplit(settings.public_base_url).scheme or "https"
-    return f"{scheme}://{host}/ucp/mcp"
+    return f"{scheme}://{host}{HOST_UCP_MCP}"
 
 
 def business_profile(endpoint: str) -> dict:

@@ -21,6 +21,7 @@ from mcp_server.transport import method_not_allowed, preflight, serve
 from mcp_server.ucp import CHANNEL
 from mcp_server.ucp.profile import CACHE_CONTROL, business_profile, company_endpoint, host_endpoint
 from mcp_server.ucp.server import company_for_host, ucp_server
+from mirror.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, flask_rule
 from web.db import db, settings
 from web.gate import gate
 from web.responses import conditional, dumps
@@ -35,26 +36,26 @@ def _profile_response(endpoint: str) -> Response:
 
 # --- per-company paths ------------------------------------------------------------------
 
-@bp.post("/companies/<key>/ucp/mcp", provide_automatic_options=False)
+@bp.post(flask_rule(UCP_MCP), provide_automatic_options=False)
 def company_ucp_mcp(key: str) -> Response:
     """One JSON-RPC message to a company's UCP Catalog endpoint."""
     company = gate(key, CHANNEL, mcp=True)
     return serve(ucp_server(db(), company, settings()))
 
 
-@bp.route("/companies/<key>/ucp/mcp", methods=["OPTIONS"])
+@bp.route(flask_rule(UCP_MCP), methods=["OPTIONS"])
 def company_ucp_preflight(key: str) -> Response:
     """CORS preflight from any site (the key is not looked up)."""
     return preflight(None)
 
 
-@bp.route("/companies/<key>/ucp/mcp", methods=_NOT_POST, provide_automatic_options=False)
+@bp.route(flask_rule(UCP_MCP), methods=_NOT_POST, provide_automatic_options=False)
 def company_ucp_not_post(key: str) -> Response:
     """POST only: no SSE stream, no sessions."""
     return method_not_allowed(None)
 
 
-@bp.get("/companies/<key>/.well-known/ucp")
+@bp.get(flask_rule(UCP_PROFILE))
 def company_ucp_profile(key: str) -> Response:
     """The company's UCP business profile."""
     company = gate(key, CHANNEL)
@@ -63,26 +64,26 @@ def company_ucp_profile(key: str) -> Response:
 
 # --- the root of a COMPANY_HOSTS custom domain -----------------------------------------------
 
-@bp.post("/ucp/mcp", provide_automatic_options=False)
+@bp.post(flask_rule(HOST_UCP_MCP), provide_automatic_options=False)
 def host_ucp_mcp() -> Response:
     """The UCP endpoint of the company mapped to this Host."""
     company = gate(company_for_host(settings(), request.host) or "", CHANNEL, mcp=True)
     return serve(ucp_server(db(), company, settings()))
 
 
-@bp.route("/ucp/mcp", methods=["OPTIONS"])
+@bp.route(flask_rule(HOST_UCP_MCP), methods=["OPTIONS"])
 def host_ucp_preflight() -> Response:
     """CORS preflight from any site (the host is not looked up)."""
     return preflight(None)
 
 
-@bp.route("/ucp/mcp", methods=_NOT_POST, provide_automatic_options=False)
+@bp.route(flask_rule(HOST_UCP_MCP), methods=_NOT_POST, provide_automatic_options=False)
 def host_ucp_not_post() -> Response:
     """POST only: no SSE stream, no sessions."""
     return method_not_allowed(None)
 
 
-@bp.get("/.well-known/ucp")
+@bp.get(flask_rule(HOST_UCP_PROFILE))
 def host_ucp_profile() -> Response:
     """The business profile of the company mapped to this Host; its endpoint is on the same host."""
     gate(company_for_host(settings(), request.host) or "", CHANNEL)

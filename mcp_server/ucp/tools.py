@@ -131,9 +131,6 @@ UCP_TOOLS: tuple[UcpToolSpec, ...] = (
                     "catalog.filters (categories: slugs; price: min/max in cents); catalog.context.postal_code "
                     "marks variants unavailable outside the service area. Page with pagination.cursor "
                     f"(default limit 10). {_ONE_LINE}",
-        returns="{ucp, products[{id, handle, title, description, url, price_range, options, variants[{id, sku, "
-                "title, price{amount, currency}, availability, options, seller}]}], pagination{has_next_page, "
-                "cursor, total_count}, messages[]}",
         input_model=SearchArguments, output_model=SearchResponse, handler=catalog.search,
         capability=SEARCH_CAPABILITY,
         examples=(
@@ -150,8 +147,6 @@ UCP_TOOLS: tuple[UcpToolSpec, ...] = (
                     "answer the featured (cheapest) variant, sku:<sku> variant ids (or bare SKUs) that variant; "
                     "each variant's inputs say which requested id it answers. Unknown ids are not an error: they "
                     f"come back as info messages with code not_found. At most {MAX_LOOKUP_IDS} ids. {_ONE_LINE}",
-        returns="{ucp, products[{id, title, price_range, variants[{id, sku, price, inputs[{id, match}]}]}], "
-                "messages[]}",
         input_model=LookupArguments, output_model=LookupResponse, handler=catalog.lookup,
         capability=LOOKUP_CAPABILITY,
         examples=(
@@ -165,8 +160,6 @@ UCP_TOOLS: tuple[UcpToolSpec, ...] = (
                     "interactive option selection: catalog.selected (e.g. Tier: Best) narrows the variants and "
                     "each option value says whether it exists and is available with the other selections. An "
                     f"unknown id answers the UCP error response (ucp.status error, code not_found). {_ONE_LINE}",
-        returns="{ucp, product{id, title, price_range, options[{name, values[{label, available, exists}]}], "
-                "selected[], variants[]}, messages[]} or {ucp{status: error}, messages[], continue_url}",
         input_model=GetProductArguments, output_model=GetProductResponse, handler=catalog.get_product,
         capability=LOOKUP_CAPABILITY,
         examples=(
