@@ -12,7 +12,7 @@ PYTEST_ARGS ?= -n 2
 UCP_SCHEMAS_DIR ?= ../shared/ucp
 MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 
-.PHONY: run test lint conformance install install-test tools browser services bench-sync bench-serve clean
+.PHONY: run test lint conformance docs install install-test tools browser services bench-sync bench-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,10 @@ conformance: install-test services
 	@test -d "$(MCP_SERVER_CARD_SCHEMA_DIR)" || { echo "MCP_SERVER_CARD_SCHEMA_DIR=$(MCP_SERVER_CARD_SCHEMA_DIR) is not a directory (the MCP server-card schema)" >&2; exit 1; }
 	UCP_SCHEMAS_DIR="$(abspath $(UCP_SCHEMAS_DIR))" MCP_SERVER_CARD_SCHEMA_DIR="$(abspath $(MCP_SERVER_CARD_SCHEMA_DIR))" \
 		$(PY) -m pytest $(PYTEST_ARGS) tests/conformance
+
+# The generated parts of the docs (the configuration table in README.md).
+docs: install
+	$(PY) scripts/build_docs.py
 
 bench-sync: install-test services
 	$(PY) bench/sync.py

@@ -5,8 +5,8 @@ environment variable is the field name in capitals, its annotation is the
 type (with the parser that reads the variable's text), and `setting(...)`
 gives the default and the one-line meaning. `load_settings()` reads the
 environment through it (pydantic-settings), and `markdown_table()` writes the
-configuration table of docs/operations.md from it (`python -m mirror.config
---write`, run by scripts/build_readme.py), so the docs cannot drift from the
+configuration table of README.md from it (`python -m mirror.config
+--write`, run by `make docs`), so the docs cannot drift from the
 code. Adding a setting is one field here plus a rebuild of the docs.
 
 A bad value is a start-up error (ConfigError, one line naming the variable
@@ -30,7 +30,7 @@ from pydantic_settings.sources.utils import parse_env_vars
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SQLITE_PATH = PROJECT_ROOT / "instance" / "mirror.sqlite3"
-DOC_PAGE = PROJECT_ROOT / "docs" / "operations.md"
+DOC_PAGE = PROJECT_ROOT / "README.md"  # the configuration table lives in the README
 TABLE_START = "<!-- settings-table:start (generated from mirror/config.py by `python -m mirror.config --write`) -->"
 TABLE_END = "<!-- settings-table:end -->"
 
