@@ -45,6 +45,12 @@ class Settings:
     usage_hash_key: str = ""
     rate_limit_key_prefix: str = "mirror"
     trusted_proxy_hops: int = 0
+    # --- hardening (issue 12): fair company budgets, a breaker on the counter, bounded profile fetches
+    rate_limit_company_client_share: float = 0.25  # one client's share of RATE_LIMIT_PER_COMPANY, per company
+    rate_limit_company_ceiling: float = 2.0  # all clients of one company together: this multiple of it
+    rate_limit_storage_retry_seconds: int = 30  # after a counter (Redis) failure: serve unlimited, retry then
+    ucp_profile_fetch_concurrency: int = 2  # agent-profile fetches in flight per process; past it: refused at once
+    ucp_profile_fetches_per_client: str = "30/minute"  # agent-profile fetches (cache misses) per client
 
     @property
     def public_host(self) -> str:
@@ -127,6 +133,31 @@ def _storage_uri(env: dict) -> str:
     return raw
 
 
+def _fraction(env: dict, name: str, default: float, minimum: float, maximum: float | None = None) -> float:
+    raw = env.get(name, "").strip()
+    if raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+    if not minimum <= value <= (maximum if maximum is not None else float("inf")):
+        raise ConfigError(f"{name} must be between {minimum} and {maximum}, got {raw!r}" if maximum is not None
+                          else f"{name} must be at least {minimum}, got {raw!r}")
+    return value
+
+
+def _hardening(env: dict) -> dict:
+    """The issue-12 settings (fair company budgets, counter breaker, profile-fetch bounds)."""
+    return dict(
+        rate_limit_company_client_share=_fraction(env, "RATE_LIMIT_COMPANY_CLIENT_SHARE", 0.25, 0.001, 1.0),
+        rate_limit_company_ceiling=_fraction(env, "RATE_LIMIT_COMPANY_CEILING", 2.0, 1.0),
+        rate_limit_storage_retry_seconds=_int(env, "RATE_LIMIT_STORAGE_RETRY_SECONDS", 30, minimum=1),
+        ucp_profile_fetch_concurrency=_int(env, "UCP_PROFILE_FETCH_CONCURRENCY", 2, minimum=1),
+        ucp_profile_fetches_per_client=_rate(env, "UCP_PROFILE_FETCHES_PER_CLIENT", "30/minute"),
+    )
+
+
 def load_settings(env: dict | None = None) -> Settings:
     """Read and validate every setting; raise ConfigError naming the bad variable."""
     env = dict(os.environ if env is None else env)
@@ -151,4 +182,5 @@ def load_settings(env: dict | None = None) -> Settings:
         usage_hash_key=env.get("USAGE_HASH_KEY", ""),
         rate_limit_key_prefix=env.get("RATE_LIMIT_KEY_PREFIX", "").strip() or "mirror",
         trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", 0),
+        **_hardening(env),
     )
