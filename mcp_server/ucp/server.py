@@ -17,11 +17,12 @@ from sqlalchemy.orm import Session
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
 from mcp_server.transport import ServerSpec
 from mcp_server.ucp import UCP_VERSION
-from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy
+from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError
 from mcp_server.ucp.catalog import UcpContext
 from mcp_server.ucp.tools import UCP_TOOLS
 from mirror.config import Settings
 from mirror.models import Company
+from web.limits import RateLimited, rate_limits
 
 _EXTENSION_KEY = "ucp_agent_profiles"
 _PORT_RE = re.compile(r":\d+$")
@@ -30,13 +31,28 @@ _NAME_LIMIT = 120
 
 def agent_profiles(settings: Settings) -> AgentProfiles:
     """The app's agent-profile cache (one per app, shared by all requests and threads)."""
-    policy = FetchPolicy(allow_insecure_loopback=settings.ucp_allow_insecure_profiles)
-    return current_app.extensions.setdefault(_EXTENSION_KEY, AgentProfiles(policy))
+    profiles = current_app.extensions.get(_EXTENSION_KEY)
+    if profiles is None:
+        policy = FetchPolicy(allow_insecure_loopback=settings.ucp_allow_insecure_profiles)
+        profiles = current_app.extensions.setdefault(
+            _EXTENSION_KEY, AgentProfiles(policy, concurrency=settings.ucp_profile_fetch_concurrency))
+    return profiles
+
+
+def charge_profile_fetch() -> None:
+    """The per-client limit on agent-profile fetches, as UCP's retryable profile_unreachable."""
+    try:
+        rate_limits().charge_profile_fetch()
+    except RateLimited as limited:
+        raise ProfileError("profile_unreachable", "This client has asked for too many agent-profile fetches; retry "
+                                                  f"after {limited.retry_after} s, or serve the profile with a "
+                                                  "longer Cache-Control max-age.") from None
 
 
 def ucp_server(session: Session, company: Company, settings: Settings) -> ServerSpec:
     """The UCP Catalog server of one (already gated) company."""
-    context = UcpContext(session=session, company=company, settings=settings, profiles=agent_profiles(settings))
+    context = UcpContext(session=session, company=company, settings=settings, profiles=agent_profiles(settings),
+                         before_fetch=charge_profile_fetch)
     name = json.dumps(company.name[:_NAME_LIMIT], ensure_ascii=False)  # contractor text, quoted as data
     return ServerSpec(
         name=f"{settings.provider_name}-ucp-catalog",
