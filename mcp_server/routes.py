@@ -48,8 +48,7 @@ def company_mcp_not_post(key: str) -> Response:
 @bp.post("/mcp", provide_automatic_options=False)
 def provider_mcp() -> Response:
     """One JSON-RPC message to the provider server."""
-    charge_client(mcp=True)
-    return serve(provider_server(db(), settings()))
+    return serve(provider_server(db(), settings()), charge=lambda: charge_client(mcp=True))  # after Host/Origin
 
 
 @bp.route("/mcp", methods=["OPTIONS"])

@@ -72,13 +72,23 @@ def ucp_server(session: Session, company: Company, settings: Settings) -> Server
     )
 
 
-def company_for_host(settings: Settings, host: str | None) -> str | None:
-    """The pluginKey COMPANY_HOSTS maps a request's Host to: exact match first, then without the port."""
+def company_host(settings: Settings, host: str | None) -> tuple[str, str] | None:
+    """(the COMPANY_HOSTS entry, its pluginKey) a request's Host matches: exact first, then without the port.
+
+    The entry is the configured spelling: URLs built for that host use it,
+    never the request's Host (whose port any client chooses).
+    """
     hosts = settings.company_hosts
     value = (host or "").strip().lower()
     if not value:
         return None
     if value in hosts:
-        return hosts[value]
+        return value, hosts[value]
     bare = _PORT_RE.sub("", value)
-    return hosts.get(bare) if bare != value else None
+    return (bare, hosts[bare]) if bare != value and bare in hosts else None
+
+
+def company_for_host(settings: Settings, host: str | None) -> str | None:
+    """The pluginKey COMPANY_HOSTS maps a request's Host to: exact match first, then without the port."""
+    entry = company_host(settings, host)
+    return entry[1] if entry else None
