@@ -20,7 +20,13 @@ import pytest
 import requests
 
 from tests.hardening_helpers import hanging_host, serving
-from tests.ops_helpers import MCP_HEADERS, TEST_REDIS_URL, redis_client, redis_keys, unique_prefix
+from tests.ops_helpers import (
+    MCP_HEADERS,
+    TEST_REDIS_URL,
+    redis_client,
+    redis_keys,
+    unique_prefix,
+)
 from tests.surface_helpers import add_company, sync
 
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}

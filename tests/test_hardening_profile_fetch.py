@@ -21,7 +21,12 @@ import time
 
 import requests
 
-from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError, fetch_profile
+from mcp_server.ucp.agent_profile import (
+    AgentProfiles,
+    FetchPolicy,
+    ProfileError,
+    fetch_profile,
+)
 from tests.hardening_helpers import hanging_host, serving
 from tests.ops_helpers import free_port, process_env, running_gunicorn
 from tests.surface_helpers import add_company, sync

@@ -12,8 +12,8 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 from functools import cached_property
 
 from sqlalchemy.orm import Session
