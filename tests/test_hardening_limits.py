@@ -149,3 +149,17 @@ def test_a_hanging_redis_delays_at_most_one_request_per_interval(make_app, upstr
         assert statuses == [200] * 6
         assert len([d for d in durations if d > 0.4]) <= 1 and max(durations) < 2.0, durations
         assert len(_limit_warnings(caplog)) == 2
+
+
+def test_the_breaker_probes_once_per_interval_and_closes_when_the_storage_answers():
+    from web.limits import StorageBreaker
+
+    now = [100.0]
+    breaker = StorageBreaker(30, clock=lambda: now[0])
+    assert breaker.allow()
+    breaker.failed(ConnectionError("down"))
+    assert [breaker.allow() for _ in range(5)] == [False] * 5  # open: nobody touches the storage
+    now[0] += 30
+    assert breaker.allow() and not breaker.allow()  # one probe, the others keep skipping
+    breaker.succeeded()
+    assert all(breaker.allow() for _ in range(5))  # closed again: limits apply

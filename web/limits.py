@@ -115,7 +115,7 @@ class StorageBreaker:
             with self._lock:
                 if self._open_until != 0.0:
                     self._open_until, self._warned_at = 0.0, None
-                    log.warning("rate limit storage answers again; limits apply")
+                    log.info("rate limit storage answers again; limits apply")
 
 
 def client_address() -> str:
