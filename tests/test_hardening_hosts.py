@@ -1,7 +1,8 @@
 """Two of issue 12's smaller findings (10), over real HTTP:
 
 - the COMPANY_HOSTS business profile's endpoint is built from the host as
-  configured, never from the request's Host, whose port any client chooses
+  configured (and PUBLIC_BASE_URL's scheme and port), never from the
+  request's Host, whose port any client chooses
   (`Host: shop.example:1337` used to publish `…shop.example:1337/ucp/mcp`,
   cached for five minutes);
 - the provider server `POST /mcp` checks Host and Origin before it charges
@@ -26,15 +27,20 @@ def _profile_endpoint(base: str, host: str) -> str:
 
 def test_the_custom_domain_profile_never_carries_the_requests_port(make_app, upstream):
     key, other = add_company(upstream), add_company(upstream)
-    app = make_app(COMPANY_HOSTS=f"shop.example={key},ported.example:8443={other}")
-    sync(app.extensions["mirror"])
-    with serving(app) as base:
+    hosts = f"shop.example={key},ported.example:8443={other}"
+    public = make_app(COMPANY_HOSTS=hosts, PUBLIC_BASE_URL="https://mirror.example")
+    local = make_app(COMPANY_HOSTS=hosts)  # PUBLIC_BASE_URL http://127.0.0.1:8000
+    sync(public.extensions["mirror"])
+    with serving(public) as base:
         endpoints = [_profile_endpoint(base, host) for host in ("shop.example", "shop.example:1337", "SHOP.example:1")]
         ported = [_profile_endpoint(base, host) for host in ("ported.example:8443",)]
         unmapped = requests.get(f"{base}/.well-known/ucp", headers={"Host": "ported.example:1337"}, timeout=10)
-    assert endpoints == ["http://shop.example/ucp/mcp"] * 3  # PUBLIC_BASE_URL's scheme, the configured host
-    assert ported == ["http://ported.example:8443/ucp/mcp"]  # a port in COMPANY_HOSTS is the configured one
+    with serving(local) as base:
+        development = [_profile_endpoint(base, host) for host in ("shop.example", "shop.example:1337")]
+    assert endpoints == ["https://shop.example/ucp/mcp"] * 3  # PUBLIC_BASE_URL's scheme, the configured host
+    assert ported == ["https://ported.example:8443/ucp/mcp"]  # a port in COMPANY_HOSTS is the configured one
     assert unmapped.status_code == 404
+    assert development == ["http://shop.example:8000/ucp/mcp"] * 2  # else PUBLIC_BASE_URL's port, never the Host's
 
 
 def test_foreign_host_or_origin_never_spends_the_provider_budget(make_app, upstream):

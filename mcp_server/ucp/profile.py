@@ -34,8 +34,16 @@ def company_endpoint(settings: Settings, plugin_key: str) -> str:
 
 
 def host_endpoint(settings: Settings, host: str) -> str:
-    """The endpoint at the root of a COMPANY_HOSTS custom domain (PUBLIC_BASE_URL's scheme)."""
-    scheme = urlsplit(settings.public_base_url).scheme or "https"
+    """The endpoint at the root of a COMPANY_HOSTS custom domain, from configuration only.
+
+    `host` is the COMPANY_HOSTS entry as configured; the scheme, and the port
+    when the entry names none, are PUBLIC_BASE_URL's (the deployment's
+    published ones). Never the request's Host, whose port any client picks.
+    """
+    base = urlsplit(settings.public_base_url)
+    scheme = base.scheme or "https"
+    if ":" not in host.rsplit("]", 1)[-1] and base.port is not None:
+        host = f"{host}:{base.port}"
     return f"{scheme}://{host}/ucp/mcp"
 
 
