@@ -12,8 +12,6 @@ the HTTP-level refusals (Host, size, Content-Type) come first.
 """
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from flask import Response, request
 
 from a2a_server import bp
@@ -31,7 +29,8 @@ from a2a_server.protocol import (
 from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, Agent, answer
 from mcp_server.hosts import host_allowed
 from mcp_server.tools import CompanyContext, ProviderContext
-from mcp_server.ucp.server import company_for_host
+from mcp_server.ucp.profile import host_root
+from mcp_server.ucp.server import company_for_host, company_host
 from mirror import urls
 from web.db import db, render_cache, settings
 from web.gate import gate
@@ -67,11 +66,11 @@ def company_agent(key: str) -> Response:
 @bp.get(urls.AGENT_CARD)
 def root_agent_card() -> Response:
     """The mapped company's card on a COMPANY_HOSTS domain; the directory agent's card elsewhere."""
-    key = company_for_host(settings(), request.host)
-    if key is None:
+    entry = company_host(settings(), request.host)
+    if entry is None:
         return _card_response(directory_card(settings()))
-    company = gate(key, CHANNEL)
-    return _card_response(company_card(settings(), company, _host_root(request.host) + urls.ROOT_A2A))
+    company = gate(entry[1], CHANNEL)
+    return _card_response(company_card(settings(), company, host_root(settings(), entry[0]) + urls.ROOT_A2A))
 
 
 @bp.post(urls.ROOT_A2A)
@@ -91,12 +90,6 @@ def root_agent() -> Response:
 def _company_context(company) -> CompanyContext:
     return CompanyContext(session=db(), company=company, settings=settings(),
                           renderings=render_cache().entry(db(), company))
-
-
-def _host_root(host: str) -> str:
-    """`scheme://host` of a COMPANY_HOSTS domain: PUBLIC_BASE_URL's scheme, never the request's port."""
-    hostname = urlsplit("//" + host).hostname or ""
-    return f"{urlsplit(settings().public_base_url).scheme}://{hostname}"
 
 
 def _serve(agent: Agent, make_context) -> Response:

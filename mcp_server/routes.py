@@ -85,8 +85,7 @@ def company_webmcp_not_post(key: str) -> Response:
 @bp.post(flask_rule(PROVIDER_MCP), provide_automatic_options=False)
 def provider_mcp() -> Response:
     """One JSON-RPC message to the provider server."""
-    charge_client(mcp=True)
-    return serve(provider_server(db(), settings()))
+    return serve(provider_server(db(), settings()), charge=lambda: charge_client(mcp=True))  # after Host/Origin
 
 
 @bp.route(flask_rule(PROVIDER_MCP), methods=["OPTIONS"])

@@ -15,7 +15,9 @@ Two eras of the protocol share the endpoint (see docs/mcp.md):
   and a `_meta` envelope; `server/discover` describes the server.
 
 HTTP-level rules are checked in a fixed order before the body is parsed:
-Host (DNS rebinding), Origin, Content-Type, Accept, size, protocol version.
+Host (DNS rebinding), Origin, then the endpoint's own budget (`charge`, so a
+foreign Host or Origin never spends a client's budget), Content-Type, Accept,
+size, protocol version.
 
 Serving another endpoint (e.g. UCP) takes a spec and three route functions::
 
@@ -114,9 +116,16 @@ class ServerSpec:
 
 # --- HTTP entry points ---------------------------------------------------------
 
-def serve(spec: ServerSpec) -> Response:
-    """Answer one POST to an MCP endpoint (the route has already passed its gate)."""
-    refusal = _http_refusal(spec)
+def serve(spec: ServerSpec, charge: Callable[[], None] | None = None) -> Response:
+    """Answer one POST to an MCP endpoint (the route has already passed its gate).
+
+    `charge` (a rate limit that aborts with its 429) runs once Host and
+    Origin are known to be ours, before anything else is looked at.
+    """
+    refusal = _foreign_refusal(spec)
+    if refusal is None and charge is not None:
+        charge()
+    refusal = refusal or _http_refusal(spec)
     if refusal is not None:
         return refusal
     body = request.stream.read(MAX_BODY_BYTES + 1)  # a chunked body has no Content-Length
@@ -192,15 +201,19 @@ def method_not_allowed(spec_origins: frozenset[str] | None) -> Response:
 
 # --- HTTP-level checks ---------------------------------------------------------
 
-def _http_refusal(spec: ServerSpec) -> Response | None:
-    """The first HTTP-level rule the request breaks, as a response; None when all hold."""
-    settings = current_settings()
-    if not host_allowed(request.host, settings):
+def _foreign_refusal(spec: ServerSpec) -> Response | None:
+    """421 for a Host that is not ours (DNS rebinding), 403 for an Origin the endpoint refuses; else None."""
+    if not host_allowed(request.host, current_settings()):
         return _plain_error(421, "Misdirected request: this Host is not served here")
     origin = request.headers.get("Origin")
     restricted = spec.allowed_origins is not _ANY_ORIGIN
     if origin is not None and restricted and not _origin_allowed(spec.allowed_origins, origin):
         return _plain_error(403, "Forbidden: Origin not allowed")
+    return None
+
+
+def _http_refusal(spec: ServerSpec) -> Response | None:
+    """The first request-shape rule (after Host and Origin) the request breaks, as a response; None when all hold."""
     if not _json_content_type():
         return _with_cors(spec, _plain_error(415, "Content-Type must be application/json"))
     if not _accepts_json():

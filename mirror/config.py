@@ -86,6 +86,24 @@ def _whole_number(unit: str, minimum: int) -> Callable[[Any], int]:
     return parse
 
 
+def _decimal_number(minimum: float, maximum: float | None = None) -> Callable[[Any], float]:
+    def parse(raw: Any) -> float:
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            value = float(raw)
+        elif str(raw).strip() == "":
+            raise ValueError("is set but empty: give a number, or unset it for the default")
+        else:
+            try:
+                value = float(str(raw).strip())
+            except ValueError:
+                raise ValueError(f"must be a number, got {raw!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            bounds = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+            raise ValueError(f"must be {bounds}, got {raw!r}")
+        return value
+    return parse
+
+
 def _boolean(raw: Any) -> bool:
     if isinstance(raw, bool):
         return raw
@@ -142,6 +160,9 @@ HttpUrl = Annotated[str, BeforeValidator(_http_url)]
 Seconds = Annotated[int, BeforeValidator(_whole_number("seconds", 0))]
 PositiveSeconds = Annotated[int, BeforeValidator(_whole_number("seconds", 1))]
 Count = Annotated[int, BeforeValidator(_whole_number("proxies", 0))]
+Concurrency = Annotated[int, BeforeValidator(_whole_number("fetches", 1))]
+Share = Annotated[float, BeforeValidator(_decimal_number(0.001, 1.0))]
+Multiple = Annotated[float, BeforeValidator(_decimal_number(1.0))]
 Boolean = Annotated[bool, BeforeValidator(_boolean)]
 RateLimit = Annotated[str, BeforeValidator(_rate)]
 StorageUri = Annotated[str, BeforeValidator(_storage_uri)]
@@ -186,12 +207,24 @@ class Settings(BaseSettings):
         "600/minute", "per client address: the provider server `POST /mcp` and the feed `/v1/businesses` together")
     rate_limit_storage_uri: StorageUri = setting(
         "memory://", "where the counts live; `redis://host:6379/0` shares them across workers and hosts")
+    rate_limit_company_client_share: Share = setting(
+        0.25, "one client's share of `RATE_LIMIT_PER_COMPANY` at each company (at least one request); see "
+              "docs/operations.md, rate limits")
+    rate_limit_company_ceiling: Multiple = setting(
+        2.0, "all clients of one company together stop at this multiple of `RATE_LIMIT_PER_COMPANY`")
+    rate_limit_storage_retry_seconds: PositiveSeconds = setting(
+        30, "after a counter (Redis) failure, serve without limits this long, then probe once")
     rate_limit_key_prefix: str = setting("mirror", "namespace of the counters, so several installs can share one Redis")
     trusted_proxy_hops: Count = setting(
         0, "proxies in front of the app whose `X-Forwarded-For`/`-Proto` to believe (1 behind one load balancer). "
            "0 ignores those headers, so a client cannot spoof its way past its limit")
     usage_hash_key: str = setting(
         "", "HMAC key of the hashed agent id in the invocation log (see below)", shown="random per process")
+    ucp_profile_fetch_concurrency: Concurrency = setting(
+        2, "UCP agent-profile fetches in flight per process; a call past it is refused at once (keep it below "
+           "gunicorn's threads)")
+    ucp_profile_fetches_per_client: RateLimit = setting(
+        "30/minute", "UCP agent-profile fetches (cache misses) per client")
     ucp_allow_insecure_profiles: Boolean = setting(
         False, "allow `http://` loopback UCP agent profiles (tests, local development only; never in production)")
     prometheus_multiproc_dir: str | None = setting(
@@ -218,7 +251,7 @@ class Settings(BaseSettings):
 
 
 def _is_number(field: FieldInfo | None) -> bool:
-    return field is not None and field.annotation is int
+    return field is not None and field.annotation in (int, float)
 
 
 def env_name(field_name: str) -> str:

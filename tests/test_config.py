@@ -13,7 +13,7 @@ from mirror import config
 from mirror.config import ConfigError, Settings, env_name, load_settings, markdown_table
 from tests.conftest import REPO_ROOT
 
-NUMERIC = [env_name(name) for name, field in Settings.model_fields.items() if field.annotation is int]
+NUMERIC = [env_name(name) for name, field in Settings.model_fields.items() if field.annotation in (int, float)]
 
 
 def test_defaults():

@@ -38,7 +38,7 @@ def _assert_refusal(response, *, mcp: bool = False) -> int:
 
 
 def test_past_the_company_budget_a_429_with_retry_after(make_app, upstream):
-    app = make_app(RATE_LIMIT_PER_COMPANY="2/hour")
+    app = make_app(RATE_LIMIT_PER_COMPANY="2/hour", RATE_LIMIT_COMPANY_CLIENT_SHARE="1")
     client = app.test_client()
     key = add_company(upstream)
     sync(app.extensions["mirror"])
@@ -51,7 +51,7 @@ def test_past_the_company_budget_a_429_with_retry_after(make_app, upstream):
 
 
 def test_retry_after_is_honest(make_app, upstream):
-    app = make_app(RATE_LIMIT_PER_COMPANY="2 per 2 seconds")
+    app = make_app(RATE_LIMIT_PER_COMPANY="2 per 2 seconds", RATE_LIMIT_COMPANY_CLIENT_SHARE="1")
     client = app.test_client()
     key = add_company(upstream)
     sync(app.extensions["mirror"])
@@ -105,7 +105,7 @@ def test_two_app_instances_share_the_count_through_redis(make_app, upstream):
     redis = redis_client()
     prefix = unique_prefix()
     config = {"RATE_LIMIT_STORAGE_URI": TEST_REDIS_URL, "RATE_LIMIT_KEY_PREFIX": prefix,
-              "RATE_LIMIT_PER_COMPANY": "3/hour"}
+              "RATE_LIMIT_PER_COMPANY": "3/hour", "RATE_LIMIT_COMPANY_CLIENT_SHARE": "1"}
     first, second = make_app(**config), make_app(**config)
     key = add_company(upstream)
     sync(first.extensions["mirror"])
@@ -120,9 +120,9 @@ def test_two_app_instances_share_the_count_through_redis(make_app, upstream):
                     b.get(f"/companies/{key}/pricing.json").status_code]
         assert statuses == [200, 200, 200, 429]
         _assert_refusal(a.get(f"/companies/{key}/pricing.json"))
-        stored = redis_keys(redis, prefix)
-        assert len(stored) == 1 and key.encode() in stored[0]
-        assert 0 < redis.ttl(stored[0]) <= 3600  # counts expire on their own
+        stored = redis_keys(redis, prefix)  # the client's share of the company, and the company's ceiling
+        assert len(stored) == 2 and all(key.encode() in stored_key for stored_key in stored)
+        assert all(0 < redis.ttl(stored_key) <= 3600 for stored_key in stored)  # counts expire on their own
     finally:
         for stored_key in redis_keys(redis, prefix):
             redis.delete(stored_key)
@@ -134,7 +134,8 @@ def test_gunicorn_workers_share_the_count_through_redis(database_url, upstream, 
     key = add_company(upstream)
     sync(mirror)
     env = process_env(database_url, upstream, RATE_LIMIT_STORAGE_URI=TEST_REDIS_URL,
-                      RATE_LIMIT_KEY_PREFIX=prefix, RATE_LIMIT_PER_COMPANY="5/hour", RATE_LIMIT_PER_CLIENT="4/minute")
+                      RATE_LIMIT_KEY_PREFIX=prefix, RATE_LIMIT_PER_COMPANY="5/hour", RATE_LIMIT_PER_CLIENT="4/minute",
+                      RATE_LIMIT_COMPANY_CLIENT_SHARE="1")
     try:
         # Workers retire after 3 requests: many processes answer, and only a shared count stays exact.
         with running_gunicorn(env, 2, "--max-requests", "3") as base:

@@ -182,7 +182,7 @@ def test_request_text_is_never_reflected_into_html_or_errors(client, payload):
 # --- headers on everything -------------------------------------------------------------------------
 
 def test_every_response_is_nosniff_and_every_html_page_has_a_strict_csp(make_app, upstream):
-    app = make_app(RATE_LIMIT_PER_COMPANY="3/hour")
+    app = make_app(RATE_LIMIT_PER_COMPANY="3/hour", RATE_LIMIT_COMPANY_CLIENT_SHARE="1")
     key = add_company(upstream)
     sync(app.extensions["mirror"])
     client = app.test_client()

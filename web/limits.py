@@ -1,12 +1,22 @@
 """Rate limits, counted by Flask-Limiter, applied by the gate (web/gate.py).
 
-Two budgets (names and defaults: docs/contracts/surfaces.md):
+The budgets (docs/operations.md, "The gate chain and rate limits"):
 
-- per company, RATE_LIMIT_PER_COMPANY (1000/hour): every keyed public
-  request for one company, whatever the surface, draws on one budget;
+- per company, fairly: every keyed public request for one company, whatever
+  the surface, draws on that company's budget RATE_LIMIT_PER_COMPANY
+  (1000/hour), but one client (address) may spend only its own share of it,
+  RATE_LIMIT_COMPANY_CLIENT_SHARE (0.25: 250/hour for that company), counted
+  per company and client; all clients of the company together stop at the
+  ceiling, RATE_LIMIT_COMPANY_CEILING times the budget (2: 2000/hour), which
+  only many clients together reach. So no single client can black a
+  contractor out for everyone. A 304 costs nothing: a conditional request is
+  only checked against the budgets at the gate and charged after the view,
+  when it did not end in 304;
 - per client, RATE_LIMIT_PER_CLIENT (600/minute): the install-wide
   endpoints (the provider MCP server `POST /mcp` and the business feed
-  `/v1/businesses`), keyed by the client's address.
+  `/v1/businesses`), keyed by the client's address;
+- per client, UCP_PROFILE_FETCHES_PER_CLIENT (30/minute): UCP calls whose
+  agent profile must be fetched (a cache miss); cached profiles cost nothing.
 
 The limits are never declared on routes: a route decorator would run before
 the view, so an unknown key would be counted, and could be refused with a 429
@@ -23,17 +33,22 @@ Storage is RATE_LIMIT_STORAGE_URI: `memory://` counts per process; a
 carry RATE_LIMIT_KEY_PREFIX so installs can share a Redis). The strategy is
 the moving window: "1000/hour" means at most 1000 in any hour, with no
 double burst at a window edge. If the storage fails, requests are served
-unlimited and the failure is logged (fail open): an outage of the counter
-must not become an outage of the site.
+unlimited (fail open): an outage of the counter must not become an outage of
+the site. A circuit breaker keeps the outage cheap: the first failure logs
+one warning and opens the breaker, and for RATE_LIMIT_STORAGE_RETRY_SECONDS
+no request touches the storage; then one request tries again. A down or
+hanging Redis therefore costs one warning and at most one socket time-out
+per interval (per process), not a traceback and a delay per request.
 """
 from __future__ import annotations
 
 import ipaddress
 import logging
 import math
+import threading
 import time
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, after_this_request, current_app, request
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse_many
 
@@ -48,11 +63,59 @@ RATE_LIMITED_RPC_CODE = -32000  # JSON-RPC "server error" range: no standard cod
 
 
 class RateLimited(Exception):
-    """Raised by the charge functions; carries the finished 429 response."""
+    """Raised by the charge functions; carries the finished 429 response and its Retry-After."""
 
     def __init__(self, response: Response) -> None:
         super().__init__("rate limited")
         self.response = response
+        self.retry_after = int(response.headers.get("Retry-After", "1"))
+
+
+class StorageBreaker:
+    """Fail-open circuit breaker around the counter's storage (one per app, shared by its budgets).
+
+    Closed: every charge uses the storage. A failure opens it for
+    `retry_seconds` (one warning, no traceback); while open, charges skip the
+    storage and serve unlimited. After the interval one charge probes the
+    storage again (the others keep skipping until it answers).
+    """
+
+    def __init__(self, retry_seconds: float, clock=time.monotonic) -> None:
+        self.retry_seconds, self._clock = retry_seconds, clock
+        self._open_until = 0.0
+        self._warned_at: float | None = None
+        self._lock = threading.Lock()
+
+    def allow(self) -> bool:
+        """Whether this charge may use the storage (claims the probe when the interval is over)."""
+        if self._open_until == 0.0:
+            return True
+        with self._lock:
+            now = self._clock()
+            if now < self._open_until:
+                return False
+            self._open_until = now + self.retry_seconds  # this caller probes; the others wait for its verdict
+            return True
+
+    def failed(self, error: Exception) -> None:
+        """The storage failed: open (or keep open) the breaker; one warning per interval at most."""
+        with self._lock:
+            now = self._clock()
+            self._open_until = now + self.retry_seconds
+            warn = self._warned_at is None or now - self._warned_at >= self.retry_seconds
+            if warn:
+                self._warned_at = now
+        if warn:
+            log.warning("rate limit storage failed (%s: %s); serving unlimited, retrying in %g s",
+                        type(error).__name__, str(error)[:200], self.retry_seconds)
+
+    def succeeded(self) -> None:
+        """The storage answered: close the breaker."""
+        if self._open_until != 0.0:
+            with self._lock:
+                if self._open_until != 0.0:
+                    self._open_until, self._warned_at = 0.0, None
+                    log.info("rate limit storage answers again; limits apply")
 
 
 def client_address() -> str:
@@ -69,34 +132,49 @@ def client_address() -> str:
     return str(address)
 
 
+def scaled(limit: str, factor: float) -> list[RateLimitItem]:
+    """`limit` ("1000/hour") with its amount multiplied by `factor`, at least 1 ("250/hour" for 0.25)."""
+    return [type(item)(max(1, math.floor(item.amount * factor + 1e-9)), item.multiples, namespace=item.namespace)
+            for item in parse_many(limit)]
+
+
 class Budget:
     """One configured limit ("1000/hour"), counted in the limiter's storage under one scope."""
 
-    def __init__(self, limiter: Limiter, prefix: str, limit: str, scope: str, whom: str) -> None:
+    def __init__(self, limiter: Limiter, prefix: str, items: list[RateLimitItem], scope: str, whom: str,
+                 breaker: StorageBreaker) -> None:
         self.limiter, self.prefix, self.scope, self.whom = limiter, prefix, scope, whom
-        self.items = parse_many(limit)
+        self.items, self.breaker = items, breaker
 
-    def charge(self, identity: str, *, mcp: bool) -> None:
+    def charge(self, identity: str, *, mcp: bool, count: bool = True) -> None:
         """Count one hit for `identity`; RateLimited (with the 429) past the limit.
 
-        The counting is Flask-Limiter's: its configured strategy and storage,
-        under the same keys its decorators would use. A storage failure is
-        logged and the request served (fail open).
+        With `count` False the budget is only checked (a conditional request,
+        charged later unless it ends in 304). The counting is Flask-Limiter's:
+        its configured strategy and storage, under the same keys its
+        decorators would use. A storage failure serves the request (fail
+        open) and opens the breaker.
         """
+        if not self.breaker.allow():
+            return
         args = (self.prefix, identity, self.scope)
+        strategy = self.limiter.limiter
         try:
             for item in self.items:
-                if not self.limiter.limiter.hit(item, *args):
-                    reset_at = self.limiter.limiter.get_window_stats(item, *args).reset_time
+                if not (strategy.hit(item, *args) if count else strategy.test(item, *args)):
+                    reset_at = strategy.get_window_stats(item, *args).reset_time
                     raise RateLimited(too_many_requests(item, reset_at, self.whom, mcp=mcp))
         except RateLimited:
+            self.breaker.succeeded()
             raise
-        except Exception:  # the counter's outage must not become the site's
-            log.warning("rate limit storage failed; serving unlimited", exc_info=True)
+        except Exception as error:  # the counter's outage must not become the site's
+            self.breaker.failed(error)
+            return
+        self.breaker.succeeded()
 
 
 class RateLimits:
-    """One app's limiter (Flask-Limiter, configured from the settings) and its two budgets."""
+    """One app's limiter (Flask-Limiter, configured from the settings) and its budgets."""
 
     def __init__(self, app: Flask, settings: Settings) -> None:
         redis = settings.rate_limit_storage_uri.startswith(("redis", "rediss"))
@@ -112,16 +190,50 @@ class RateLimits:
         self.limiter.init_app(app)
         _drop_request_hooks(app, self.limiter)
         prefix = settings.rate_limit_key_prefix
-        self.per_company = Budget(self.limiter, prefix, settings.rate_limit_per_company, "company", "this company")
-        self.per_client = Budget(self.limiter, prefix, settings.rate_limit_per_client, "client", "this client")
+        self.breaker = StorageBreaker(settings.rate_limit_storage_retry_seconds)
+
+        def budget(items: list[RateLimitItem], scope: str, whom: str) -> Budget:
+            return Budget(self.limiter, prefix, items, scope, whom, self.breaker)
+
+        company = settings.rate_limit_per_company
+        self.per_company_client = budget(scaled(company, settings.rate_limit_company_client_share),
+                                         "company-client", "this client at this company")
+        self.per_company = budget(scaled(company, settings.rate_limit_company_ceiling), "company", "this company")
+        self.per_client = budget(parse_many(settings.rate_limit_per_client), "client", "this client")
+        self.profile_fetches = budget(parse_many(settings.ucp_profile_fetches_per_client), "profile-fetch",
+                                      "this client's agent-profile fetches")
 
     def charge_company(self, plugin_key: str, *, mcp: bool = False) -> None:
-        """Count one request against a (public) company's budget; RateLimited past it."""
-        self.per_company.charge(plugin_key, mcp=mcp)
+        """Count one request against a (public) company's budgets; RateLimited past either.
+
+        First the client's own share of the company (per company and
+        client), then the company-wide ceiling; a client refused for its
+        share spends nothing of the ceiling. A conditional request (a
+        revalidation) is only checked here and charged after the view,
+        unless it ended in 304, which costs nothing.
+        """
+        identity = f"{plugin_key}/{client_address()}"
+        conditional = not mcp and bool(request.headers.get("If-None-Match") or request.headers.get("If-Modified-Since"))
+        self.per_company_client.charge(identity, mcp=mcp, count=not conditional)
+        self.per_company.charge(plugin_key, mcp=mcp, count=not conditional)
+        if conditional:
+            @after_this_request
+            def charge_unless_not_modified(response: Response) -> Response:
+                if response.status_code != 304:
+                    for budget, who in ((self.per_company_client, identity), (self.per_company, plugin_key)):
+                        try:
+                            budget.charge(who, mcp=False)
+                        except RateLimited:
+                            pass  # already answered; the count still tells the next request
+                return response
 
     def charge_client(self, *, mcp: bool = False) -> None:
         """Count one request against this client's budget; RateLimited past it."""
         self.per_client.charge(client_address(), mcp=mcp)
+
+    def charge_profile_fetch(self) -> None:
+        """Count one agent-profile fetch against this client's budget; RateLimited past it."""
+        self.profile_fetches.charge(client_address(), mcp=True)
 
 
 def _drop_request_hooks(app: Flask, limiter: Limiter) -> None:

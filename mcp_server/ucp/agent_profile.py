@@ -9,7 +9,9 @@ so the fetch is fenced:
   is on (tests and local development);
 - every address the host resolves to must be public: no loopback, private,
   link-local (169.254.169.254 and other metadata addresses), shared, reserved
-  or multicast ranges (IPv4-mapped IPv6 is unwrapped first). Loopback is
+  or multicast ranges, judged by what an address is, not how it is spelled:
+  IPv6 that embeds IPv4 (mapped, NAT64, 6to4, Teredo, IPv4-compatible) is
+  judged as that IPv4, other IPv6 must be global unicast. Loopback is
   allowed only with the insecure setting. The connection then goes to the
   very address that was checked, so a second DNS answer cannot swap in
   another (DNS rebinding); TLS still verifies the certificate for the host
@@ -19,7 +21,12 @@ so the fetch is fenced:
 - fetched profiles are cached (a bounded LRU) for their Cache-Control
   max-age, at least 60 s (UCP's floor) and at most a day; a failure is
   remembered for 15 s, so a dead or hostile URL named on every request is
-  not fetched on every request (UCP's "backoff on repeated failures").
+  not fetched on every request (UCP's "backoff on repeated failures"); a
+  failure of the host itself (unresolvable, not public, refusing, hanging)
+  is remembered for every URL on that host;
+- at most UCP_PROFILE_FETCH_CONCURRENCY fetches run at once per process;
+  past that a call is refused at once with profile_unreachable, never queued,
+  so hanging profile hosts can hold only that many request threads.
 
 Failures raise `ProfileError` with the spec's negotiation code
 (`invalid_profile_url`, `profile_unreachable`, `profile_malformed`,
@@ -50,6 +57,7 @@ MIN_TTL_SECONDS = 60
 MAX_TTL_SECONDS = 86_400
 FAILURE_TTL_SECONDS = 15
 CACHE_ENTRIES = 256
+DEFAULT_FETCH_CONCURRENCY = 2  # UCP_PROFILE_FETCH_CONCURRENCY
 _URL_LIMIT = 2048
 _VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _MAX_AGE_RE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)\"?\s*(?:,|$)", re.I)
@@ -58,11 +66,16 @@ _RESOLVER = ThreadPoolExecutor(max_workers=8, thread_name_prefix="ucp-profile-dn
 
 
 class ProfileError(Exception):
-    """A failed profile fetch or negotiation, with UCP's error code."""
+    """A failed profile fetch or negotiation, with UCP's error code.
 
-    def __init__(self, code: str, content: str):
+    `host_wide` marks a failure of the host itself (it does not resolve, is
+    not public, refuses, hangs or trickles), which is remembered for every
+    URL on that host, not only the one that failed.
+    """
+
+    def __init__(self, code: str, content: str, *, host_wide: bool = False):
         super().__init__(content)
-        self.code, self.content = code, content
+        self.code, self.content, self.host_wide = code, content, host_wide
 
 
 @dataclass(frozen=True)
@@ -119,19 +132,65 @@ def _names_loopback(host: str) -> bool:
         return False
 
 
-def address_allowed(address: str, *, allow_loopback: bool = False) -> bool:
-    """Whether the fetcher may connect to an IP address: public unicast only (loopback when allowed)."""
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:10.0.0.1 is 10.0.0.1
+# IPv6 prefixes that carry an IPv4 address: the address is what the IPv4 part is (RFC 6052, 3056,
+# 4291, 4380, 6145). A check by spelling alone would let 64:ff9b::a9fe:a9fe reach 169.254.169.254.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
+_TEREDO = ipaddress.ip_network("2001::/32")
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+_IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+# The only IPv6 space allocated for global unicast; everything else (site-local fec0::/10, ULA,
+# link-local, multicast, discard, the local-use NAT64 64:ff9b:1::/48 whose embedding depends on
+# the operator's prefix length, unallocated space) is refused outright.
+_GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
+_DOCUMENTATION_V6 = ipaddress.ip_network("3fff::/20")  # RFC 9637; newer than some Pythons' tables
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...] | None:
+    """The IPv4 address(es) an IPv6 address carries (mapped, translated, compatible, NAT64, 6to4, Teredo).
+
+    None when it carries none. Teredo carries two (the server and the
+    client), and both must pass.
+    """
+    value = int(ip)
+    if ip.ipv4_mapped is not None:
+        return (ip.ipv4_mapped,)
+    if ip in _TEREDO:
+        return ip.teredo
+    if ip in _SIX_TO_FOUR:
+        return (ip.sixtofour,)
+    if ip in _NAT64 or ip in _IPV4_TRANSLATED or (ip in _IPV4_COMPATIBLE and value > 1):
+        return (ipaddress.IPv4Address(value & 0xFFFFFFFF),)
+    return None
+
+
+def _ipv4_allowed(ip: ipaddress.IPv4Address, allow_loopback: bool) -> bool:
     if ip.is_loopback:
         return allow_loopback
     # is_global excludes private, link-local (incl. 169.254.169.254), shared (100.64/10), reserved,
     # documentation and unspecified ranges; multicast is global but never a web server.
     return ip.is_global and not ip.is_multicast
+
+
+def address_allowed(address: str, *, allow_loopback: bool = False) -> bool:
+    """Whether the fetcher may connect to an IP address: public unicast only (loopback when allowed).
+
+    Judged by what the address is, not how it is spelled: an IPv6 address
+    that embeds an IPv4 one is judged as that IPv4 address; any other IPv6
+    address must be global unicast (2000::/3) and global.
+    """
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv4Address):
+        return _ipv4_allowed(ip, allow_loopback)
+    if ip.is_loopback:
+        return allow_loopback
+    embedded = embedded_ipv4(ip)
+    if embedded is not None:
+        return all(_ipv4_allowed(inner, allow_loopback) for inner in embedded)
+    return ip in _GLOBAL_UNICAST and ip not in _DOCUMENTATION_V6 and ip.is_global and not ip.is_site_local
 
 
 def resolve_checked(target: ProfileUrl, policy: FetchPolicy, deadline: float) -> str:
@@ -140,15 +199,15 @@ def resolve_checked(target: ProfileUrl, policy: FetchPolicy, deadline: float) ->
     try:
         infos = future.result(timeout=max(deadline - time.monotonic(), 0.001))
     except FutureTimeout:
-        raise ProfileError("profile_unreachable", "Resolving the agent profile host timed out") from None
+        raise ProfileError("profile_unreachable", "Resolving the agent profile host timed out", host_wide=True) from None
     except (socket.gaierror, UnicodeError, OSError):
-        raise ProfileError("invalid_profile_url", "The agent profile host does not resolve") from None
+        raise ProfileError("invalid_profile_url", "The agent profile host does not resolve", host_wide=True) from None
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
     allow_loopback = policy.allow_insecure_loopback
     if not addresses or not all(address_allowed(a, allow_loopback=allow_loopback) for a in addresses):
         raise ProfileError("profile_unreachable",
                            "The agent profile host resolves to a non-public address; profiles are fetched only "
-                           "from public addresses")
+                           "from public addresses", host_wide=True)
     if target.scheme == "http" and not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses):
         raise ProfileError("invalid_profile_url", "The agent profile URL must use https")
     return addresses[0]
@@ -267,10 +326,10 @@ def fetch_profile(url: object, policy: FetchPolicy) -> Fetched:
         raise
     except (TimeoutError, socket.timeout):
         raise ProfileError("profile_unreachable",
-                           f"Fetching the agent profile took longer than {policy.timeout:g} s") from None
+                           f"Fetching the agent profile took longer than {policy.timeout:g} s", host_wide=True) from None
     except (OSError, http.client.HTTPException, ssl.SSLError) as error:
         text = f"Unable to fetch the agent profile ({type(error).__name__})"
-        raise ProfileError("profile_unreachable", text) from None
+        raise ProfileError("profile_unreachable", text, host_wide=True) from None
     finally:
         if response is not None:
             response.close()
@@ -330,42 +389,94 @@ def parse_profile(body: bytes) -> dict:
 
 # --- cache and negotiation -------------------------------------------------------------------
 
-class AgentProfiles:
-    """Profiles by URL: a bounded, thread-safe LRU of fetch outcomes (documents, and failures briefly)."""
+BUSY_CONTENT = ("Too many agent profiles are being fetched right now; this call was not queued. Retry in a few "
+                "seconds, or serve the profile with a longer Cache-Control max-age.")
 
-    def __init__(self, policy: FetchPolicy, *, entries: int = CACHE_ENTRIES, fetch=fetch_profile, clock=time.monotonic):
+
+def host_key(url: str) -> str | None:
+    """The host a profile URL names, as failures are remembered: `host:port`, lower case; None if unparsable."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        return None
+    return f"{(parts.hostname or '').lower()}:{port}" if parts.hostname else None
+
+
+class AgentProfiles:
+    """Profiles by URL: a bounded, thread-safe LRU of fetch outcomes (documents, and failures briefly).
+
+    Fetching is bounded so that a caller naming hanging profile URLs cannot
+    hold the request threads: at most `concurrency` fetches run at once in
+    this process, and a call that would need one more is refused at once
+    (profile_unreachable, BUSY_CONTENT), never queued. A failure of the host
+    itself is remembered for every URL on that host (`host_key`), so a new
+    query string or path does not buy a new attempt.
+    """
+
+    def __init__(self, policy: FetchPolicy, *, entries: int = CACHE_ENTRIES, fetch=fetch_profile, clock=time.monotonic,
+                 concurrency: int = DEFAULT_FETCH_CONCURRENCY):
         self.policy, self._entries, self._fetch, self._clock = policy, entries, fetch, clock
         self._cache: OrderedDict[str, tuple[float, dict | ProfileError]] = OrderedDict()
+        self._failed_hosts: OrderedDict[str, tuple[float, ProfileError]] = OrderedDict()
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(concurrency)
 
-    def get(self, url: object) -> dict:
-        """The profile at `url`, from the cache while fresh; raise ProfileError."""
+    def get(self, url: object, *, before_fetch=None) -> dict:
+        """The profile at `url`, from the cache while fresh; raise ProfileError.
+
+        `before_fetch()` runs only when a fetch is needed (a per-client limit
+        on fetches); it may raise ProfileError to refuse.
+        """
         if not isinstance(url, str):
             raise ProfileError("invalid_profile_url", "The agent profile URL must be a string")
-        with self._lock:
-            cached = self._cache.get(url)
-            if cached is not None and cached[0] > self._clock():
-                self._cache.move_to_end(url)
-                outcome = cached[1]
-            else:
-                outcome = None
+        outcome = self._cached(url)
         if outcome is None:
-            try:
-                fetched = self._fetch(url, self.policy)
-                outcome, ttl = fetched.document, fetched.ttl_seconds
-            except ProfileError as error:
-                outcome, ttl = error, FAILURE_TTL_SECONDS
-            self._remember(url, outcome, ttl)
+            outcome = self._fetch_once(url, before_fetch)
         if isinstance(outcome, ProfileError):
             raise ProfileError(outcome.code, outcome.content)
         return outcome
 
+    def _cached(self, url: str) -> dict | ProfileError | None:
+        now = self._clock()
+        with self._lock:
+            cached = self._cache.get(url)
+            if cached is not None and cached[0] > now:
+                self._cache.move_to_end(url)
+                return cached[1]
+            failed = self._failed_hosts.get(host_key(url) or "")
+            if failed is not None and failed[0] > now:
+                return failed[1]
+        return None
+
+    def _fetch_once(self, url: str, before_fetch) -> dict | ProfileError:
+        if before_fetch is not None:
+            before_fetch()
+        if not self._slots.acquire(blocking=False):
+            raise ProfileError("profile_unreachable", BUSY_CONTENT)  # not remembered: not the URL's fault
+        try:
+            fetched = self._fetch(url, self.policy)
+            outcome, ttl = fetched.document, fetched.ttl_seconds
+        except ProfileError as error:
+            outcome, ttl = error, FAILURE_TTL_SECONDS
+        finally:
+            self._slots.release()
+        self._remember(url, outcome, ttl)
+        return outcome
+
     def _remember(self, url: str, outcome: dict | ProfileError, ttl: float) -> None:
         with self._lock:
-            self._cache[url] = (self._clock() + ttl, outcome)
+            expires = self._clock() + ttl
+            self._cache[url] = (expires, outcome)
             self._cache.move_to_end(url)
             while len(self._cache) > self._entries:
                 self._cache.popitem(last=False)
+            host = host_key(url)
+            if isinstance(outcome, ProfileError) and outcome.host_wide and host:
+                self._failed_hosts[host] = (expires, outcome)
+                self._failed_hosts.move_to_end(host)
+                while len(self._failed_hosts) > self._entries:
+                    self._failed_hosts.popitem(last=False)
 
 
 def negotiate(document: dict, offered: dict[str, str]) -> dict[str, str]:

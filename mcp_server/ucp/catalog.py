@@ -12,6 +12,7 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -50,6 +51,7 @@ class UcpContext:
     company: Company
     settings: Settings
     profiles: AgentProfiles
+    before_fetch: Callable[[], None] | None = None  # the per-client limit on profile fetches (cache misses)
 
     @cached_property
     def view(self) -> CompanyView:
@@ -58,7 +60,7 @@ class UcpContext:
 
     def shared_capabilities(self, profile_url: str) -> dict[str, str]:
         """Fetch (or reuse) the agent's profile and intersect capabilities; raise ProfileError."""
-        return negotiate(self.profiles.get(profile_url), OFFERED)
+        return negotiate(self.profiles.get(profile_url, before_fetch=self.before_fetch), OFFERED)
 
 
 def invalid(text: str, code: str = "invalid_request") -> RpcError:

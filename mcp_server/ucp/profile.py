@@ -34,10 +34,23 @@ def company_endpoint(settings: Settings, plugin_key: str) -> str:
     return settings.absolute(company_path(UCP_MCP, plugin_key))
 
 
+def host_root(settings: Settings, host: str) -> str:
+    """`scheme://host[:port]` of a COMPANY_HOSTS custom domain, from configuration only.
+
+    `host` is the COMPANY_HOSTS entry as configured; the scheme, and the port
+    when the entry names none, are PUBLIC_BASE_URL's (the deployment's
+    published ones). Never the request's Host, whose port any client picks.
+    """
+    base = urlsplit(settings.public_base_url)
+    scheme = base.scheme or "https"
+    if ":" not in host.rsplit("]", 1)[-1] and base.port is not None:
+        host = f"{host}:{base.port}"
+    return f"{scheme}://{host}"
+
+
 def host_endpoint(settings: Settings, host: str) -> str:
-    """The endpoint at the root of a COMPANY_HOSTS custom domain (PUBLIC_BASE_URL's scheme)."""
-    scheme = urlsplit(settings.public_base_url).scheme or "https"
-    return f"{scheme}://{host}{HOST_UCP_MCP}"
+    """The UCP endpoint at the root of a COMPANY_HOSTS custom domain (see host_root)."""
+    return host_root(settings, host) + HOST_UCP_MCP
 
 
 def business_profile(endpoint: str) -> dict:

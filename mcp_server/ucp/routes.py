@@ -20,7 +20,7 @@ from mcp_server import bp
 from mcp_server.transport import method_not_allowed, preflight, serve
 from mcp_server.ucp import CHANNEL
 from mcp_server.ucp.profile import CACHE_CONTROL, business_profile, company_endpoint, host_endpoint
-from mcp_server.ucp.server import company_for_host, ucp_server
+from mcp_server.ucp.server import company_for_host, company_host, ucp_server
 from mirror.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, flask_rule
 from web.db import db, settings
 from web.gate import gate
@@ -85,6 +85,7 @@ def host_ucp_not_post() -> Response:
 
 @bp.get(flask_rule(HOST_UCP_PROFILE))
 def host_ucp_profile() -> Response:
-    """The business profile of the company mapped to this Host; its endpoint is on the same host."""
-    gate(company_for_host(settings(), request.host) or "", CHANNEL)
-    return _profile_response(host_endpoint(settings(), request.host.lower()))
+    """The business profile of the company mapped to this Host; its endpoint is on the host as configured."""
+    entry = company_host(settings(), request.host)
+    gate(entry[1] if entry else "", CHANNEL)
+    return _profile_response(host_endpoint(settings(), entry[0]))  # never the request's port

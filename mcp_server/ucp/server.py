@@ -17,11 +17,12 @@ from sqlalchemy.orm import Session
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
 from mcp_server.transport import ServerSpec
 from mcp_server.ucp import UCP_VERSION
-from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy
+from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError
 from mcp_server.ucp.catalog import UcpContext
 from mcp_server.ucp.tools import UCP_TOOLS
 from mirror.config import Settings
 from mirror.models import Company
+from web.limits import RateLimited, rate_limits
 
 _EXTENSION_KEY = "ucp_agent_profiles"
 _PORT_RE = re.compile(r":\d+$")
@@ -31,7 +32,7 @@ _NAME_LIMIT = 120
 def init_agent_profiles(app, settings: Settings) -> None:
     """Give the app its agent-profile cache (one per app, shared by all requests and threads)."""
     policy = FetchPolicy(allow_insecure_loopback=settings.ucp_allow_insecure_profiles)
-    app.extensions[_EXTENSION_KEY] = AgentProfiles(policy)
+    app.extensions[_EXTENSION_KEY] = AgentProfiles(policy, concurrency=settings.ucp_profile_fetch_concurrency)
 
 
 def agent_profiles() -> AgentProfiles:
@@ -39,9 +40,20 @@ def agent_profiles() -> AgentProfiles:
     return current_app.extensions[_EXTENSION_KEY]
 
 
+def charge_profile_fetch() -> None:
+    """The per-client limit on agent-profile fetches, as UCP's retryable profile_unreachable."""
+    try:
+        rate_limits().charge_profile_fetch()
+    except RateLimited as limited:
+        raise ProfileError("profile_unreachable", "This client has asked for too many agent-profile fetches; retry "
+                                                  f"after {limited.retry_after} s, or serve the profile with a "
+                                                  "longer Cache-Control max-age.") from None
+
+
 def ucp_server(session: Session, company: Company, settings: Settings) -> ServerSpec:
     """The UCP Catalog server of one (already gated) company."""
-    context = UcpContext(session=session, company=company, settings=settings, profiles=agent_profiles())
+    context = UcpContext(session=session, company=company, settings=settings, profiles=agent_profiles(),
+                         before_fetch=charge_profile_fetch)
     name = json.dumps(company.name[:_NAME_LIMIT], ensure_ascii=False)  # contractor text, quoted as data
     return ServerSpec(
         name=f"{settings.provider_name}-ucp-catalog",
@@ -61,13 +73,23 @@ def ucp_server(session: Session, company: Company, settings: Settings) -> Server
     )
 
 
-def company_for_host(settings: Settings, host: str | None) -> str | None:
-    """The pluginKey COMPANY_HOSTS maps a request's Host to: exact match first, then without the port."""
+def company_host(settings: Settings, host: str | None) -> tuple[str, str] | None:
+    """(the COMPANY_HOSTS entry, its pluginKey) a request's Host matches: exact first, then without the port.
+
+    The entry is the configured spelling: URLs built for that host use it,
+    never the request's Host (whose port any client chooses).
+    """
     hosts = settings.company_hosts
     value = (host or "").strip().lower()
     if not value:
         return None
     if value in hosts:
-        return hosts[value]
+        return value, hosts[value]
     bare = _PORT_RE.sub("", value)
-    return hosts.get(bare) if bare != value else None
+    return (bare, hosts[bare]) if bare != value and bare in hosts else None
+
+
+def company_for_host(settings: Settings, host: str | None) -> str | None:
+    """The pluginKey COMPANY_HOSTS maps a request's Host to: exact match first, then without the port."""
+    entry = company_host(settings, host)
+    return entry[1] if entry else None
