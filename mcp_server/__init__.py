@@ -6,4 +6,4 @@ from flask import Blueprint
 
 bp = Blueprint("mcp_server", __name__)
 
-from mcp_server import routes  # noqa: E402,F401  (register routes)
+from mcp_server import host_guard, routes  # noqa: E402,F401  (register the Host check and the routes)

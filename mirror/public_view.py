@@ -22,6 +22,7 @@ from mirror.businesses import funnel_url
 from mirror.config import Settings
 from mirror.models import Company, OfferGroup, SyncState
 from mirror.records import TIERS
+from mirror.storable import storable
 from mirror.upstream import parse_time
 from mirror.urls import stamp_referrer
 
@@ -36,6 +37,7 @@ BUSINESS_TYPES = {
     "roofing": "RoofingContractor",
 }
 FreshnessState = Literal["fresh", "stale", "unavailable"]
+ANY_STATE = object()  # load_company(channel=...) default: whatever the company's state
 _MEMO_KEY = "mirror.public_view.memo"
 
 
@@ -218,23 +220,31 @@ def _aware(value: datetime | None) -> datetime | None:
 
 def channel_open(company: Company | None, channel: str | None) -> bool:
     """Public, and the surface's switch on (a missing switch means on)."""
-    if company is None or not company.is_public:
+    if company is None:
         return False
-    return channel is None or (company.channels or {}).get(channel, True) is not False
+    return _open(company.is_public, company.channels, channel)
+
+
+def _open(is_public: bool | None, channels: dict | None, channel: str | None) -> bool:
+    # The one rule, on plain values: the gate applies it to a row before any Company exists.
+    return bool(is_public) and (channel is None or (channels or {}).get(channel, True) is not False)
 
 
 def find_public_company(session: Session, plugin_key: str, channel: str | None) -> Company | None:
     """The gate: the company when it is public and the channel is open, else None.
 
-    Unknown, churned, not-live and switched-off all look the same: None.
+    Unknown, churned, not-live and switched-off all look the same: None, at
+    the same cost: the one lookup, then the rule applied to the row's plain
+    values, so a Company (and its memo entry) is built only for a key that
+    passes and no closed key does any work an unknown one does not.
     """
-    if not plugin_key or len(plugin_key) > 128 or "\x00" in plugin_key:  # Postgres text cannot hold NUL
+    if not plugin_key or len(plugin_key) > 128 or not storable(plugin_key):
         return None
-    company = load_company(session, plugin_key)
-    return company if channel_open(company, channel) else None
+    return load_company(session, plugin_key, channel=channel)
 
 
-def load_company(session: Session, plugin_key: str, *, in_transaction: bool = False) -> Company | None:
+def load_company(session: Session, plugin_key: str, *, in_transaction: bool = False,
+                 channel: str | None | object = ANY_STATE) -> Company | None:
     """The company row and the last whole-run success time, in ONE round trip.
 
     Both are remembered (until the session's next transaction), so the gate,
@@ -248,39 +258,50 @@ def load_company(session: Session, plugin_key: str, *, in_transaction: bool = Fa
     request reads later runs in the session's own snapshot, so code that
     renders from the database must reload the company there first
     (`in_transaction=True`, as the render cache does on a miss).
+
+    With `channel` (the gate), a company that is not public with that
+    channel open is None, and no Company is built for it.
     """
     if in_transaction:
         session.connection()  # begin the session's snapshot (and a fresh memo)
     memo = _transaction_memo(session)
     if plugin_key in memo["companies"]:
-        return memo["companies"][plugin_key]
+        company = memo["companies"][plugin_key]
+        return company if channel is ANY_STATE or channel_open(company, channel) else None
     bind = session.get_bind()
     if memo["transaction"] is None and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
-        company, last_success = _load_autocommit(session, plugin_key)
+        values = _load_autocommit(session, plugin_key)
     else:
-        row = session.execute(_COMPANY_AND_LAST_SUCCESS, {"key": plugin_key}).first()
-        company, last_success = (row[0], row[1]) if row is not None else (None, None)
+        row = session.execute(_COMPANY_AND_LAST_SUCCESS, {"key": plugin_key, "name": st.LAST_SUCCESS_AT}).first()
+        values = tuple(row) if row is not None else None
         memo = _transaction_memo(session)  # the query began the transaction
-    if company is not None:
-        memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
+    if values is None or (channel is not ANY_STATE and not _open(values[_PUBLIC_AT], values[_CHANNELS_AT], channel)):
+        return None  # unknown and closed alike: nothing built, nothing remembered
+    company = Company(**dict(zip(_COMPANY_COLUMNS, values)))
+    last_success = values[-1]
+    memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
     memo["companies"][plugin_key] = company
     return company
 
 
 # Built once: the statement's cache key is memoised, so a warm request skips
 # building and hashing it again.
+# Plain column values, never an ORM entity: the row is checked before any
+# Company is built (and a transient Company is all any caller needs).
 _COMPANY_AND_LAST_SUCCESS = select(
-    Company, select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery()
-).where(Company.plugin_key == bindparam("key"))
+    *Company.__table__.columns,
+    select(SyncState.value).where(SyncState.name == bindparam("name")).scalar_subquery(),
+).where(Company.__table__.c.plugin_key == bindparam("key"))
 _COMPANY_COLUMNS = tuple(column.name for column in Company.__table__.columns)
+_PUBLIC_AT, _CHANNELS_AT = _COMPANY_COLUMNS.index("is_public"), _COMPANY_COLUMNS.index("channels")
 _AUTOCOMMIT_SQL = (
     f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
     "FROM companies WHERE plugin_key = %(key)s"
 )
 
 
-def _load_autocommit(session: Session, plugin_key: str) -> tuple[Company | None, str | None]:
-    """One autocommit SELECT on a pooled psycopg connection; a transient Company."""
+def _load_autocommit(session: Session, plugin_key: str) -> tuple | None:
+    """One autocommit SELECT on a pooled psycopg connection: the row's values, last success last."""
     pooled = session.get_bind().raw_connection()
     try:
         driver = pooled.driver_connection
@@ -291,9 +312,7 @@ def _load_autocommit(session: Session, plugin_key: str) -> tuple[Company | None,
             driver.autocommit = False
     finally:
         pooled.close()
-    if row is None:
-        return None, None
-    return Company(**dict(zip(_COMPANY_COLUMNS, row))), row[-1]
+    return tuple(row) if row is not None else None
 
 
 def _transaction_memo(session: Session) -> dict:

@@ -17,6 +17,7 @@ from flask import Flask, Response, request
 from sqlalchemy import insert
 
 from mirror.models import SourceHit
+from web.gate import gate_result
 
 log = logging.getLogger(__name__)
 LABEL_MAX = 64
@@ -95,6 +96,24 @@ class SourceRecorder:
             timer.cancel()
 
 
+def recorded_endpoint() -> str:
+    """What a hit stores as its path: the matched route, never the raw request path.
+
+    A key the gate let through is written into its route (the report counts
+    per company); any other key stays `<key>`, and an unmatched path is
+    `<unmatched>`, so no attacker-chosen text is stored as a path.
+    """
+    from web.observability import UNMATCHED  # web.observability imports this module
+
+    rule = request.url_rule
+    if rule is None:
+        return UNMATCHED
+    passed = gate_result()
+    if passed is not None and passed.company_key is not None:
+        return rule.rule.replace("<key>", passed.company_key)
+    return rule.rule
+
+
 def init_source_tracking(app: Flask, session_factory) -> SourceRecorder:
     """Record every response (redirects included) of a request that names a source."""
     recorder = SourceRecorder(session_factory)
@@ -105,7 +124,7 @@ def init_source_tracking(app: Flask, session_factory) -> SourceRecorder:
         try:
             label = request.args.get("source", "")
             if label.strip():
-                recorder.record(label, request.path, request.method, response.status_code)
+                recorder.record(label, recorded_endpoint(), request.method, response.status_code)
         except Exception:  # a malformed query string must not break the response
             log.debug("source label not recorded", exc_info=True)
         return response
