@@ -78,6 +78,7 @@ def sync_running(engine: Engine) -> bool | None:
             # A bigint advisory key is stored as classid (high 32 bits), objid (low 32 bits), objsubid 1.
             return bool(connection.execute(text(
                 "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
                 "AND classid::text::bigint = :high AND objid::text::bigint = :low AND objsubid = 1)"
             ), {"high": SYNC_LOCK_ID >> 32, "low": SYNC_LOCK_ID & 0xFFFFFFFF}).scalar())
     return _file_locked(_lock_path(engine))
