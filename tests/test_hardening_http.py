@@ -183,9 +183,15 @@ UNSTORABLE = ["\u0000", "a\u0000b", "\ud800", "x\udfffy"]
 
 
 @pytest.mark.parametrize("bad", UNSTORABLE, ids=["nul", "inner-nul", "high-surrogate", "low-surrogate"])
-def test_unstorable_text_is_an_invalid_argument_on_every_mcp_surface(upstream, mirror, live, bad):
+def test_unstorable_text_is_an_invalid_argument_on_every_mcp_surface(upstream, make_app, bad):
+    app = make_app(UCP_ALLOW_INSECURE_PROFILES="true")  # the agent profile below is served over loopback http
     key = add_company(upstream)
-    sync(mirror)
+    sync(app.extensions["mirror"])
+    with serving(app) as live:
+        _unstorable_calls(live, key, bad)
+
+
+def _unstorable_calls(live, key: str, bad: str) -> None:
     for tool, arguments, named in (("request_service", {"business_id": bad}, "business_id"),
                                    ("check_service_area", {"business_id": bad, "postal_code": "63385"}, "business_id"),
                                    ("check_service_area", {"business_id": key, "postal_code": bad}, "postal_code")):
