@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 NODE_BIN := $(CURDIR)/tools/node_modules/.bin
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test install install-test tools browser services bench-sync bench-serve clean
+.PHONY: run test install install-test tools browser nginx services bench-sync bench-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,13 +35,16 @@ tools: tools/node_modules/.installed
 browser:
 	bash scripts/install_browser.sh
 
+nginx:
+	bash scripts/install_nginx.sh
+
 services:
 	bash scripts/ensure_services.sh
 
 run: install
 	bash scripts/run_demo.sh
 
-test: install-test tools browser services
+test: install-test tools browser nginx services
 	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest $(PYTEST_ARGS)
 
 bench-sync: install-test services

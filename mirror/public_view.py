@@ -13,7 +13,7 @@ from typing import Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import bindparam, event, select
+from sqlalchemy import bindparam, event, func, select, true
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -21,7 +21,7 @@ from mirror import state as st
 from mirror.businesses import funnel_url
 from mirror.config import Settings
 from mirror.models import Company, OfferGroup, SyncState
-from mirror.records import TIERS
+from mirror.records import CHANNELS, TIERS
 from mirror.storable import storable
 from mirror.upstream import parse_time
 from mirror.urls import stamp_referrer
@@ -37,7 +37,6 @@ BUSINESS_TYPES = {
     "roofing": "RoofingContractor",
 }
 FreshnessState = Literal["fresh", "stale", "unavailable"]
-ANY_STATE = object()  # load_company(channel=...) default: whatever the company's state
 _MEMO_KEY = "mirror.public_view.memo"
 
 
@@ -220,31 +219,26 @@ def _aware(value: datetime | None) -> datetime | None:
 
 def channel_open(company: Company | None, channel: str | None) -> bool:
     """Public, and the surface's switch on (a missing switch means on)."""
-    if company is None:
+    if company is None or not company.is_public:
         return False
-    return _open(company.is_public, company.channels, channel)
+    return channel is None or (company.channels or {}).get(channel, True) is not False
 
 
-def _open(is_public: bool | None, channels: dict | None, channel: str | None) -> bool:
-    # The one rule, on plain values: the gate applies it to a row before any Company exists.
-    return bool(is_public) and (channel is None or (channels or {}).get(channel, True) is not False)
-
-
-def find_public_company(session: Session, plugin_key: str, channel: str | None) -> Company | None:
-    """The gate: the company when it is public and the channel is open, else None.
+def find_public_company(session: Session, plugin_key: str, channel: str | None, *also: str) -> Company | None:
+    """The gate: the company when it is public and `channel` (and every one in `also`) is open, else None.
 
     Unknown, churned, not-live and switched-off all look the same: None, at
-    the same cost: the one lookup, then the rule applied to the row's plain
-    values, so a Company (and its memo entry) is built only for a key that
-    passes and no closed key does any work an unknown one does not.
+    the same cost. The lookup itself asks for a public company with those
+    channels open, so every closed case is the unknown case: the same
+    statement, no row, nothing decoded or built.
     """
     if not plugin_key or len(plugin_key) > 128 or not storable(plugin_key):
         return None
-    return load_company(session, plugin_key, channel=channel)
+    return load_company(session, plugin_key, open_for=tuple(c for c in (channel, *also) if c is not None))
 
 
 def load_company(session: Session, plugin_key: str, *, in_transaction: bool = False,
-                 channel: str | None | object = ANY_STATE) -> Company | None:
+                 open_for: tuple[str, ...] | None = None) -> Company | None:
     """The company row and the last whole-run success time, in ONE round trip.
 
     Both are remembered (until the session's next transaction), so the gate,
@@ -259,24 +253,26 @@ def load_company(session: Session, plugin_key: str, *, in_transaction: bool = Fa
     renders from the database must reload the company there first
     (`in_transaction=True`, as the render cache does on a miss).
 
-    With `channel` (the gate), a company that is not public with that
-    channel open is None, and no Company is built for it.
+    With `open_for` (the gate: a tuple of channels, possibly empty), only a
+    public company with those channels open is read; any other is None.
     """
     if in_transaction:
         session.connection()  # begin the session's snapshot (and a fresh memo)
     memo = _transaction_memo(session)
     if plugin_key in memo["companies"]:
         company = memo["companies"][plugin_key]
-        return company if channel is ANY_STATE or channel_open(company, channel) else None
+        if open_for is None or (channel_open(company, None) and all(channel_open(company, c) for c in open_for)):
+            return company
+        return None
     bind = session.get_bind()
     if memo["transaction"] is None and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
-        values = _load_autocommit(session, plugin_key)
+        values = _load_autocommit(session, plugin_key, open_for)
     else:
-        row = session.execute(_COMPANY_AND_LAST_SUCCESS, {"key": plugin_key, "name": st.LAST_SUCCESS_AT}).first()
+        row = session.execute(_lookup_statement(open_for), {"key": plugin_key, "name": st.LAST_SUCCESS_AT}).first()
         values = tuple(row) if row is not None else None
         memo = _transaction_memo(session)  # the query began the transaction
-    if values is None or (channel is not ANY_STATE and not _open(values[_PUBLIC_AT], values[_CHANNELS_AT], channel)):
-        return None  # unknown and closed alike: nothing built, nothing remembered
+    if values is None:
+        return None
     company = Company(**dict(zip(_COMPANY_COLUMNS, values)))
     last_success = values[-1]
     memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
@@ -284,30 +280,50 @@ def load_company(session: Session, plugin_key: str, *, in_transaction: bool = Fa
     return company
 
 
-# Built once: the statement's cache key is memoised, so a warm request skips
-# building and hashing it again.
-# Plain column values, never an ORM entity: the row is checked before any
-# Company is built (and a transient Company is all any caller needs).
-_COMPANY_AND_LAST_SUCCESS = select(
-    *Company.__table__.columns,
-    select(SyncState.value).where(SyncState.name == bindparam("name")).scalar_subquery(),
-).where(Company.__table__.c.plugin_key == bindparam("key"))
+# Plain column values, never an ORM entity (a transient Company is all any
+# caller needs). Built once per channel set: a statement's cache key is
+# memoised, so a warm request skips building and hashing it again.
 _COMPANY_COLUMNS = tuple(column.name for column in Company.__table__.columns)
-_PUBLIC_AT, _CHANNELS_AT = _COMPANY_COLUMNS.index("is_public"), _COMPANY_COLUMNS.index("channels")
-_AUTOCOMMIT_SQL = (
-    f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
-    "FROM companies WHERE plugin_key = %(key)s"
-)
+_LOOKUPS: dict[tuple[str, ...] | None, object] = {}
 
 
-def _load_autocommit(session: Session, plugin_key: str) -> tuple | None:
+def _lookup_statement(open_for: tuple[str, ...] | None):
+    statement = _LOOKUPS.get(open_for)
+    if statement is None:
+        table = Company.__table__
+        statement = select(
+            *table.columns, select(SyncState.value).where(SyncState.name == bindparam("name")).scalar_subquery(),
+        ).where(table.c.plugin_key == bindparam("key"))
+        if open_for is not None:  # a missing switch means on (channel_open's rule, in SQL)
+            statement = statement.where(table.c.is_public.is_(True), *(
+                func.coalesce(table.c.channels[_known(c)].as_boolean(), true()).is_(True) for c in open_for))
+        _LOOKUPS[open_for] = statement
+    return statement
+
+
+def _known(channel: str) -> str:
+    if channel not in CHANNELS:
+        raise ValueError(f"unknown channel {channel!r}")
+    return channel
+
+
+def _autocommit_sql(open_for: tuple[str, ...] | None) -> str:
+    sql = (f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
+           "FROM companies WHERE plugin_key = %(key)s")
+    if open_for is not None:
+        sql += " AND is_public" + "".join(
+            f" AND COALESCE((channels ->> '{_known(c)}')::boolean, true)" for c in open_for)
+    return sql
+
+
+def _load_autocommit(session: Session, plugin_key: str, open_for: tuple[str, ...] | None) -> tuple | None:
     """One autocommit SELECT on a pooled psycopg connection: the row's values, last success last."""
     pooled = session.get_bind().raw_connection()
     try:
         driver = pooled.driver_connection
         driver.autocommit = True
         try:
-            row = driver.execute(_AUTOCOMMIT_SQL, {"name": st.LAST_SUCCESS_AT, "key": plugin_key}).fetchone()
+            row = driver.execute(_autocommit_sql(open_for), {"name": st.LAST_SUCCESS_AT, "key": plugin_key}).fetchone()
         finally:
             driver.autocommit = False
     finally:

@@ -4,8 +4,9 @@
 2. public status and the surface's channel switch: unknown, churned, not
    live and switched off all answer the ONE 404 of their surface (identical
    status, headers and body; HTML pages the HTML one), before any other work,
-   so probing keys learns nothing from status, body or timing: each case costs
-   the same single lookup and nothing more;
+   so probing keys learns nothing from status, body or timing: the lookup
+   asks for a public company with the channels open, so every closed case
+   is the unknown case (the same statement, no row, nothing built);
 3. the per-company rate limit (web/limits.py), which therefore never sees,
    counts or refuses a key that is not public;
 4. serve: the view renders from the company returned here.
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from flask import abort, g
 
 from mirror.models import Company
-from mirror.public_view import channel_open, find_public_company
+from mirror.public_view import find_public_company
 from web.db import db
 from web.limits import RateLimited, rate_limits
 from web.responses import not_found_html, not_found_json
@@ -44,9 +45,7 @@ def gate(key: str, channel: str, *also: str, html: bool = False, mcp: bool = Fal
     (hosted pages); `mcp` the JSON-RPC-shaped 429 (MCP endpoints; their 404 is
     the JSON one, at the HTTP level).
     """
-    company = find_public_company(db(), key, channel)
-    if company is not None and not all(channel_open(company, other) for other in also):
-        company = None
+    company = find_public_company(db(), key, channel, *also)
     if company is None:
         g.gate = GateResult(channel, None, "not_found")
         abort(not_found_html() if html else not_found_json())
