@@ -36,6 +36,9 @@ def init_error_handling(app: Flask) -> None:
     app.url_map.merge_slashes = False
     app.url_map.strict_slashes = False
     app.url_map.redirect_defaults = False
+    # Flask finalises every answer (a view's or an error handler's) through
+    # app.process_response, which runs the after-request hooks: the one point
+    # between "answered" and "observed", so the finishing step goes in front.
     run_after_request_hooks = app.process_response
 
     def process_response(response: Response) -> Response:
