@@ -10,6 +10,7 @@ each request before handing it over, `/healthz` answers at once.
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
 import signal
 import socket
@@ -174,8 +175,7 @@ def test_slow_clients_through_the_proxy_do_not_stall_healthz(database_url, upstr
 def test_the_deploy_config_binds_gunicorn_to_loopback_with_timeouts(monkeypatch, tmp_path):
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))  # the shared file would set it for this process
     monkeypatch.delenv("GUNICORN_BIND", raising=False)
-    settings = {"__file__": str(REPO_ROOT / "deploy" / "gunicorn.conf.py"), "__name__": "gunicorn_conf"}
-    exec(compile((REPO_ROOT / "deploy" / "gunicorn.conf.py").read_text(), "deploy/gunicorn.conf.py", "exec"), settings)
+    settings = runpy.run_path(str(REPO_ROOT / "deploy" / "gunicorn.conf.py"))  # as gunicorn reads it
     assert settings["bind"] == ["127.0.0.1:8000"]
     assert settings["timeout"] > 0 and settings["graceful_timeout"] > 0 and settings["keepalive"] > 0
     assert callable(settings["child_exit"]) and "%(h)s" not in settings["access_log_format"]  # the shared file's

@@ -44,7 +44,7 @@ def close_db(_error=None) -> None:
         return
     try:
         session.close()
-    except Exception:  # noqa: BLE001
+    except Exception:  # too late to change the answer: log it
         log.warning("database session did not close cleanly at teardown", exc_info=True)
         _discard(session)
 
@@ -53,7 +53,7 @@ def _discard(session: Session) -> None:
     # The connection is unusable: make sure the pool never hands it out again.
     try:
         session.invalidate()
-    except Exception:  # noqa: BLE001
+    except Exception:  # the connection is gone: nothing left to report to
         log.debug("session invalidate failed", exc_info=True)
 
 

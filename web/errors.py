@@ -71,11 +71,11 @@ def finish_response(app: Flask, response: Response) -> Response:
     """The response as it will be sent: the session closed and the headers encodable, else the error's answer."""
     try:
         end_request_session()
-    except Exception as error:  # noqa: BLE001 - answered by the app's own handlers (503 for the database)
+    except Exception as error:  # answered by the app's own handlers (503 for the database)
         response = _answer_for(app, error)
     try:
         response.get_wsgi_headers(request.environ)
-    except Exception:  # noqa: BLE001 - e.g. "Port out of range" while encoding a Location
+    except Exception:  # e.g. "Port out of range" while encoding a Location
         log.exception("response to %s %s cannot be sent as built", request.method, request.path)
         response = json_error(500, "internal_error", "Something went wrong on our side.")
     return response
@@ -84,7 +84,7 @@ def finish_response(app: Flask, response: Response) -> Response:
 def _answer_for(app: Flask, error: Exception) -> Response:
     try:
         return app.make_response(app.handle_user_exception(error))
-    except Exception:  # noqa: BLE001 - no handler took it
+    except Exception:  # no handler took it
         log.exception("unhandled error finishing %s %s", request.method, request.path)
         return json_error(500, "internal_error", "Something went wrong on our side.")
 
