@@ -12,7 +12,7 @@ PYTEST_ARGS ?= -n 2
 UCP_SCHEMAS_DIR ?= ../shared/ucp
 MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 
-.PHONY: run test lint conformance docs install install-test tools browser services bench-sync bench-serve clean
+.PHONY: run test lint conformance docs install install-test tools browser nginx services bench-sync bench-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,9 @@ tools: tools/node_modules/.installed
 browser:
 	bash scripts/install_browser.sh
 
+nginx:
+	bash scripts/install_nginx.sh
+
 services:
 	bash scripts/ensure_services.sh
 
@@ -55,7 +58,7 @@ lint: install-test
 
 # tests/conformance/ is left out here (pytest.ini ignores it): it needs files
 # a fresh clone does not have.
-test: lint tools browser services
+test: lint tools browser nginx services
 	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest $(PYTEST_ARGS)
 
 # Only tests/conformance/: responses checked against the official UCP schemas

@@ -9,10 +9,12 @@ reach the contractor. No JavaScript anywhere; contractor text is autoescaped.
 """
 from __future__ import annotations
 
+import re
 from datetime import timezone
 from decimal import Decimal
 
 from flask import Response, redirect, render_template
+from markupsafe import Markup
 
 from feeds import bp
 from feeds.jsonld import TIER_NAMES, company_graph
@@ -29,7 +31,19 @@ PRICING_CHANNEL = "pricing"
 QUOTE_CHANNEL = "quote"
 CACHE_CONTROL = "public, max-age=300"
 CURRENCY_SYMBOLS = {"USD": "$"}
+# Embeddings, overrides, isolates and marks (U+202A..U+202E, U+2066..U+2069,
+# LRM, RLM, ALM): inside <bdi> they cannot leak, but <title> and attribute
+# values have no isolation, so a U+202E there would reorder the browser's tab,
+# history and bookmark text.
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 TRADE_LABELS = {"hvac": "Heating & cooling", "plumbing": "Plumbing", "electrical": "Electrical", "roofing": "Roofing"}
+
+
+@bp.app_template_filter("bidi_safe")
+def bidi_safe(text: str) -> str:
+    """Text without bidi controls, for places no element isolates (<title>, meta content); markup stays markup."""
+    cleaned = BIDI_CONTROLS.sub("", str(text))
+    return Markup(cleaned) if isinstance(text, Markup) else cleaned
 
 
 @bp.get(flask_rule(PRICING_PAGE))

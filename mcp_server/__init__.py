@@ -6,7 +6,7 @@ from flask import Blueprint, Flask
 
 bp = Blueprint("mcp_server", __name__)
 
-from mcp_server import routes  # noqa: E402,F401  (register routes)
+from mcp_server import host_guard, routes  # noqa: E402,F401  (register the Host check and the routes)
 from mcp_server.ucp.server import init_agent_profiles  # noqa: E402
 
 

@@ -204,7 +204,7 @@ def method_not_allowed(spec_origins: frozenset[str] | None) -> Response:
 def _foreign_refusal(spec: ServerSpec) -> Response | None:
     """421 for a Host that is not ours (DNS rebinding), 403 for an Origin the endpoint refuses; else None."""
     if not host_allowed(request.host, current_settings()):
-        return _plain_error(421, "Misdirected request: this Host is not served here")
+        return misdirected()
     origin = request.headers.get("Origin")
     restricted = spec.allowed_origins is not _ANY_ORIGIN
     if origin is not None and restricted and not _origin_allowed(spec.allowed_origins, origin):
@@ -225,6 +225,11 @@ def _http_refusal(spec: ServerSpec) -> Response | None:
     if version is not None and version.strip() not in rpc.SUPPORTED_VERSIONS:
         return _json(spec, rpc.unsupported_version_body(version), 400)
     return None
+
+
+def misdirected() -> Response:
+    """The 421 for a Host that is not ours (DNS-rebinding protection)."""
+    return _plain_error(421, "Misdirected request: this Host is not served here")
 
 
 def _json_content_type() -> bool:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import func, true
+from sqlalchemy.sql.elements import ColumnElement
+
 from mirror.records import CHANNELS
 
 
@@ -24,9 +27,27 @@ def channel_open(company: Any, channel: str) -> bool:
     has no open channel. An unknown channel name is a programming error, not
     an open surface, so it raises.
     """
-    if channel not in CHANNELS:
-        raise ValueError(f"unknown channel {channel!r}; known: {', '.join(CHANNELS)}")
+    _known(channel)
     if company is None:
         return False
     switches = company.channels or {}
     return switches.get(channel, True) is not False
+
+
+def channel_open_clause(channels_column: Any, channel: str) -> ColumnElement[bool]:
+    """The same rule as a SQL condition on a `channels` JSON column (the gate's lookup)."""
+    return func.coalesce(channels_column[_known(channel)].as_boolean(), true()).is_(True)
+
+
+def channel_open_sql(channel: str) -> str:
+    """The same rule as literal Postgres SQL on the `channels` column (the gate's autocommit lookup).
+
+    Safe to splice: the name is one of CHANNELS, checked here.
+    """
+    return f"COALESCE((channels ->> '{_known(channel)}')::boolean, true)"
+
+
+def _known(channel: str) -> str:
+    if channel not in CHANNELS:
+        raise ValueError(f"unknown channel {channel!r}; known: {', '.join(CHANNELS)}")
+    return channel

@@ -66,3 +66,35 @@ def _file_lock(path: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def sync_running(engine: Engine) -> bool | None:
+    """Whether some process holds the sync lock right now, asked without taking it.
+
+    None when this platform cannot tell (no /proc/locks for the SQLite file lock).
+    """
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            # A bigint advisory key is stored as classid (high 32 bits), objid (low 32 bits), objsubid 1.
+            return bool(connection.execute(text(
+                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                "AND classid::text::bigint = :high AND objid::text::bigint = :low AND objsubid = 1)"
+            ), {"high": SYNC_LOCK_ID >> 32, "low": SYNC_LOCK_ID & 0xFFFFFFFF}).scalar())
+    return _file_locked(_lock_path(engine))
+
+
+def _file_locked(path: str) -> bool | None:
+    """Whether a flock() is held on `path`, read from /proc/locks (taking it to test would make a sync busy)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return False  # no sync ever ran here
+    try:
+        with open("/proc/locks") as handle:
+            table = handle.read()
+    except OSError:
+        return None
+    device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    return any(len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == device
+               for fields in (line.split() for line in table.splitlines()))

@@ -29,6 +29,7 @@ from mirror import urls
 from mirror.businesses import funnel_url
 from mirror.config import Settings
 from mirror.models import Company, OfferGroup, SyncState
+from mirror.storable import storable
 from mirror.upstream import parse_time
 from mirror.urls import stamp_referrer
 
@@ -273,18 +274,21 @@ def channel_open(company: Company | None, channel: str | None) -> bool:
     return channel is None or channels.channel_open(company, channel)
 
 
-def find_public_company(session: Session, plugin_key: str, channel: str | None) -> Company | None:
-    """The gate: the company when it is public and the channel is open, else None.
+def find_public_company(session: Session, plugin_key: str, channel: str | None, *also: str) -> Company | None:
+    """The gate: the company when it is public and `channel` (and every one in `also`) is open, else None.
 
-    Unknown, churned, not-live and switched-off all look the same: None.
+    Unknown, churned, not-live and switched-off all look the same: None, at
+    the same cost. The lookup itself asks for a public company with those
+    channels open, so every closed case is the unknown case: the same
+    statement, no row, nothing decoded or built.
     """
-    if not plugin_key or len(plugin_key) > 128 or "\x00" in plugin_key:  # Postgres text cannot hold NUL
+    if not plugin_key or len(plugin_key) > 128 or not storable(plugin_key):
         return None
-    company = load_company(session, plugin_key)
-    return company if channel_open(company, channel) else None
+    return load_company(session, plugin_key, open_for=tuple(c for c in (channel, *also) if c is not None))
 
 
-def load_company(session: Session, plugin_key: str, *, in_transaction: bool = False) -> Company | None:
+def load_company(session: Session, plugin_key: str, *, in_transaction: bool = False,
+                 open_for: tuple[str, ...] | None = None) -> Company | None:
     """The company row and the last whole-run success time, in ONE round trip.
 
     Both are remembered (until the session's next transaction), so the gate,
@@ -298,52 +302,76 @@ def load_company(session: Session, plugin_key: str, *, in_transaction: bool = Fa
     request reads later runs in the session's own snapshot, so code that
     renders from the database must reload the company there first
     (`in_transaction=True`, as the render cache does on a miss).
+
+    With `open_for` (the gate: a tuple of channels, possibly empty), only a
+    public company with those channels open is read; any other is None.
     """
     if in_transaction:
         session.connection()  # begin the session's snapshot (and a fresh memo)
     memo = _transaction_memo(session)
     if plugin_key in memo["companies"]:
-        return memo["companies"][plugin_key]
+        company = memo["companies"][plugin_key]
+        if open_for is None or (channel_open(company, None) and all(channel_open(company, c) for c in open_for)):
+            return company
+        return None
     bind = session.get_bind()
     if memo["transaction"] is None and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
-        company, last_success = _load_autocommit(session, plugin_key)
+        values = _load_autocommit(session, plugin_key, open_for)
     else:
-        row = session.execute(_COMPANY_AND_LAST_SUCCESS, {"key": plugin_key}).first()
-        company, last_success = (row[0], row[1]) if row is not None else (None, None)
+        row = session.execute(_lookup_statement(open_for), {"key": plugin_key, "name": st.LAST_SUCCESS_AT}).first()
+        values = tuple(row) if row is not None else None
         memo = _transaction_memo(session)  # the query began the transaction
-    if company is not None:
-        memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
+    if values is None:
+        return None
+    company = Company(**dict(zip(_COMPANY_COLUMNS, values)))
+    last_success = values[-1]
+    memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
     memo["companies"][plugin_key] = company
     return company
 
 
-# Built once: the statement's cache key is memoised, so a warm request skips
-# building and hashing it again.
-_COMPANY_AND_LAST_SUCCESS = select(
-    Company, select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery()
-).where(Company.plugin_key == bindparam("key"))
+# Plain column values, never an ORM entity (a transient Company is all any
+# caller needs). Built once per channel set: a statement's cache key is
+# memoised, so a warm request skips building and hashing it again.
 _COMPANY_COLUMNS = tuple(column.name for column in Company.__table__.columns)
-_AUTOCOMMIT_SQL = (
-    f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
-    "FROM companies WHERE plugin_key = %(key)s"
-)
+_LOOKUPS: dict[tuple[str, ...] | None, object] = {}
 
 
-def _load_autocommit(session: Session, plugin_key: str) -> tuple[Company | None, str | None]:
-    """One autocommit SELECT on a pooled psycopg connection; a transient Company."""
+def _lookup_statement(open_for: tuple[str, ...] | None):
+    statement = _LOOKUPS.get(open_for)
+    if statement is None:
+        table = Company.__table__
+        statement = select(
+            *table.columns, select(SyncState.value).where(SyncState.name == bindparam("name")).scalar_subquery(),
+        ).where(table.c.plugin_key == bindparam("key"))
+        if open_for is not None:  # a missing switch means on (channel_open's rule, in SQL)
+            statement = statement.where(table.c.is_public.is_(True),
+                                        *(channels.channel_open_clause(table.c.channels, c) for c in open_for))
+        _LOOKUPS[open_for] = statement
+    return statement
+
+
+def _autocommit_sql(open_for: tuple[str, ...] | None) -> str:
+    sql = (f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
+           "FROM companies WHERE plugin_key = %(key)s")
+    if open_for is not None:
+        sql += " AND is_public" + "".join(f" AND {channels.channel_open_sql(c)}" for c in open_for)
+    return sql
+
+
+def _load_autocommit(session: Session, plugin_key: str, open_for: tuple[str, ...] | None) -> tuple | None:
+    """One autocommit SELECT on a pooled psycopg connection: the row's values, last success last."""
     pooled = session.get_bind().raw_connection()
     try:
         driver = pooled.driver_connection
         driver.autocommit = True
         try:
-            row = driver.execute(_AUTOCOMMIT_SQL, {"name": st.LAST_SUCCESS_AT, "key": plugin_key}).fetchone()
+            row = driver.execute(_autocommit_sql(open_for), {"name": st.LAST_SUCCESS_AT, "key": plugin_key}).fetchone()
         finally:
             driver.autocommit = False
     finally:
         pooled.close()
-    if row is None:
-        return None, None
-    return Company(**dict(zip(_COMPANY_COLUMNS, row))), row[-1]
+    return tuple(row) if row is not None else None
 
 
 def _transaction_memo(session: Session) -> dict:

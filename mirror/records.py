@@ -9,6 +9,7 @@ field counts as missing and the record is kept.
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -16,6 +17,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
+
+from mirror.storable import storable
 
 KNOWN_TRADES = ("hvac", "plumbing", "electrical", "roofing")
 CHANNELS = ("jsonld", "mcp", "webmcp", "feed", "pricing", "quote", "a2a")
@@ -44,22 +47,45 @@ def normalise_phone(value: Any) -> str | None:
 
 
 def normalise_url(value: Any, *, bare_host_ok: bool = False) -> str | None:
-    """An absolute http(s) URL with a host; a bare host gets https:// if allowed."""
+    """An absolute http(s) URL every surface can publish and redirect to, else None.
+
+    Parsed completely here, at sync time, so no surface can fail on it later
+    (a Location Werkzeug cannot encode is a 500): scheme http or https, a
+    host with a dot (or localhost) that IDNA can encode, a port from 1 to
+    65535 when one is given, and no spaces, control characters, NULs or
+    unpaired surrogates anywhere. A bare host gets https:// if allowed.
+    """
     if not isinstance(value, str):
         return None
     text = value.strip()
-    if not text or _SPACE_OR_CONTROL.search(text):
+    if not text or _SPACE_OR_CONTROL.search(text) or not storable(text):
         return None
     if bare_host_ok and "://" not in text and not text.startswith("//"):
         text = "https://" + text
     try:
         parts = urlsplit(text)
-        host = parts.hostname
+        host, port = parts.hostname, parts.port  # .port raises ValueError when out of range or not a number
     except ValueError:
         return None
     if parts.scheme.lower() not in ("http", "https") or not host or "." not in host and host != "localhost":
         return None
-    return text
+    if port is not None and not 1 <= port <= 65535:
+        return None
+    return text if _idna_encodable(host) else None
+
+
+def _idna_encodable(host: str) -> bool:
+    """Whether the host can be written in a URI (Punycode for names; IP literals as they are)."""
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    try:
+        host.encode("idna")
+    except UnicodeError:  # an empty or over-long label, or a character IDNA refuses
+        return False
+    return True
 
 
 def normalise_postal_code(value: Any) -> str | None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
+from mirror.records import normalise_url
+
 REFERRER_VARIABLES = ("ref", "referrer", "utm_source")
 
 # --- the route table -----------------------------------------------------------
@@ -52,16 +54,11 @@ def flask_rule(template: str) -> str:
 
 
 def is_safe_redirect(url: str | None) -> bool:
-    """Only absolute http(s) URLs with a host are ever redirected to."""
-    if not url:
-        return False
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return False
-    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and not any(
-        c.isspace() or ord(c) < 32 for c in url
-    )
+    """Only URLs that pass the sync's complete URL check (absolute http(s), valid host and port) are redirected to.
+
+    Rows stored before that check was complete are held to it here too.
+    """
+    return bool(url) and normalise_url(url) is not None
 
 
 def stamp_referrer(url: str, stamp: str) -> str:

@@ -411,13 +411,16 @@ def test_provider_accepts_allowed_own_and_absent_origins(live, origin):
 @pytest.mark.parametrize("key", ["no-such-key", NOT_LIVE, MCP_OFF, "x" * 200])
 def test_gated_companies_answer_the_one_404_before_anything_else(live, key):
     unknown = rpc(live.company_url("never-existed"), "tools/list")
-    for headers in ({}, {"Content-Type": "text/plain"}, {"Host": "evil.example.com"},
-                    {"MCP-Protocol-Version": "1999-01-01"}):
+    for headers in ({}, {"Content-Type": "text/plain"}, {"MCP-Protocol-Version": "1999-01-01"}):
         response = rpc(live.company_url(key), "tools/list", headers=headers)
         assert response.status_code == 404
         assert response.content == unknown.content
         assert _stable(response.headers) == _stable(unknown.headers)
     assert unknown.json()["error"] == "not_found"
+    # The Host check (DNS rebinding) comes first of all: the same 421 whatever the key.
+    foreign = rpc(live.company_url("never-existed"), "tools/list", headers={"Host": "evil.example.com"})
+    response = rpc(live.company_url(key), "tools/list", headers={"Host": "evil.example.com"})
+    assert response.status_code == foreign.status_code == 421 and response.content == foreign.content
 
 
 def _stable(headers) -> dict:

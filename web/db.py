@@ -1,8 +1,12 @@
 """The per-request database session (one snapshot per request)."""
 from __future__ import annotations
 
+import logging
+
 from flask import current_app, g
 from sqlalchemy.orm import Session
+
+log = logging.getLogger(__name__)
 
 
 def db() -> Session:
@@ -12,11 +16,45 @@ def db() -> Session:
     return g.db
 
 
-def close_db(_error=None) -> None:
-    """Teardown: end the request's transaction and return the connection."""
+def end_request_session() -> None:
+    """End the request's transaction and return the connection, while the answer can still change.
+
+    Called once the view (or its error handler) has answered and before the
+    response is final (web.errors.finish_response), so a database that fails
+    here (a connection lost before the ROLLBACK) is answered like any other
+    database failure: the documented 503.
+    """
     session = g.pop("db", None)
     if session is not None:
+        try:
+            session.close()
+        except Exception:
+            _discard(session)
+            raise
+
+
+def close_db(_error=None) -> None:
+    """Teardown: close a session opened after the response was finished (normally there is none).
+
+    Too late to change the answer, so a failure is logged, never raised: a
+    raise here would reach the server as its HTML 500.
+    """
+    session = g.pop("db", None)
+    if session is None:
+        return
+    try:
         session.close()
+    except Exception:  # too late to change the answer: log it
+        log.warning("database session did not close cleanly at teardown", exc_info=True)
+        _discard(session)
+
+
+def _discard(session: Session) -> None:
+    # The connection is unusable: make sure the pool never hands it out again.
+    try:
+        session.invalidate()
+    except Exception:  # the connection is gone: nothing left to report to
+        log.debug("session invalidate failed", exc_info=True)
 
 
 def settings():

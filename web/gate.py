@@ -6,8 +6,9 @@
    the switch table of docs/contracts/upstream.md): unknown, churned, not
    live and switched off all answer the ONE 404 of their surface (identical
    status, headers and body; HTML pages the HTML one), before any other work,
-   so probing keys learns nothing from status, body or timing: each case costs
-   the same single lookup and nothing more;
+   so probing keys learns nothing from status, body or timing: the lookup
+   asks for a public company with the channels open, so every closed case
+   is the unknown case (the same statement, no row, nothing built);
 3. the per-company rate limit (web/limits.py), which therefore never sees,
    counts or refuses a key that is not public;
 4. serve: the view renders from the company returned here.
@@ -47,9 +48,7 @@ def gate(key: str, channel: str, *, html: bool = False, mcp: bool = False) -> Co
     (hosted pages); `mcp` the JSON-RPC-shaped 429 (MCP endpoints; their 404 is
     the JSON one, at the HTTP level).
     """
-    company = find_public_company(db(), key, None)  # public (or None), whatever its switches
-    if not channel_open(company, channel):  # channels are independent: this surface's switch alone
-        company = None
+    company = find_public_company(db(), key, channel)  # this surface's switch alone, in the lookup itself
     if company is None:
         g.gate = GateResult(channel, None, "not_found")
         abort(not_found_html() if html else not_found_json())

@@ -21,6 +21,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from sqlalchemy import func, select, text
 
 from mirror import state as st
+from mirror.lock import sync_running
 from mirror.models import Company, SyncRun
 from mirror.public_view import iso
 from web.db import db, settings
@@ -111,7 +112,7 @@ class SyncCollector:
         up = GaugeMetricFamily("mirror_database_up", "1 when the database answered this scrape.")
         try:
             with self.mirror.Session() as session:
-                figures = _sync_figures(session)
+                figures = _sync_figures(session, sync_running(self.mirror.engine))
         except Exception:
             up.add_metric([], 0)
             yield up
@@ -121,7 +122,7 @@ class SyncCollector:
         yield from figures
 
 
-def _sync_figures(session) -> list:
+def _sync_figures(session, running: bool | None) -> list:
     by_outcome = session.execute(
         select(SyncRun.mode, SyncRun.status, func.count()).group_by(SyncRun.mode, SyncRun.status)
     ).all()
@@ -132,7 +133,7 @@ def _sync_figures(session) -> list:
     public = session.scalar(select(func.count()).select_from(Company).where(Company.is_public.is_(True)))
     in_feed = session.scalar(select(func.count()).select_from(Company).where(Company.in_feed.is_(True)))
     return [
-        *_run_families(by_outcome),
+        *_run_families(by_outcome, running),
         *_last_run_families(recent),
         _last_success_family(last_success),
         _gauge("mirror_companies", "Companies in the mirror by state.", [(["public"], public), (["in_feed"], in_feed)],
@@ -147,17 +148,21 @@ def _gauge(name: str, documentation: str, samples, labels=()) -> GaugeMetricFami
     return family
 
 
-def _run_families(by_outcome) -> list:
+def _run_families(by_outcome, running: bool | None) -> list:
     runs = CounterMetricFamily("mirror_sync_runs", "Finished sync runs by mode and outcome.", labels=["mode", "outcome"])
-    unfinished = 0
+    recorded_running = 0
     for mode, status, count in by_outcome:
         if status == "running":
-            unfinished += count
+            recorded_running += count
         else:
             runs.add_metric([mode, status], count)
+    # A run killed before recording its end stays "running" in sync_runs for
+    # ever; only the sync lock says whether one runs now (one at a time).
+    unfinished = recorded_running if running is None else min(recorded_running, 1) if running else 0
     return [runs, _gauge(
         "mirror_sync_runs_unfinished",
-        "Runs recorded as running: 1 while a sync runs; more means runs were killed before recording their end.",
+        "Sync runs running now: 1 while a sync holds the sync lock, else 0 (runs killed before recording "
+        "their end are not counted).",
         [([], unfinished)],
     )]
 

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from flask import Flask, Response, request
 
 from mirror.models import SourceHit
+from web.gate import gate_result
 from web.recording import RecordWriter
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,24 @@ def source_hit(label: str, endpoint: str, method: str, status: int) -> dict:
     }
 
 
+def recorded_endpoint() -> str:
+    """What a hit stores as its path: the matched route, never the raw request path.
+
+    A key the gate let through is written into its route (the report counts
+    per company); any other key stays `<key>`, and an unmatched path is
+    `<unmatched>`, so no attacker-chosen text is stored as a path.
+    """
+    from web.observability import UNMATCHED  # web.observability imports this module
+
+    rule = request.url_rule
+    if rule is None:
+        return UNMATCHED
+    passed = gate_result()
+    if passed is not None and passed.company_key is not None:
+        return rule.rule.replace("<key>", passed.company_key)
+    return rule.rule
+
+
 def init_source_tracking(app: Flask, writer: RecordWriter) -> None:
     """Record every response (redirects included) of a request that names a source."""
 
@@ -45,7 +64,7 @@ def init_source_tracking(app: Flask, writer: RecordWriter) -> None:
         try:
             label = request.args.get("source", "")
             if label.strip():
-                writer.record(SourceHit, source_hit(label, request.path, request.method, response.status_code))
+                writer.record(SourceHit, source_hit(label, recorded_endpoint(), request.method, response.status_code))
         except Exception:  # a malformed query string must not break the response
             log.debug("source label not recorded", exc_info=True)
         return response

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Mapping
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from mirror.storable import REASON as UNSTORABLE_REASON
+from mirror.storable import first_unstorable
+
+UNSTORABLE_ERROR = "unstorable_text"
 
 # Every tool here only reads the mirror: all four hints, explicitly.
 READ_ONLY_ANNOTATIONS: Mapping[str, bool] = {
@@ -38,8 +44,26 @@ class ToolError(Exception):
     """A tool-level failure: reported to the model as `isError: true` with this text."""
 
 
-class ToolInput(BaseModel):
-    """Base of input models: strict types, unknown arguments refused."""
+def refuse_unstorable(arguments: Any) -> Any:
+    """A before-validator for input models: text the database cannot store is an invalid argument."""
+    where = first_unstorable(arguments)
+    if where is not None:
+        raise PydanticCustomError(UNSTORABLE_ERROR, "{where}: " + UNSTORABLE_REASON, {"where": where})
+    return arguments
+
+
+class StorableInput(BaseModel):
+    """Base of every tool's arguments model (MCP and UCP): text the database cannot store is refused."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def storable_text(cls, data: Any) -> Any:
+        """Refuse text the database cannot store, naming the argument."""
+        return refuse_unstorable(data)
+
+
+class ToolInput(StorableInput):
+    """Base of input models: strict types, unknown arguments refused, only storable text."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -140,7 +164,9 @@ def describe_invalid_arguments(tool_name: str, error: ValidationError) -> str:
     problems = []
     for item in error.errors(include_url=False):
         where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        if item["type"] == "extra_forbidden":
+        if item["type"] == UNSTORABLE_ERROR:  # raised before field validation: it names its own argument
+            where, text = item["ctx"]["where"], UNSTORABLE_REASON
+        elif item["type"] == "extra_forbidden":
             text = "unknown argument (not in this tool's inputSchema)"
         elif item["type"] == "missing":
             text = "required argument is missing"

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from mcp_server.tools.declaration import StorableInput
 from mcp_server.ucp import UCP_VERSION
 
 MAX_LOOKUP_IDS = 50
@@ -48,7 +49,7 @@ Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 cur
 
 # --- arguments -------------------------------------------------------------------------
 
-class UcpInput(BaseModel):
+class UcpInput(StorableInput):
     """Base of argument models: JSON types exactly, unknown fields accepted and ignored (as UCP allows)."""
 
     model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True)
