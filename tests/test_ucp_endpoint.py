@@ -102,7 +102,6 @@ def test_company_hosts_serve_profile_and_endpoint_at_the_root(ucp):
         assert response.status_code == 200, host
         assert response.headers["Cache-Control"] == "public, max-age=300" and response.headers["ETag"]
         profile = response.json()
-        assert_official(profile, BUSINESS_PROFILE, "the custom-host profile")
         assert profile["ucp"]["services"]["dev.ucp.shopping"][0]["endpoint"] == f"http://tudi.example:{port}/ucp/mcp"  # configured
     call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "search_catalog", "arguments": {
         "meta": {"ucp-agent": {"profile": ucp.agent}}, "catalog": {"query": "furnace"}}}}
