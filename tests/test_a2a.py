@@ -26,7 +26,7 @@ A2A_HEADERS = {"A2A-Version": "1.0", "Content-Type": "application/json"}
 
 @pytest.fixture(scope="module")
 def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
+    with live_mcp(module_database("sqlite", tmp_path_factory, request), COMPANY_HOSTS=f"tudi.example={TUDI}") as server:
         catalog = server.upstream.catalog
         catalog.add_company(products=4, plugin_key="a2a-off-test", name="Variant a2a-off", status="active",
                             storefront_live=True, settings={"currency": "USD", "channels": {"a2a": False}})
@@ -177,6 +177,22 @@ def test_a_foreign_host_is_refused_before_anything_else(live):
     response = requests.post(f"{agent_base(live, TUDI)}/a2a", data=b"{", timeout=10,
                              headers={**A2A_HEADERS, "Host": "evil.example"})
     assert response.status_code == 421
+
+
+def test_a_company_hosts_domain_serves_its_contractors_agent_at_the_root(live):
+    port = live.url.rsplit(":", 1)[1]
+    for host in ("tudi.example", f"TUDI.example:{port}"):
+        card = parse_agent_card(requests.get(f"{live.url}/.well-known/agent-card.json", headers={"Host": host},
+                                             timeout=10).json())
+        assert card.name == "Tudi Mechanical Systems catalog"
+        assert card.supported_interfaces[0].url == f"http://tudi.example:{port}/a2a"  # configured, never echoed
+    answer = requests.post(f"{live.url}/a2a", headers={**A2A_HEADERS, "Host": "tudi.example"}, timeout=10,
+                           json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                                 "params": {"message": _message_dict({"skill": "check_service_area",
+                                                                      "arguments": {"postal_code": "63376"}})}})
+    assert answer.json()["result"]["message"]["metadata"]["skill"] == "check_service_area"
+    directory = requests.get(f"{live.url}/.well-known/agent-card.json", timeout=10).json()
+    assert directory["skills"][0]["id"] == "search_businesses"  # any other host: the directory
 
 
 def post_raw(live, key: str, method: str, params: dict) -> requests.Response:
