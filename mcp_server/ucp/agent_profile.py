@@ -1,4 +1,4 @@
-"""Fetching the calling agent's UCP profile, safely, and negotiating capabilities with it.
+"""Fetching the calling agent's UCP profile, safely (negotiation: mcp_server.ucp.versions).
 
 UCP requires the business to fetch the profile URL each request names
 (`meta.ucp-agent.profile`) and answer with the capabilities both sides
@@ -23,7 +23,8 @@ so the fetch is fenced:
 
 Failures raise `ProfileError` with the spec's negotiation code
 (`invalid_profile_url`, `profile_unreachable`, `profile_malformed`,
-`version_unsupported`); the endpoint sends them as JSON-RPC -32001.
+`version_unsupported`, raised by mcp_server.ucp.versions); the endpoint
+sends them as JSON-RPC -32001.
 """
 from __future__ import annotations
 
@@ -41,8 +42,6 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from urllib.parse import urlsplit
-
-from mcp_server.ucp import UCP_VERSION
 
 TIMEOUT_SECONDS = 3.0
 MAX_BYTES = 64 * 1024
@@ -328,7 +327,7 @@ def parse_profile(body: bytes) -> dict:
     return document
 
 
-# --- cache and negotiation -------------------------------------------------------------------
+# --- cache -------------------------------------------------------------------------------------
 
 class AgentProfiles:
     """Profiles by URL: a bounded, thread-safe LRU of fetch outcomes (documents, and failures briefly)."""
@@ -366,19 +365,3 @@ class AgentProfiles:
             self._cache.move_to_end(url)
             while len(self._cache) > self._entries:
                 self._cache.popitem(last=False)
-
-
-def negotiate(document: dict, offered: dict[str, str]) -> dict[str, str]:
-    """The capabilities both sides support: {name: version}; raise version_unsupported.
-
-    UCP request-time validation: the agent's protocol version must be the
-    business's (this service speaks exactly 2026-04-08). Then a capability is
-    shared when the agent lists it with the same version.
-    """
-    version = document["ucp"]["version"]
-    if version != UCP_VERSION:
-        raise ProfileError("version_unsupported", f"Protocol version {version} is not supported. "
-                                                  f"This business supports version {UCP_VERSION}.")
-    declared = document["ucp"].get("capabilities", {})
-    return {name: ours for name, ours in offered.items()
-            if any(entry.get("version") == ours for entry in declared.get(name, []))}

@@ -23,7 +23,7 @@ from mcp_server.ucp.profile import CACHE_CONTROL, business_profile, company_endp
 from mcp_server.ucp.server import company_for_host, ucp_server
 from web.db import db, settings
 from web.gate import gate
-from web.responses import conditional, dumps
+from web.responses import conditional, dumps, not_found_json
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
 
