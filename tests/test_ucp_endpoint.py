@@ -99,9 +99,9 @@ def test_business_profile_is_2026_08_25_linking_a_complete_2026_04_08_profile(uc
     assert leaf.content == json.dumps(expected_profile(V0408, ucp.endpoint(TUDI)), separators=(",", ":")).encode()
     newest = requests.get(f"{url}/{V0825}", timeout=10)
     assert newest.status_code == 200 and newest.content == response.content
-    for response in (response, leaf):
-        etag = response.headers["ETag"]
-        again = requests.get(response.url, headers={"If-None-Match": etag}, timeout=10)
+    for document in (response, leaf):
+        etag = document.headers["ETag"]
+        again = requests.get(document.url, headers={"If-None-Match": etag}, timeout=10)
         assert again.status_code == 304 and again.content == b"" and again.headers["ETag"] == etag
 
 

@@ -2,10 +2,13 @@
 
 - `POST /companies/<key>/ucp/mcp`: the company's UCP Catalog endpoint (the
   shared stateless MCP transport);
-- `GET /companies/<key>/.well-known/ucp`: its business profile;
-- `GET /.well-known/ucp` and `POST /ucp/mcp` at the root of a COMPANY_HOSTS
-  custom domain: the same for the company that host is mapped to (UCP
-  discovery only looks at a host's root).
+- `GET /companies/<key>/.well-known/ucp`: its business profile (the newest
+  release, listing the older ones in `supported_versions`), and
+  `.../.well-known/ucp/<version>`: the rendering of one release (an unknown
+  version is the one 404);
+- `GET /.well-known/ucp[/<version>]` and `POST /ucp/mcp` at the root of a
+  COMPANY_HOSTS custom domain: the same for the company that host is mapped
+  to (UCP discovery only looks at a host's root).
 
 Every route passes the shared gate (web.gate) on the company's `mcp` switch
 (UCP is one more MCP server of its catalog): unknown, not public or switched
@@ -18,8 +21,16 @@ from flask import Response, request
 
 from mcp_server import bp
 from mcp_server.transport import method_not_allowed, preflight, serve
-from mcp_server.ucp import CHANNEL
-from mcp_server.ucp.profile import CACHE_CONTROL, business_profile, company_endpoint, host_endpoint
+from mcp_server.ucp import CHANNEL, UCP_VERSIONS
+from mcp_server.ucp.profile import (
+    CACHE_CONTROL,
+    LATEST_VERSION,
+    business_profile,
+    company_endpoint,
+    company_profile_url,
+    host_endpoint,
+    host_profile_url,
+)
 from mcp_server.ucp.server import company_for_host, ucp_server
 from web.db import db, settings
 from web.gate import gate
@@ -28,8 +39,10 @@ from web.responses import conditional, dumps, not_found_json
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
 
 
-def _profile_response(endpoint: str) -> Response:
-    body = dumps(business_profile(endpoint)).encode("utf-8")
+def _profile_response(endpoint: str, version: str, profile_url: str) -> Response:
+    if version not in UCP_VERSIONS:
+        return not_found_json()  # the surface's one 404, as for an unknown company
+    body = dumps(business_profile(endpoint, version, profile_url)).encode("utf-8")
     return conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL)
 
 
@@ -54,11 +67,13 @@ def company_ucp_not_post(key: str) -> Response:
     return method_not_allowed(None)
 
 
-@bp.get("/companies/<key>/.well-known/ucp")
-def company_ucp_profile(key: str) -> Response:
-    """The company's UCP business profile."""
+@bp.get("/companies/<key>/.well-known/ucp", defaults={"version": LATEST_VERSION})
+@bp.get("/companies/<key>/.well-known/ucp/<version>")
+def company_ucp_profile(key: str, version: str) -> Response:
+    """The company's UCP business profile (the newest release, or the one named)."""
     company = gate(key, CHANNEL)
-    return _profile_response(company_endpoint(settings(), company.plugin_key))
+    return _profile_response(company_endpoint(settings(), company.plugin_key), version,
+                             company_profile_url(settings(), company.plugin_key))
 
 
 # --- the root of a COMPANY_HOSTS custom domain -----------------------------------------------
@@ -82,8 +97,10 @@ def host_ucp_not_post() -> Response:
     return method_not_allowed(None)
 
 
-@bp.get("/.well-known/ucp")
-def host_ucp_profile() -> Response:
+@bp.get("/.well-known/ucp", defaults={"version": LATEST_VERSION})
+@bp.get("/.well-known/ucp/<version>")
+def host_ucp_profile(version: str) -> Response:
     """The business profile of the company mapped to this Host; its endpoint is on the same host."""
     gate(company_for_host(settings(), request.host) or "", CHANNEL)
-    return _profile_response(host_endpoint(settings(), request.host.lower()))
+    host = request.host.lower()
+    return _profile_response(host_endpoint(settings(), host), version, host_profile_url(settings(), host))

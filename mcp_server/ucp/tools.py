@@ -74,7 +74,7 @@ class UcpToolSpec(ToolSpec):
 
     @cached_property
     def _adapters(self) -> dict[str, TypeAdapter]:
-        return {version: TypeAdapter(Union[getattr(release.shapes, self.operation), release.shapes.error])
+        return {version: TypeAdapter(getattr(release.shapes, self.operation) | release.shapes.error)
                 for version, release in RELEASES.items()}
 
     @cached_property
@@ -82,7 +82,7 @@ class UcpToolSpec(ToolSpec):
         """The response or the UCP error response, in any release served."""
         models = [model for release in RELEASES.values()
                   for model in (getattr(release.shapes, self.operation), release.shapes.error)]
-        return TypeAdapter(Union[tuple(models)])
+        return TypeAdapter(Union[tuple(models)])  # noqa: UP007 (a union built at run time)
 
     @cached_property
     def input_schema(self) -> dict:
