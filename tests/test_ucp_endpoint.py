@@ -97,7 +97,7 @@ def test_business_profile_is_2026_08_25_linking_a_complete_2026_04_08_profile(uc
     assert leaf.status_code == 200 and leaf.headers["Cache-Control"] == "public, max-age=300"
     # Byte for byte the 2026-04-08 document served before 2026-08-25 was added (compact JSON, this key order).
     assert leaf.content == json.dumps(expected_profile(V0408, ucp.endpoint(TUDI)), separators=(",", ":")).encode()
-    newest = requests.get(f"{url}/{V0825}", timeout=10)
+    newest = requests.get(f"{url}/{V0825}", timeout=10, allow_redirects=False)
     assert newest.status_code == 200 and newest.content == response.content
     for document in (response, leaf):
         etag = document.headers["ETag"]
@@ -116,8 +116,10 @@ def test_a_release_not_served_is_the_one_404(ucp, version):
 
 def test_profile_is_never_a_redirect(ucp):
     for path in (f"/companies/{TUDI}/.well-known/ucp/", f"/companies/{TUDI}/.well-known/ucp?x=1",
-                 f"/companies/{TUDI}/.well-known/ucp.json"):
-        response = requests.get(ucp.live.url + path, timeout=10, allow_redirects=False)
+                 f"/companies/{TUDI}/.well-known/ucp.json", f"/companies/{TUDI}/.well-known/ucp/2026-08-25",
+                 f"/companies/{TUDI}/.well-known/ucp/2026-04-08/", "/.well-known/ucp/2026-08-25"):
+        response = requests.get(ucp.live.url + path, headers={"Host": "tudi.example"}, timeout=10,
+                                allow_redirects=False)
         assert not 300 <= response.status_code < 400, path
 
 

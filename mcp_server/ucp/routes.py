@@ -67,10 +67,17 @@ def company_ucp_not_post(key: str) -> Response:
     return method_not_allowed(None)
 
 
-@bp.get("/companies/<key>/.well-known/ucp", defaults={"version": LATEST_VERSION})
+@bp.get("/companies/<key>/.well-known/ucp")
+def company_ucp_profile(key: str) -> Response:
+    """The company's UCP business profile (the newest release)."""
+    return company_ucp_profile_of(key, LATEST_VERSION)
+
+
+# Its own rule, not `defaults=` on the one above: Werkzeug redirects a URL that spells out a default
+# (/2026-08-25) to the short one, and a profile is never a redirect.
 @bp.get("/companies/<key>/.well-known/ucp/<version>")
-def company_ucp_profile(key: str, version: str) -> Response:
-    """The company's UCP business profile (the newest release, or the one named)."""
+def company_ucp_profile_of(key: str, version: str) -> Response:
+    """The company's UCP business profile in the release named."""
     company = gate(key, CHANNEL)
     return _profile_response(company_endpoint(settings(), company.plugin_key), version,
                              company_profile_url(settings(), company.plugin_key))
@@ -97,10 +104,16 @@ def host_ucp_not_post() -> Response:
     return method_not_allowed(None)
 
 
-@bp.get("/.well-known/ucp", defaults={"version": LATEST_VERSION})
+@bp.get("/.well-known/ucp")
+def host_ucp_profile() -> Response:
+    """The business profile of the company mapped to this Host (the newest release)."""
+    return host_ucp_profile_of(LATEST_VERSION)
+
+
 @bp.get("/.well-known/ucp/<version>")
-def host_ucp_profile(version: str) -> Response:
-    """The business profile of the company mapped to this Host; its endpoint is on the same host."""
+def host_ucp_profile_of(version: str) -> Response:
+    """The business profile of the company mapped to this Host in the release named; its endpoint is on the
+    same host."""
     gate(company_for_host(settings(), request.host) or "", CHANNEL)
     host = request.host.lower()
     return _profile_response(host_endpoint(settings(), host), version, host_profile_url(settings(), host))
