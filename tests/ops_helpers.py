@@ -41,6 +41,7 @@ class Surface:
     channels: tuple[str, ...]
     html: bool = False
     body: dict | None = None
+    rule: str | None = None  # the Flask rule, when `path` fills in more than {key}
 
     def call(self, client, key: str, **kwargs):
         """Request this surface for `key` with the Flask test client."""
@@ -60,6 +61,8 @@ KEYED_SURFACES = (
     Surface("webmcp demo", "GET", "/companies/{key}/webmcp-demo", ("webmcp", "mcp"), html=True),
     Surface("ucp mcp", "POST", "/companies/{key}/ucp/mcp", ("mcp",), body=TOOLS_LIST),
     Surface("ucp profile", "GET", "/companies/{key}/.well-known/ucp", ("mcp",)),
+    Surface("ucp release profile", "GET", "/companies/{key}/.well-known/ucp/2026-04-08", ("mcp",),
+            rule="/companies/<key>/.well-known/ucp/<version>"),
 )
 
 
