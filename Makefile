@@ -8,7 +8,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 NODE_BIN := $(CURDIR)/tools/node_modules/.bin
 PYTEST_ARGS ?= -n 2
-# Where `make conformance` finds the official schemas (relative to this directory).
+# Where `make conformance` finds the official schemas (relative to this directory); UCP_SCHEMAS_DIR
+# holds one folder per UCP release served (2026-04-08/ and 2026-08-25/), each one required.
 UCP_SCHEMAS_DIR ?= ../shared/ucp
 MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 

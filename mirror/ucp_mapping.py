@@ -1,4 +1,4 @@
-"""The mirror's public catalog in the shapes of UCP's Catalog capability (2026-04-08).
+"""The mirror's public catalog in the shapes of UCP's Catalog capability (2026-04-08 and 2026-08-25).
 
 No HTTP and no JSON-RPC here: read-side queries over the public products
 (mirror.catalog's rule) plus pure functions that turn the public view
@@ -19,6 +19,15 @@ The mapping:
 - `url` on products and variants is the company's quote page (`quote_url`,
   absent when the quote switch is off); `seller` names the contractor with a
   `request_quote` link.
+
+Two facts only 2026-08-25 has fields for (the protocol layer asks for them
+per release):
+
+- every installed system and every accessory is sold each: a variant's
+  `quantity_unit` is UN/CEFACT `C62` ("each"), the basis its price is per;
+- the contractor's price description (what its published prices cover) is
+  the response's one policy, of this install's own type
+  `PRICE_TERMS_POLICY`, pointing at the quote page.
 
 All text (names, descriptions, brands) is contractor-authored data: it is
 passed through as JSON strings, never interpreted.
@@ -41,6 +50,10 @@ TIER_OPTION = "Tier"
 BRAND_OPTION = "Brand"
 TIER_LABELS = {tier: tier.capitalize() for tier in TIERS}
 OUTSIDE_SERVICE_AREA = "outside_service_area"
+# UN/CEFACT Rec20 "one/each": each installation (and each accessory) is one sale.
+SOLD_EACH = {"unit": "C62", "display_text": "each"}
+# A reverse-domain policy type of our own (UCP's well-known ones are return and warranty terms).
+PRICE_TERMS_POLICY = "com.contractor_commerce.policy.price_terms"
 
 
 def product_id(slug: str) -> str:
@@ -156,11 +169,13 @@ class Storefront:
     quote_url: str | None
     seller: dict
     served: bool
+    sale_basis: bool = False  # variants state their quantity_unit (a field since UCP 2026-08-25)
 
     @classmethod
-    def of(cls, view: CompanyView, served: bool = True) -> "Storefront":
+    def of(cls, view: CompanyView, served: bool = True, *, sale_basis: bool = False) -> "Storefront":
         """The storefront of a company's public view; `served` is the buyer's postal-code coverage."""
-        return cls(currency=view.currency, quote_url=view.quote_url, seller=seller(view), served=served)
+        return cls(currency=view.currency, quote_url=view.quote_url, seller=seller(view), served=served,
+                   sale_basis=sale_basis)
 
     def price(self, cents: int) -> dict:
         """A UCP Price: integer minor units (the mirror's cents) and the currency."""
@@ -221,6 +236,7 @@ def ucp_variant(product: Product, storefront: Storefront) -> dict:
         "description": {"plain": product.description or product.name},
         "categories": [{"value": product.category_slug, "taxonomy": "merchant"}],
         "price": storefront.price(product.price_cents),
+        **({"quantity_unit": dict(SOLD_EACH)} if storefront.sale_basis else {}),
         "availability": _availability(storefront.served),
         "options": variant_options(product),
         "seller": storefront.seller,
@@ -301,6 +317,17 @@ def _category_metadata(category: CategoryView) -> dict:
             for t in TIERS
         }
     return metadata
+
+
+def price_policies(view: CompanyView) -> list[dict]:
+    """The contractor's price description as the response's policy (none when it has none)."""
+    text = (view.price_description or "").strip()
+    if not text:
+        return []
+    policy = {"type": PRICE_TERMS_POLICY, "description": {"plain": text}}
+    if view.quote_url:
+        policy["url"] = view.quote_url
+    return [policy]
 
 
 # --- messages --------------------------------------------------------------------------

@@ -41,6 +41,7 @@ class Surface:
     channels: tuple[str, ...]
     html: bool = False
     body: dict | None = None
+    rule: str | None = None  # the Flask rule, when `path` fills in more than {key}
 
     def call(self, client, key: str, **kwargs):
         """Request this surface for `key` with the Flask test client."""
@@ -66,6 +67,8 @@ KEYED_SURFACES = (
     Surface("mcp server card", "GET", "/companies/{key}/mcp/server-card", ("mcp",)),
     Surface("a2a agent card", "GET", "/companies/{key}/.well-known/agent-card.json", ("a2a",)),
     Surface("a2a agent", "POST", "/companies/{key}/a2a", ("a2a",), body=A2A_SEND),
+    Surface("ucp release profile", "GET", "/companies/{key}/.well-known/ucp/2026-04-08", ("mcp",),
+            rule="/companies/<key>/.well-known/ucp/<version>"),
 )
 
 

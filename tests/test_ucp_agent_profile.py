@@ -15,8 +15,9 @@ import pytest
 
 from mcp_server.ucp import agent_profile as ap
 from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError, address_allowed, fetch_profile
+from mcp_server.ucp.versions import negotiate
 from mirror.models import Company
-from tests.ucp_helpers import AGENT_PROFILE, UCP_HEADERS, Route, profile_server
+from tests.ucp_helpers import AGENT_PROFILE, RELEASES, UCP_HEADERS, Route, agent_profile, profile_server
 
 INSECURE = FetchPolicy(allow_insecure_loopback=True)
 STRICT = FetchPolicy()
@@ -211,16 +212,19 @@ def test_failures_are_remembered_briefly():
     assert len(attempts) == 2
 
 
-def test_negotiation_intersects_capabilities_at_the_same_version():
-    offered = {"dev.ucp.shopping.catalog.search": "2026-04-08", "dev.ucp.shopping.catalog.lookup": "2026-04-08"}
-    assert ap.negotiate(AGENT_PROFILE, offered) == offered
-    older = json.loads(json.dumps(AGENT_PROFILE))
+@pytest.mark.parametrize("version", RELEASES)
+def test_negotiation_picks_the_agents_release_and_intersects_capabilities_at_it(version):
+    both = {"dev.ucp.shopping.catalog.search", "dev.ucp.shopping.catalog.lookup"}
+    negotiated = negotiate(agent_profile(version))
+    assert negotiated.release.version == version and negotiated.capabilities == both
+    older = agent_profile(version)
     older["ucp"]["capabilities"]["dev.ucp.shopping.catalog.lookup"][0]["version"] = "2026-01-23"
-    assert ap.negotiate(older, offered) == {"dev.ucp.shopping.catalog.search": "2026-04-08"}
-    older["ucp"]["version"] = "2026-01-23"
-    with pytest.raises(ProfileError) as caught:
-        ap.negotiate(older, offered)
-    assert caught.value.code == "version_unsupported"
+    assert negotiate(older).capabilities == {"dev.ucp.shopping.catalog.search"}
+    for other in ("2026-01-23", "2099-01-01"):
+        older["ucp"]["version"] = other
+        with pytest.raises(ProfileError) as caught:
+            negotiate(older)
+        assert caught.value.code == "version_unsupported"
 
 
 # --- end to end with the insecure setting off (the default) -------------------------------------

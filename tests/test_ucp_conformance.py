@@ -4,8 +4,10 @@ lookup_catalog: unknown ids are info messages, duplicates collapse, every
 variant carries its `inputs`, too many ids is -32602. get_product: option
 selection, and an unknown id answers the UCP error response. Every call:
 `meta.ucp-agent.profile` is required (-32001 invalid_profile_url), the
-agent's profile is fetched and negotiated. Every structuredContent is
-validated against the official 2026-04-08 schemas.
+agent's profile is fetched and negotiated, and its `ucp.version` picks the
+release of the answer (2026-04-08 or 2026-08-25, exact equality). Every
+structuredContent is validated against the tool's outputSchema here, and
+against the official schemas of its release in tests/conformance/.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest
 from mcp_server.ucp.models import MAX_LOOKUP_IDS
 from mcp_server.ucp.tools import EXAMPLE_PROFILE, UCP_TOOLS
 from tests.mcp_helpers import BACKENDS, TUDI, module_database
-from tests.ucp_helpers import AGENT_PROFILE, ucp_live
+from tests.ucp_helpers import AGENT_PROFILE, RELEASES, V0408, V0825, agent_profile, ucp_live
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -146,26 +148,51 @@ def test_agent_profiles_on_private_addresses_are_never_fetched(ucp, url):
 
 
 def test_profile_fetch_failures_and_version_mismatch_answer_32001(ucp):
-    newer = copy.deepcopy(AGENT_PROFILE)
-    newer["ucp"]["version"] = "2026-08-25"
-    version = ucp.rpc_error("lookup_catalog", {"ids": ["x"]}, profile=ucp.profiles.json("/newer.json", newer))
-    assert version["code"] == -32001 and version["data"]["code"] == "version_unsupported"
-    assert version["message"] == "Protocol version not supported" and "2026-04-08" in version["data"]["content"]
+    for other in ("2026-01-23", "2026-09-01"):  # older or newer: exact equality, never date order
+        unknown = agent_profile(V0825)
+        unknown["ucp"]["version"] = other
+        version = ucp.rpc_error("lookup_catalog", {"ids": ["x"]},
+                                profile=ucp.profiles.json(f"/v{other}.json", unknown))
+        assert version["code"] == -32001 and version["data"]["code"] == "version_unsupported"
+        assert version["message"] == "Protocol version not supported"
+        assert version["data"]["content"] == (f"Protocol version {other} is not supported. "
+                                              "This business supports versions 2026-04-08, 2026-08-25.")
     missing = ucp.rpc_error("lookup_catalog", {"ids": ["x"]}, profile=ucp.profiles.url + "/missing.json")
     assert missing["data"]["code"] == "profile_unreachable" and "404" in missing["data"]["content"]
     broken = ucp.rpc_error("lookup_catalog", {"ids": ["x"]}, profile=ucp.profiles.json("/broken.json", {"ucp": {}}))
     assert broken["data"]["code"] == "profile_malformed"
 
 
-def test_only_capabilities_both_sides_declare_are_used(ucp):
-    search_only = copy.deepcopy(AGENT_PROFILE)
+@pytest.mark.parametrize("version", RELEASES)
+def test_only_capabilities_both_sides_declare_are_used(ucp, version):
+    search_only = agent_profile(version)
     del search_only["ucp"]["capabilities"]["dev.ucp.shopping.catalog.lookup"]
-    profile = ucp.profiles.json("/search-only.json", search_only)
+    profile = ucp.profiles.json(f"/search-only-{version}.json", search_only)
     assert ucp.ok("search_catalog", {"query": "filter"}, profile=profile)["products"]
     refused = ucp.ok("lookup_catalog", {"ids": ["sku:CAC-3T-BETTER"]}, profile=profile)
-    assert refused["ucp"] == {"version": "2026-04-08", "status": "error", "capabilities": {}}
+    assert refused["ucp"] == {"version": version, "status": "error", "capabilities": {}}
     assert refused["messages"][0]["code"] == "capabilities_incompatible"
     assert refused["messages"][0]["severity"] == "unrecoverable"
+
+
+def test_a_capability_declared_at_the_other_release_is_not_shared(ucp):
+    mixed = agent_profile(V0825)
+    mixed["ucp"]["capabilities"]["dev.ucp.shopping.catalog.lookup"][0]["version"] = V0408
+    profile = ucp.profiles.json("/mixed.json", mixed)
+    assert ucp.ok("search_catalog", {"query": "filter"}, profile=profile)["ucp"]["version"] == V0825
+    refused = ucp.ok("get_product", {"id": "category:central-ac"}, profile=profile)
+    assert refused["ucp"] == {"version": V0825, "status": "error", "capabilities": {}}
+    assert refused["messages"][0]["code"] == "capabilities_incompatible"
+
+
+@pytest.mark.parametrize("tool, catalog", [("search_catalog", {"query": "furnace"}),
+                                           ("lookup_catalog", {"ids": ["sku:CAC-3T-BETTER"]}),
+                                           ("get_product", {"id": "category:nope"})])
+def test_the_agent_profile_version_picks_the_release_of_every_answer(ucp, tool, catalog):
+    for version in RELEASES:
+        result = ucp.ok(tool, catalog, version=version)
+        assert result["ucp"]["version"] == version
+        assert all(ref == [{"version": version}] for ref in result["ucp"]["capabilities"].values())
 
 
 def test_the_agent_profile_is_fetched_once_and_then_cached(ucp):
@@ -177,10 +204,11 @@ def test_the_agent_profile_is_fetched_once_and_then_cached(ucp):
 
 # --- the declared examples -------------------------------------------------------------------
 
+@pytest.mark.parametrize("version", RELEASES)
 @pytest.mark.parametrize("tool", UCP_TOOLS, ids=lambda t: t.name)
-def test_every_input_example_runs_successfully(ucp, tool):
+def test_every_input_example_runs_successfully(ucp, tool, version):
     for example in tool.examples:
         arguments = copy.deepcopy(example)
         assert arguments["meta"]["ucp-agent"]["profile"] == EXAMPLE_PROFILE
-        result = ucp.ok(tool.name, arguments["catalog"])
+        result = ucp.ok(tool.name, arguments["catalog"], version=version)
         assert result["ucp"].get("status") != "error", (tool.name, result)

@@ -1,8 +1,10 @@
 """The UCP surfaces over real HTTP, on SQLite and Postgres: the gate, the business profile, COMPANY_HOSTS,
 generic MCP clients, and search_catalog's mapping of the mirror (offer group -> Product, product -> Variant).
 
-Every structuredContent is validated against the tool's own outputSchema (tests/ucp_helpers.py); the
-profiles and responses against the official 2026-04-08 schemas in tests/conformance/ (`make conformance`).
+Both releases: `/.well-known/ucp` is the 2026-08-25 profile linking the 2026-04-08 one in
+`supported_versions`, and 2026-08-25 answers add quantity_unit and the contractor's price terms as
+policies. Every structuredContent is validated against the tool's own outputSchema (tests/ucp_helpers.py);
+the profiles and responses against each release's official schemas in tests/conformance/ (`make conformance`).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from tests.mcp_helpers import (
     post,
     rpc,
 )
-from tests.ucp_helpers import MANY, UCP_HEADERS, ucp_live
+from tests.ucp_helpers import MANY, UCP_HEADERS, V0408, V0825, ucp_live
 
 PRIVATE = ("PRIVATE-DEALER-NOTE", "internal_id", "owner", "dealer_notes", "FURN-SECRET", "Unpublished Prototype")
 
@@ -66,31 +68,58 @@ def test_quote_switch_off_keeps_ucp_but_drops_every_quote_link(ucp):
 
 # --- the business profile ------------------------------------------------------------------
 
-def test_business_profile_is_valid_cacheable_and_names_the_absolute_endpoint(ucp):
+def expected_profile(version: str, endpoint: str, supported: dict | None = None) -> dict:
+    """A business profile of one release, field for field (2026-04-08's is the document served before
+    2026-08-25 was added)."""
+    base = f"https://ucp.dev/{version}"
+    ucp_field = {"version": version, **({"supported_versions": supported} if supported else {}),
+                 "services": {"dev.ucp.shopping": [{
+                     "version": version, "spec": f"{base}/specification/overview", "transport": "mcp",
+                     "schema": f"{base}/services/shopping/mcp.openrpc.json", "endpoint": endpoint}]},
+                 "capabilities": {f"dev.ucp.shopping.catalog.{name}": [{
+                     "version": version, "spec": f"{base}/specification/catalog/{name}",
+                     "schema": f"{base}/schemas/shopping/catalog_{name}.json"}] for name in ("search", "lookup")},
+                 "payment_handlers": {}}
+    return {"ucp": ucp_field}
+
+
+def test_business_profile_is_2026_08_25_linking_a_complete_2026_04_08_profile(ucp):
     url = f"{ucp.live.url}/companies/{TUDI}/.well-known/ucp"
     response = requests.get(url, timeout=10, allow_redirects=False)
     assert response.status_code == 200
     assert response.headers["Cache-Control"] == "public, max-age=300"
     assert response.headers["Content-Type"] == "application/json"
-    profile = response.json()
-    ucp_field = profile["ucp"]
-    assert ucp_field["version"] == "2026-04-08" and ucp_field["payment_handlers"] == {}
-    assert ucp_field["services"] == {"dev.ucp.shopping": [{
-        "version": "2026-04-08", "spec": "https://ucp.dev/2026-04-08/specification/overview", "transport": "mcp",
-        "schema": "https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json", "endpoint": ucp.endpoint(TUDI)}]}
-    assert sorted(ucp_field["capabilities"]) == ["dev.ucp.shopping.catalog.lookup", "dev.ucp.shopping.catalog.search"]
-    assert ucp_field["capabilities"]["dev.ucp.shopping.catalog.search"] == [{
-        "version": "2026-04-08", "spec": "https://ucp.dev/2026-04-08/specification/catalog/search",
-        "schema": "https://ucp.dev/2026-04-08/schemas/shopping/catalog_search.json"}]
-    etag = response.headers["ETag"]
-    again = requests.get(url, headers={"If-None-Match": etag}, timeout=10)
-    assert again.status_code == 304 and again.content == b"" and again.headers["ETag"] == etag
+    older = f"{url}/{V0408}"
+    assert response.json() == expected_profile(V0825, ucp.endpoint(TUDI), {V0408: older})
+    assert list(response.json()["ucp"]) == ["version", "supported_versions", "services", "capabilities",
+                                            "payment_handlers"]
+    leaf = requests.get(older, timeout=10, allow_redirects=False)
+    assert leaf.status_code == 200 and leaf.headers["Cache-Control"] == "public, max-age=300"
+    # Byte for byte the 2026-04-08 document served before 2026-08-25 was added (compact JSON, this key order).
+    assert leaf.content == json.dumps(expected_profile(V0408, ucp.endpoint(TUDI)), separators=(",", ":")).encode()
+    newest = requests.get(f"{url}/{V0825}", timeout=10, allow_redirects=False)
+    assert newest.status_code == 200 and newest.content == response.content
+    for document in (response, leaf):
+        etag = document.headers["ETag"]
+        again = requests.get(document.url, headers={"If-None-Match": etag}, timeout=10)
+        assert again.status_code == 304 and again.content == b"" and again.headers["ETag"] == etag
+
+
+@pytest.mark.parametrize("version", ["2026-01-23", "latest", "2026-04-08.json"])
+def test_a_release_not_served_is_the_one_404(ucp, version):
+    reference = requests.get(f"{ucp.live.url}/companies/no-such-company/.well-known/ucp", timeout=10)
+    answer = requests.get(f"{ucp.live.url}/companies/{TUDI}/.well-known/ucp/{version}", timeout=10)
+    hosted = requests.get(f"{ucp.live.url}/.well-known/ucp/{version}", headers={"Host": "tudi.example"}, timeout=10)
+    assert answer.status_code == hosted.status_code == 404
+    assert answer.content == hosted.content == reference.content
 
 
 def test_profile_is_never_a_redirect(ucp):
     for path in (f"/companies/{TUDI}/.well-known/ucp/", f"/companies/{TUDI}/.well-known/ucp?x=1",
-                 f"/companies/{TUDI}/.well-known/ucp.json"):
-        response = requests.get(ucp.live.url + path, timeout=10, allow_redirects=False)
+                 f"/companies/{TUDI}/.well-known/ucp.json", f"/companies/{TUDI}/.well-known/ucp/2026-08-25",
+                 f"/companies/{TUDI}/.well-known/ucp/2026-04-08/", "/.well-known/ucp/2026-08-25"):
+        response = requests.get(ucp.live.url + path, headers={"Host": "tudi.example"}, timeout=10,
+                                allow_redirects=False)
         assert not 300 <= response.status_code < 400, path
 
 
@@ -102,7 +131,12 @@ def test_company_hosts_serve_profile_and_endpoint_at_the_root(ucp):
         assert response.status_code == 200, host
         assert response.headers["Cache-Control"] == "public, max-age=300" and response.headers["ETag"]
         profile = response.json()
-        assert profile["ucp"]["services"]["dev.ucp.shopping"][0]["endpoint"] == f"http://tudi.example:{port}/ucp/mcp"  # configured
+        configured = f"http://tudi.example:{port}"  # the COMPANY_HOSTS entry with PUBLIC_BASE_URL's port
+        assert profile["ucp"]["services"]["dev.ucp.shopping"][0]["endpoint"] == f"{configured}/ucp/mcp"
+        older = f"{configured}/.well-known/ucp/{V0408}"
+        assert profile["ucp"]["supported_versions"] == {V0408: older}
+        leaf = requests.get(f"{ucp.live.url}/.well-known/ucp/{V0408}", headers={"Host": host}, timeout=10)
+        assert leaf.json() == expected_profile(V0408, f"{configured}/ucp/mcp")
     call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "search_catalog", "arguments": {
         "meta": {"ucp-agent": {"profile": ucp.agent}}, "catalog": {"query": "furnace"}}}}
     answer = post(f"{ucp.live.url}/ucp/mcp", call, headers={**UCP_HEADERS, "Host": "tudi.example"})
@@ -131,7 +165,7 @@ def test_initialize_and_tools_list_work_for_generic_mcp_clients(ucp):
     init = rpc(ucp.endpoint(), "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                               "clientInfo": {"name": "generic", "version": "1"}}).json()["result"]
     assert init["capabilities"]["tools"] == {"listChanged": False}
-    assert "Universal Commerce Protocol 2026-04-08" in init["instructions"]
+    assert "Universal Commerce Protocol (2026-04-08 and 2026-08-25)" in init["instructions"]
     tools = rpc(ucp.endpoint(), "tools/list").json()["result"]["tools"]
     assert [t["name"] for t in tools] == ["search_catalog", "lookup_catalog", "get_product"]
     for tool in tools:
@@ -176,6 +210,33 @@ def test_offer_groups_are_products_and_published_products_their_variants(ucp):
     assert variant["seller"]["name"] == "Tudi Mechanical Systems"
     assert {"type": "request_quote", "url": view.quote_url, "title": "Request a quote"} in variant["seller"]["links"]
     assert variant["metadata"]["model_numbers"] == ["XC21-048"]
+
+
+def test_2026_08_25_answers_sell_each_and_carry_the_price_terms_as_a_policy(ucp):
+    view = view_of(ucp)
+    older = ucp.ok("search_catalog", {"filters": {"categories": ["central-ac"]}})
+    newer = ucp.ok("search_catalog", {"filters": {"categories": ["central-ac"]}}, version=V0825)
+    assert newer["ucp"] == {"version": V0825,
+                            "capabilities": {"dev.ucp.shopping.catalog.search": [{"version": V0825}]}}
+    policy = {"type": "com.contractor_commerce.policy.price_terms",
+              "description": {"plain": "Fully-installed price. Includes installation and permits."},
+              "url": view.quote_url}
+    assert newer["policies"] == [policy] and "policies" not in older
+    [product] = newer["products"]
+    for variant in product["variants"]:
+        assert variant.pop("quantity_unit") == {"unit": "C62", "display_text": "each"}
+    assert "quantity_unit" not in json.dumps(older)
+    assert newer["products"] == older["products"]  # everything else is shared
+    assert newer["messages"] == older["messages"] and newer["pagination"] == older["pagination"]
+    lookup = ucp.ok("lookup_catalog", {"ids": ["sku:ACC-FLT-M13"]}, version=V0825)
+    assert lookup["policies"] == [policy]
+    assert lookup["products"][0]["variants"][0]["quantity_unit"]["unit"] == "C62"  # accessories too
+    detail = ucp.ok("get_product", {"id": "sku:CAC-4T-BEST"}, version=V0825)
+    assert detail["policies"] == [policy] and detail["product"]["variants"][0]["quantity_unit"]["unit"] == "C62"
+    missing = ucp.ok("get_product", {"id": "category:nope"}, version=V0825)
+    assert missing["ucp"]["status"] == "error" and "policies" not in missing
+    no_terms = ucp.ok("search_catalog", {"filters": {"price": {"min": 1}}}, key=QUOTE_OFF, version=V0825)
+    assert "policies" not in no_terms and no_terms["products"]  # no price description: no policy
 
 
 def test_every_result_carries_the_published_estimate_warning(ucp):

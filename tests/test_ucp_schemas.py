@@ -41,11 +41,26 @@ def test_conformance_without_the_ucp_schemas_fails_naming_the_variable(tmp_path)
     assert "skipped" not in output and "passed" not in output
 
 
-def test_conformance_without_the_server_card_schema_fails_naming_the_variable(tmp_path):
-    release = tmp_path / "ucp" / "2026-04-08"
+def fake_release(root: Path, version: str) -> None:
+    """The files `make conformance` looks for first, for one UCP release (empty ones)."""
+    release = root / version
     (release / "schemas").mkdir(parents=True)
     (release / "services" / "shopping").mkdir(parents=True)
     (release / "services" / "shopping" / "mcp.openrpc.json").write_text("{}")
+
+
+def test_conformance_without_the_2026_08_25_release_fails_naming_it(tmp_path):
+    fake_release(tmp_path / "ucp", "2026-04-08")  # the older release alone is not enough
+    result = run_conformance(tmp_path, UCP_SCHEMAS_DIR=str(tmp_path / "ucp"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    assert f"UCP_SCHEMAS_DIR={tmp_path / 'ucp'}: no UCP 2026-08-25 release there" in output
+    assert "skipped" not in output and "passed" not in output
+
+
+def test_conformance_without_the_server_card_schema_fails_naming_the_variable(tmp_path):
+    for version in ("2026-04-08", "2026-08-25"):
+        fake_release(tmp_path / "ucp", version)
     result = run_conformance(tmp_path, UCP_SCHEMAS_DIR=str(tmp_path / "ucp"))
     assert result.returncode == 1, result.stdout + result.stderr
     output = result.stdout + result.stderr

@@ -20,24 +20,34 @@ from jsonschema import Draft202012Validator, FormatChecker
 
 from tests.mcp_helpers import post
 
-BASE = "https://ucp.dev/2026-04-08"
+V0408, V0825 = "2026-04-08", "2026-08-25"
+RELEASES = (V0408, V0825)
+BASE = f"https://ucp.dev/{V0408}"
 
-# A platform (agent) profile that declares the two Catalog capabilities (valid under the official schema).
-AGENT_PROFILE = {
-    "ucp": {
-        "version": "2026-04-08",
-        "services": {"dev.ucp.shopping": [{
-            "version": "2026-04-08", "spec": f"{BASE}/specification/overview", "transport": "mcp",
-            "schema": f"{BASE}/services/shopping/mcp.openrpc.json"}]},
-        "capabilities": {
-            f"dev.ucp.shopping.catalog.{name}": [{"version": "2026-04-08",
-                                                  "spec": f"{BASE}/specification/catalog/{name}",
-                                                  "schema": f"{BASE}/schemas/shopping/catalog_{name}.json"}]
-            for name in ("search", "lookup")
-        },
-        "payment_handlers": {},
+
+def agent_profile(version: str) -> dict:
+    """A platform (agent) profile of one release declaring the two Catalog capabilities (valid under its
+    official schema)."""
+    base = f"https://ucp.dev/{version}"
+    return {
+        "ucp": {
+            "version": version,
+            "services": {"dev.ucp.shopping": [{
+                "version": version, "spec": f"{base}/specification/overview", "transport": "mcp",
+                "schema": f"{base}/services/shopping/mcp.openrpc.json"}]},
+            "capabilities": {
+                f"dev.ucp.shopping.catalog.{name}": [{"version": version,
+                                                      "spec": f"{base}/specification/catalog/{name}",
+                                                      "schema": f"{base}/schemas/shopping/catalog_{name}.json"}]
+                for name in ("search", "lookup")
+            },
+            "payment_handlers": {},
+        }
     }
-}
+
+
+AGENT_PROFILE = agent_profile(V0408)
+AGENT_PATHS = {V0408: "/agent.json", V0825: f"/agent-{V0825}.json"}
 
 
 def assert_own_schema(instance, tool: str, what: str) -> None:
@@ -138,14 +148,15 @@ class _QuietServer(ThreadingHTTPServer):
 
 @contextmanager
 def profile_server():
-    """A ProfileServer on 127.0.0.1:<free port> serving AGENT_PROFILE at /agent.json."""
+    """A ProfileServer on 127.0.0.1:<free port> serving an agent profile of each release (AGENT_PATHS)."""
     routes, hits = {}, []
     server = _QuietServer(("127.0.0.1", 0), _handler(routes, hits))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="ucp-agent-profiles", daemon=True)
     thread.start()
     profiles = ProfileServer(url=f"http://127.0.0.1:{server.server_port}", routes=routes, hits=hits)
-    profiles.json("/agent.json", AGENT_PROFILE)
+    for version, path in AGENT_PATHS.items():
+        profiles.json(path, agent_profile(version))
     try:
         yield profiles
     finally:
@@ -196,22 +207,27 @@ class UcpLive:
 
     @property
     def agent(self) -> str:
-        """The URL of the valid agent profile."""
-        return self.profiles.url + "/agent.json"
+        """The URL of the valid 2026-04-08 agent profile."""
+        return self.agent_of(V0408)
+
+    def agent_of(self, version: str) -> str:
+        """The URL of the valid agent profile of one release."""
+        return self.profiles.url + AGENT_PATHS[version]
 
     def endpoint(self, key: str = "tudi-test") -> str:
         """A company's UCP endpoint."""
         return f"{self.live.url}/companies/{key}/ucp/mcp"
 
     def call(self, tool: str, catalog: dict, *, key: str = "tudi-test", profile: str | None = "agent",
-             **kwargs) -> dict:
-        """A UCP tools/call as the valid agent (`profile=None` sends no meta)."""
-        url = self.agent if profile == "agent" else profile
+             version: str = V0408, **kwargs) -> dict:
+        """A UCP tools/call as the valid agent of `version` (`profile=None` sends no meta)."""
+        url = self.agent_of(version) if profile == "agent" else profile
         return ucp_call(self.endpoint(key), tool, catalog, url, **kwargs)
 
-    def ok(self, tool: str, catalog: dict, **kwargs) -> dict:
-        """A successful call's structuredContent, checked against the tool's outputSchema."""
-        body = self.call(tool, catalog, **kwargs)
+    def ok(self, tool: str, catalog: dict, *, version: str = V0408, **kwargs) -> dict:
+        """A successful call's structuredContent, checked against the tool's outputSchema (the valid agent of
+        `version` answers in that release)."""
+        body = self.call(tool, catalog, version=version, **kwargs)
         assert "result" in body, body
         result = body["result"]
         assert result["isError"] is False
@@ -219,6 +235,8 @@ class UcpLive:
         assert result["content"] == [{"type": "text", "text": json.dumps(structured, indent=2, ensure_ascii=False)}]
         assert_own_schema(structured, tool, f"{tool} structuredContent")
         assert_urls(structured)
+        if kwargs.get("profile", "agent") == "agent":
+            assert structured["ucp"]["version"] == version
         return structured
 
     def rpc_error(self, tool: str, catalog: dict, **kwargs) -> dict:

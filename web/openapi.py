@@ -68,6 +68,9 @@ def _parameters() -> dict:
         "ifNoneMatch": {"name": "If-None-Match", "in": "header", "required": False,
                         "description": "ETags (a list, weak tags or `*`): a match answers 304.",
                         "schema": {"type": "string"}},
+        "ucpVersion": {"name": "version", "in": "path", "required": True,
+                       "description": "A UCP release served here (docs/ucp.md); any other answers the 404.",
+                       "schema": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}},
         "mcpVersion": {"name": "MCP-Protocol-Version", "in": "header", "required": False,
                        "description": "Absent means 2025-03-26; an unsupported one answers 400.",
                        "schema": {"type": "string", "enum": SUPPORTED_MCP_VERSIONS}},
@@ -153,6 +156,12 @@ def _paths() -> dict:
         urls.HOST_UCP_PROFILE: _get("The UCP profile of the company mapped to this Host (COMPANY_HOSTS).", {
             **_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
             "ifNoneMatch", tags=("company",)),
+        urls.UCP_PROFILE + "/{version}": _get("The company's UCP business profile in one release.", {
+            **_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
+            "key", "ucpVersion", "ifNoneMatch", tags=("company",)),
+        urls.HOST_UCP_PROFILE + "/{version}": _get("The UCP profile in one release of the company mapped to this Host.", {
+            **_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
+            "ucpVersion", "ifNoneMatch", tags=("company",)),
         urls.WEBMCP_SWITCH: _get("Whether webmcp.js registers this key's tools (never a 404).",
                                              _cached("The switch.", _ref("WebMcpSwitch")), "key", "ifNoneMatch",
                                              tags=("webmcp",)),

@@ -1,4 +1,4 @@
-"""Fetching the calling agent's UCP profile, safely, and negotiating capabilities with it.
+"""Fetching the calling agent's UCP profile, safely (negotiation: mcp_server.ucp.versions).
 
 UCP requires the business to fetch the profile URL each request names
 (`meta.ucp-agent.profile`) and answer with the capabilities both sides
@@ -30,7 +30,8 @@ so the fetch is fenced:
 
 Failures raise `ProfileError` with the spec's negotiation code
 (`invalid_profile_url`, `profile_unreachable`, `profile_malformed`,
-`version_unsupported`); the endpoint sends them as JSON-RPC -32001.
+`version_unsupported`, raised by mcp_server.ucp.versions); the endpoint
+sends them as JSON-RPC -32001.
 """
 from __future__ import annotations
 
@@ -48,8 +49,6 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from urllib.parse import urlsplit
-
-from mcp_server.ucp import UCP_VERSION
 
 TIMEOUT_SECONDS = 3.0
 MAX_BYTES = 64 * 1024
@@ -387,7 +386,7 @@ def parse_profile(body: bytes) -> dict:
     return document
 
 
-# --- cache and negotiation -------------------------------------------------------------------
+# --- cache -------------------------------------------------------------------------------------
 
 BUSY_CONTENT = ("Too many agent profiles are being fetched right now; this call was not queued. Retry in a few "
                 "seconds, or serve the profile with a longer Cache-Control max-age.")
@@ -478,18 +477,3 @@ class AgentProfiles:
                 while len(self._failed_hosts) > self._entries:
                     self._failed_hosts.popitem(last=False)
 
-
-def negotiate(document: dict, offered: dict[str, str]) -> dict[str, str]:
-    """The capabilities both sides support: {name: version}; raise version_unsupported.
-
-    UCP request-time validation: the agent's protocol version must be the
-    business's (this service speaks exactly 2026-04-08). Then a capability is
-    shared when the agent lists it with the same version.
-    """
-    version = document["ucp"]["version"]
-    if version != UCP_VERSION:
-        raise ProfileError("version_unsupported", f"Protocol version {version} is not supported. "
-                                                  f"This business supports version {UCP_VERSION}.")
-    declared = document["ucp"].get("capabilities", {})
-    return {name: ours for name, ours in offered.items()
-            if any(entry.get("version") == ours for entry in declared.get(name, []))}

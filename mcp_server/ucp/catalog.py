@@ -1,8 +1,10 @@
 """The three UCP Catalog operations over one company's mirror: search, batch lookup, product detail.
 
 Each handler gets the request's context (database snapshot, company, public
-view) and validated arguments, and returns the UCP response as a dict; the
-declaration (mcp_server.ucp.tools) validates it against the output models.
+view), validated arguments and the negotiated release
+(mcp_server.ucp.versions), and returns the UCP response of that release as
+a dict; the declaration (mcp_server.ucp.tools) validates it against that
+release's output models.
 Invalid requests raise JSON-RPC -32602; business outcomes (unknown ids, no
 coverage) are messages in the response.
 """
@@ -19,8 +21,8 @@ from functools import cached_property
 from sqlalchemy.orm import Session
 
 from mcp_server.jsonrpc import INVALID_PARAMS, RpcError
-from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY, UCP_VERSION
-from mcp_server.ucp.agent_profile import AgentProfiles, negotiate
+from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY
+from mcp_server.ucp.agent_profile import AgentProfiles
 from mcp_server.ucp.models import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -30,6 +32,7 @@ from mcp_server.ucp.models import (
     SearchArguments,
 )
 from mcp_server.ucp.selection import narrow
+from mcp_server.ucp.versions import Negotiated, Release, negotiate
 from mirror import ucp_mapping as ucp
 from mirror.catalog_search import search_catalog
 from mirror.config import Settings
@@ -37,7 +40,6 @@ from mirror.models import Company
 from mirror.public_view import CompanyView, build_company_view
 from mirror.records import normalise_postal_code
 
-OFFERED = {SEARCH_CAPABILITY: UCP_VERSION, LOOKUP_CAPABILITY: UCP_VERSION}
 SEARCH_SCAN_LIMIT = 5000  # products ranked per query; far above any contractor's matching catalog
 SEARCH_VARIANTS = 10  # variants listed per product in a search result
 DETAIL_VARIANTS = 100  # variants listed by get_product
@@ -58,9 +60,13 @@ class UcpContext:
         """The company's public view (the same object pricing.json serialises)."""
         return build_company_view(self.session, self.company, self.settings)
 
-    def shared_capabilities(self, profile_url: str) -> dict[str, str]:
-        """Fetch (or reuse) the agent's profile and intersect capabilities; raise ProfileError."""
-        return negotiate(self.profiles.get(profile_url, before_fetch=self.before_fetch), OFFERED)
+    def negotiate(self, profile_url: str) -> Negotiated:
+        """Fetch (or reuse) the agent's profile: its release and the shared capabilities; raise ProfileError."""
+        return negotiate(self.profiles.get(profile_url, before_fetch=self.before_fetch))
+
+    def storefront(self, release: Release, served: bool) -> ucp.Storefront:
+        """What every product and variant of one answer shares, in the release's shapes."""
+        return ucp.Storefront.of(self.view, served, sale_basis=release.sale_basis)
 
 
 def invalid(text: str, code: str = "invalid_request") -> RpcError:
@@ -68,18 +74,24 @@ def invalid(text: str, code: str = "invalid_request") -> RpcError:
     return RpcError(INVALID_PARAMS, f"Invalid params: {text}", data={"code": code, "content": text})
 
 
-def ucp_meta(capability: str, *, status: str | None = None) -> dict:
-    """The response's `ucp` field: the version and the capability this operation used."""
-    meta = {"version": UCP_VERSION, "capabilities": {capability: [{"version": UCP_VERSION}]}}
-    if status:
-        meta["status"] = status
-    return meta
+def ucp_meta(release: Release, capability: str) -> dict:
+    """The response's `ucp` field: the release and the capability this operation used."""
+    return {"version": release.version, "capabilities": release.capability_ref(capability)}
 
 
-def error_response(view: CompanyView, capabilities: dict, code: str, content: str, severity: str) -> dict:
-    """types/error_response.json: no resource, a message saying why, and where a buyer can continue."""
+def finish(release: Release, view: CompanyView, response: dict) -> dict:
+    """Add what only some releases carry: the contractor's price terms as `policies`."""
+    policies = ucp.price_policies(view) if release.policies else []
+    if policies:
+        response["policies"] = policies
+    return response
+
+
+def error_response(release: Release, view: CompanyView, capabilities: dict, code: str, content: str,
+                   severity: str) -> dict:
+    """error_response.json: no resource, a message saying why, and where a buyer can continue."""
     response = {
-        "ucp": {"version": UCP_VERSION, "status": "error", "capabilities": capabilities},
+        "ucp": {"version": release.version, "status": "error", "capabilities": capabilities},
         "messages": [{"type": "error", "code": code, "content": content, "severity": severity}],
     }
     if view.quote_url:
@@ -136,7 +148,7 @@ def category_slugs(view: CompanyView, filters) -> tuple[list[str] | None, list[d
 
 # --- search_catalog -----------------------------------------------------------------------
 
-def search(ctx: UcpContext, args: SearchArguments) -> dict:
+def search(ctx: UcpContext, args: SearchArguments, release: Release) -> dict:
     """Free-text and filter search; one UCP product per matching offer group, best first."""
     request, view = args.catalog, ctx.view
     query = (request.query or "").strip()
@@ -153,13 +165,14 @@ def search(ctx: UcpContext, args: SearchArguments) -> dict:
     limit = min(request.pagination.limit if request.pagination else DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
     page = groups[offset:offset + limit]
     served, area_notes = coverage(view, request.context)
-    products = _search_products(ctx, page, served)
+    products = _search_products(ctx, page, ctx.storefront(release, served))
     has_next = offset + limit < len(groups)
     pagination = {"has_next_page": has_next, "total_count": len(groups)}
     if has_next:
         pagination["cursor"] = _cursor(offset + limit, _fingerprint(query, slugs, min_cents, max_cents))
     messages = [ucp.estimate_warning(view.quote_url), *area_notes, *category_notes, *price_notes]
-    return {"ucp": ucp_meta(SEARCH_CAPABILITY), "products": products, "pagination": pagination, "messages": messages}
+    return finish(release, view, {"ucp": ucp_meta(release, SEARCH_CAPABILITY), "products": products,
+                                  "pagination": pagination, "messages": messages})
 
 
 def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> list[tuple[str, list[str]]]:
@@ -182,12 +195,11 @@ def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> 
     return list(groups.items())
 
 
-def _search_products(ctx: UcpContext, page: list[tuple[str, list[str]]], served: bool) -> list[dict]:
+def _search_products(ctx: UcpContext, page: list[tuple[str, list[str]]], storefront: ucp.Storefront) -> list[dict]:
     key, view = ctx.company.plugin_key, ctx.view
     shown = {slug: skus[:SEARCH_VARIANTS] for slug, skus in page}
     rows = ucp.products_by_sku(ctx.session, key, [sku for skus in shown.values() for sku in skus])
     options = ucp.option_values(ctx.session, key, shown)
-    storefront = ucp.Storefront.of(view, served)
     products = []
     for slug, skus in shown.items():
         variants = [ucp.ucp_variant(rows[sku], storefront) for sku in skus if sku in rows]
@@ -222,7 +234,7 @@ def _cursor_offset(request, fingerprint: str) -> int:
 
 # --- lookup_catalog -----------------------------------------------------------------------
 
-def lookup(ctx: UcpContext, args: LookupArguments) -> dict:
+def lookup(ctx: UcpContext, args: LookupArguments, release: Release) -> dict:
     """Batch lookup by product id, variant id, SKU or handle; unknown ids are info messages."""
     request, view = args.catalog, ctx.view
     ids = list(dict.fromkeys(request.ids))  # duplicates collapse
@@ -230,7 +242,7 @@ def lookup(ctx: UcpContext, args: LookupArguments) -> dict:
     slugs, category_notes = category_slugs(view, request.filters)
     min_cents, max_cents, price_notes = price_bounds(request.filters, request.context, view.currency)
     served, area_notes = coverage(view, request.context)
-    storefront = ucp.Storefront.of(view, served)
+    storefront = ctx.storefront(release, served)
     options = ucp.option_values(ctx.session, ctx.company.plugin_key, resolved)
     products = []
     for slug, variants in resolved.items():
@@ -243,7 +255,8 @@ def lookup(ctx: UcpContext, args: LookupArguments) -> dict:
             products.append(ucp.ucp_product(view.category(slug), kept, options[slug], storefront, view))
     messages = [ucp.estimate_warning(view.quote_url), *area_notes, *category_notes, *price_notes,
                 *(ucp.not_found_info(raw) for raw in missing)]
-    return {"ucp": ucp_meta(LOOKUP_CAPABILITY), "products": products, "messages": messages}
+    return finish(release, view, {"ucp": ucp_meta(release, LOOKUP_CAPABILITY), "products": products,
+                                  "messages": messages})
 
 
 def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
@@ -273,7 +286,7 @@ def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
 
 # --- get_product --------------------------------------------------------------------------
 
-def get_product(ctx: UcpContext, args: GetProductArguments) -> dict:
+def get_product(ctx: UcpContext, args: GetProductArguments, release: Release) -> dict:
     """Full detail of one product (or the product of a variant), narrowed by option selections."""
     request, view = args.catalog, ctx.view
     identifier = ucp.parse_identifier(request.id)
@@ -282,7 +295,7 @@ def get_product(ctx: UcpContext, args: GetProductArguments) -> dict:
     category = view.category(slug) if slug else None
     slugs, _ = category_slugs(view, request.filters)
     if category is None or category.slug != slug or (slugs is not None and slug not in slugs):
-        return _not_found(view, f"Product not found: {request.id[:200]}")
+        return _not_found(release, view, f"Product not found: {request.id[:200]}")
     rows = ucp.products_in_categories(ctx.session, ctx.company.plugin_key, [slug])
     served, area_notes = coverage(view, request.context)
     requested = [(s.name, s.label) for s in request.selected or []]
@@ -292,8 +305,8 @@ def get_product(ctx: UcpContext, args: GetProductArguments) -> dict:
     variants = [row for row in narrowed.variants if (min_cents is None or row.price_cents >= min_cents)
                 and (max_cents is None or row.price_cents <= max_cents)]
     if not variants:
-        return _not_found(view, f"No variant of {request.id[:200]} matches the filters")
-    storefront = ucp.Storefront.of(view, served)
+        return _not_found(release, view, f"No variant of {request.id[:200]} matches the filters")
+    storefront = ctx.storefront(release, served)
     shown = [ucp.ucp_variant(row, storefront) for row in variants[:DETAIL_VARIANTS]]
     product = ucp.ucp_product(category, shown, rows, storefront, view)
     product["options"] = narrowed.options
@@ -305,9 +318,10 @@ def get_product(ctx: UcpContext, args: GetProductArguments) -> dict:
         messages.append({"type": "info", "code": "variants_truncated",
                          "content": f"Showing {DETAIL_VARIANTS} of {len(variants)} variants; "
                                     "narrow them with selected options or filters."})
-    return {"ucp": ucp_meta(LOOKUP_CAPABILITY), "product": product, "messages": messages}
+    return finish(release, view, {"ucp": ucp_meta(release, LOOKUP_CAPABILITY), "product": product,
+                                  "messages": messages})
 
 
-def _not_found(view: CompanyView, content: str) -> dict:
-    capabilities = {LOOKUP_CAPABILITY: [{"version": UCP_VERSION}]}
-    return error_response(view, capabilities, "not_found", content, "recoverable")
+def _not_found(release: Release, view: CompanyView, content: str) -> dict:
+    return error_response(release, view, release.capability_ref(LOOKUP_CAPABILITY), "not_found", content,
+                          "recoverable")

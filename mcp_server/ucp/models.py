@@ -1,9 +1,17 @@
-"""Pydantic models of the UCP Catalog tools' arguments and results.
+"""Pydantic models of the UCP Catalog tools' arguments and results, for both releases served.
 
-They mirror the official 2026-04-08 schemas (catalog_search.json,
-catalog_lookup.json, types/*.json and the `meta` of mcp.openrpc.json) for the
-fields this service reads or writes, and generate each tool's inputSchema and
+They mirror the official schemas (catalog_search.json, catalog_lookup.json,
+the shared types and the `meta` of mcp.openrpc.json) for the fields this
+service reads or writes, and generate each tool's inputSchema and
 outputSchema (mcp_server.tools.declaration.clean_schema).
+
+The arguments are one set: the 2026-08-25 requests differ from 2026-04-08
+only in fields this service ignores (context.location, context.payment).
+The results are declared for 2026-04-08 first; the 2026-08-25 section
+below redeclares only what that release changed (its version, the variant's
+`quantity_unit`, the responses' `policies`) and inherits the rest, so the
+shapes the releases share are declared once. `SHAPES` names each release's
+response models.
 
 Inputs are as open as the official request schemas (unknown fields are
 ignored, as UCP extensions add fields), with the same types. Outputs are a
@@ -15,12 +23,13 @@ against the official schemas themselves.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from mcp_server.tools.declaration import StorableInput
-from mcp_server.ucp import UCP_VERSION
+from mcp_server.ucp import V2026_04_08, V2026_08_25
 
 MAX_LOOKUP_IDS = 50
 MAX_PAGE_SIZE = 50
@@ -176,11 +185,11 @@ class UcpOutput(BaseModel):
 
 
 class CapabilityRef(UcpOutput):
-    version: Literal[UCP_VERSION]  # type: ignore[valid-type]
+    version: Literal[V2026_04_08]  # type: ignore[valid-type]
 
 
 class UcpMeta(UcpOutput):
-    version: Literal[UCP_VERSION]  # type: ignore[valid-type]
+    version: Literal[V2026_04_08]  # type: ignore[valid-type]
     capabilities: dict[str, list[CapabilityRef]]
 
 
@@ -355,3 +364,96 @@ class ErrorResponse(UcpOutput):
     ucp: UcpErrorMeta
     messages: list[Message] = Field(min_length=1)
     continue_url: Uri | None = None
+
+
+# --- 2026-08-25: only what that release changed ----------------------------------------------
+
+class CapabilityRef0825(CapabilityRef):
+    version: Literal[V2026_08_25]  # type: ignore[valid-type]
+
+
+class UcpMeta0825(UcpMeta):
+    version: Literal[V2026_08_25]  # type: ignore[valid-type]
+    capabilities: dict[str, list[CapabilityRef0825]]
+
+
+class UcpErrorMeta0825(UcpMeta0825):
+    status: Literal["error"]
+
+
+class QuantityUnit(UcpOutput):
+    """common/types/quantity_unit.json: the sale basis a variant's price is per (UN/CEFACT Rec20 code)."""
+
+    unit: str
+    display_text: str
+
+
+class Policy(UcpOutput):
+    """common/types/policy.json: a durable business rule about the items of a response."""
+
+    type: str = Field(pattern=_REVERSE_DOMAIN)
+    description: Description
+    url: Uri | None = None
+
+
+class Variant0825(Variant):
+    quantity_unit: QuantityUnit | None = None
+
+
+class LookupVariant0825(Variant0825):
+    inputs: list[InputCorrelation] = Field(min_length=1)
+
+
+class Product0825(Product):
+    variants: list[Variant0825] = Field(min_length=1)
+
+
+class LookupProduct0825(Product0825):
+    variants: list[LookupVariant0825] = Field(min_length=1)
+
+
+class DetailProduct0825(Product0825):
+    options: list[DetailOption] | None = None
+    selected: list[SelectedOption]
+
+
+class SearchResponse0825(SearchResponse):
+    ucp: UcpMeta0825
+    products: list[Product0825]
+    policies: list[Policy] | None = None
+
+
+class LookupResponse0825(LookupResponse):
+    ucp: UcpMeta0825
+    products: list[LookupProduct0825]
+    policies: list[Policy] | None = None
+
+
+class GetProductResponse0825(GetProductResponse):
+    ucp: UcpMeta0825
+    product: DetailProduct0825
+    policies: list[Policy] | None = None
+
+
+class ErrorResponse0825(ErrorResponse):
+    ucp: UcpErrorMeta0825
+
+
+# --- each release's response models -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Shapes:
+    """One release's response models, by operation (and the error response every operation may answer)."""
+
+    search: type[UcpOutput]
+    lookup: type[UcpOutput]
+    get_product: type[UcpOutput]
+    error: type[UcpOutput]
+
+
+SHAPES = {
+    V2026_04_08: Shapes(search=SearchResponse, lookup=LookupResponse, get_product=GetProductResponse,
+                        error=ErrorResponse),
+    V2026_08_25: Shapes(search=SearchResponse0825, lookup=LookupResponse0825, get_product=GetProductResponse0825,
+                        error=ErrorResponse0825),
+}

@@ -2,10 +2,13 @@
 
 - `POST /companies/<key>/ucp/mcp`: the company's UCP Catalog endpoint (the
   shared stateless MCP transport);
-- `GET /companies/<key>/.well-known/ucp`: its business profile;
-- `GET /.well-known/ucp` and `POST /ucp/mcp` at the root of a COMPANY_HOSTS
-  custom domain: the same for the company that host is mapped to (UCP
-  discovery only looks at a host's root).
+- `GET /companies/<key>/.well-known/ucp`: its business profile (the newest
+  release, listing the older ones in `supported_versions`), and
+  `.../.well-known/ucp/<version>`: the rendering of one release (an unknown
+  version is the one 404);
+- `GET /.well-known/ucp[/<version>]` and `POST /ucp/mcp` at the root of a
+  COMPANY_HOSTS custom domain: the same for the company that host is mapped
+  to (UCP discovery only looks at a host's root).
 
 Every route passes the shared gate (web.gate) on the company's `mcp` switch
 (UCP is one more MCP server of its catalog): unknown, not public or switched
@@ -18,19 +21,29 @@ from flask import Response, request
 
 from mcp_server import bp
 from mcp_server.transport import method_not_allowed, preflight, serve
-from mcp_server.ucp import CHANNEL
-from mcp_server.ucp.profile import CACHE_CONTROL, business_profile, company_endpoint, host_endpoint
+from mcp_server.ucp import CHANNEL, UCP_VERSIONS
+from mcp_server.ucp.profile import (
+    CACHE_CONTROL,
+    LATEST_VERSION,
+    business_profile,
+    company_endpoint,
+    company_profile_url,
+    host_endpoint,
+    host_profile_url,
+)
 from mcp_server.ucp.server import company_for_host, company_host, ucp_server
 from mirror.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, flask_rule
 from web.db import db, settings
 from web.gate import gate
-from web.responses import conditional, dumps
+from web.responses import conditional, dumps, not_found_json
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
 
 
-def _profile_response(endpoint: str) -> Response:
-    body = dumps(business_profile(endpoint)).encode("utf-8")
+def _profile_response(endpoint: str, version: str, profile_url: str) -> Response:
+    if version not in UCP_VERSIONS:
+        return not_found_json()  # the surface's one 404, as for an unknown company
+    body = dumps(business_profile(endpoint, version, profile_url)).encode("utf-8")
     return conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL)
 
 
@@ -57,9 +70,18 @@ def company_ucp_not_post(key: str) -> Response:
 
 @bp.get(flask_rule(UCP_PROFILE))
 def company_ucp_profile(key: str) -> Response:
-    """The company's UCP business profile."""
+    """The company's UCP business profile (the newest release)."""
+    return company_ucp_profile_of(key, LATEST_VERSION)
+
+
+# Its own rule, not `defaults=` on the one above: Werkzeug redirects a URL that spells out a default
+# (/2026-08-25) to the short one, and a profile is never a redirect.
+@bp.get(flask_rule(UCP_PROFILE) + "/<version>")
+def company_ucp_profile_of(key: str, version: str) -> Response:
+    """The company's UCP business profile in the release named."""
     company = gate(key, CHANNEL)
-    return _profile_response(company_endpoint(settings(), company.plugin_key))
+    return _profile_response(company_endpoint(settings(), company.plugin_key), version,
+                             company_profile_url(settings(), company.plugin_key))
 
 
 # --- the root of a COMPANY_HOSTS custom domain -----------------------------------------------
@@ -85,7 +107,14 @@ def host_ucp_not_post() -> Response:
 
 @bp.get(flask_rule(HOST_UCP_PROFILE))
 def host_ucp_profile() -> Response:
-    """The business profile of the company mapped to this Host; its endpoint is on the host as configured."""
+    """The business profile of the company mapped to this Host (the newest release)."""
+    return host_ucp_profile_of(LATEST_VERSION)
+
+
+@bp.get(flask_rule(HOST_UCP_PROFILE) + "/<version>")
+def host_ucp_profile_of(version: str) -> Response:
+    """The mapped company's business profile in the release named; its URLs use the host as configured."""
     entry = company_host(settings(), request.host)
     gate(entry[1] if entry else "", CHANNEL)
-    return _profile_response(host_endpoint(settings(), entry[0]))  # never the request's port
+    host = entry[0]  # the COMPANY_HOSTS entry: never the request's port
+    return _profile_response(host_endpoint(settings(), host), version, host_profile_url(settings(), host))

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
 from mcp_server.transport import ServerSpec
-from mcp_server.ucp import UCP_VERSION
+from mcp_server.ucp import UCP_VERSIONS
 from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError
 from mcp_server.ucp.catalog import UcpContext
 from mcp_server.ucp.tools import UCP_TOOLS
@@ -60,9 +60,10 @@ def ucp_server(session: Session, company: Company, settings: Settings) -> Server
         version=SERVER_VERSION,
         title=f"{company.name[:_NAME_LIMIT]} catalog (UCP)",
         instructions=lambda: (
-            f"This endpoint speaks the Universal Commerce Protocol {UCP_VERSION} Catalog capability for one "
-            f"contractor, {name}: search_catalog, lookup_catalog and get_product, each taking "
-            '{"meta": {"ucp-agent": {"profile": <your UCP profile URL>}}, "catalog": {...}}. Products are '
+            f"This endpoint speaks the Universal Commerce Protocol ({' and '.join(UCP_VERSIONS)}) Catalog "
+            f"capability for one contractor, {name}: search_catalog, lookup_catalog and get_product, each taking "
+            '{"meta": {"ucp-agent": {"profile": <your UCP profile URL>}}, "catalog": {...}}; the ucp.version of '
+            "that profile picks the release of the answer. Products are "
             "categories of installed systems and parts, variants the contractor's published products; prices are "
             "published installed estimates in minor units, and the quote page (url, seller links) is the next "
             "step. " + CONTRACTOR_TEXT_WARNING

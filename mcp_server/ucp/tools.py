@@ -9,15 +9,18 @@ tools:
 2. the arguments are validated against the input model (the official
    request schemas): a violation is JSON-RPC -32602 (UCP's REST 400; the
    spec's batch-size rule uses -32602 too);
-3. the agent's profile is fetched (cached) and the capabilities both sides
-   support are computed; a fetch or version failure is -32001 with the
-   spec's code, and a tool whose capability is not shared answers the UCP
-   error response (`capabilities_incompatible`, a result, not an error);
-4. the handler's response is validated against the output models and sent
-   as `structuredContent` plus the same JSON as a text block.
+3. the agent's profile is fetched (cached); its `ucp.version` picks the
+   release to answer in (mcp_server.ucp.versions) and the capabilities both
+   sides declare at that version are computed; a fetch or version failure
+   is -32001 with the spec's code, and a tool whose capability is not shared
+   answers the UCP error response (`capabilities_incompatible`, a result,
+   not an error);
+4. the handler's response is validated against that release's output
+   models and sent as `structuredContent` plus the same JSON as a text block.
 
-Each tool's outputSchema accepts its response or the error response, and its
-inputSchema carries `examples` (checked against the official schemas).
+Each tool's outputSchema accepts its response or the error response in any
+release served (each branch pins its `ucp.version`), and its inputSchema
+carries `examples` (checked against both releases' official schemas).
 """
 from __future__ import annotations
 
@@ -35,7 +38,6 @@ from mcp_server.ucp import catalog
 from mcp_server.ucp.agent_profile import ProfileError
 from mcp_server.ucp.models import (
     MAX_LOOKUP_IDS,
-    ErrorResponse,
     GetProductArguments,
     GetProductResponse,
     LookupArguments,
@@ -43,24 +45,44 @@ from mcp_server.ucp.models import (
     SearchArguments,
     SearchResponse,
 )
+from mcp_server.ucp.versions import RELEASES, Release
 
 DISCOVERY_ERROR = -32001
 EXAMPLE_PROFILE = "https://agent.example/profiles/shopping-agent.json"
 _EXAMPLE_META = {"ucp-agent": {"profile": EXAMPLE_PROFILE}}
-_ONE_LINE = "Prices are the contractor's published installed estimates in minor units (cents); url is its quote page."
+_ONE_LINE = ("Prices are the contractor's published installed estimates in minor units (cents); url is its quote "
+             "page. The answer is in the UCP release of the agent profile's ucp.version (2026-04-08 or 2026-08-25; "
+             "2026-08-25 adds each variant's quantity_unit and the contractor's price terms as policies).")
 
 
 @dataclass(frozen=True)
 class UcpToolSpec(ToolSpec):
-    """A UCP operation as an MCP tool (see the module docstring for how it runs)."""
+    """A UCP operation as an MCP tool (see the module docstring for how it runs).
+
+    `output_model` is the operation's 2026-04-08 response (ToolSpec's field);
+    `operation` names it in every release's models.Shapes, which the
+    outputSchema and the validation of each answer use.
+    """
 
     capability: str = ""
+    operation: str = ""  # the field of models.Shapes naming this tool's response in each release
     examples: tuple = ()
+
+    def release_adapter(self, release: Release) -> TypeAdapter:
+        """The response or the UCP error response, in one release."""
+        return self._adapters[release.version]
+
+    @cached_property
+    def _adapters(self) -> dict[str, TypeAdapter]:
+        return {version: TypeAdapter(getattr(release.shapes, self.operation) | release.shapes.error)
+                for version, release in RELEASES.items()}
 
     @cached_property
     def result_adapter(self) -> TypeAdapter:
-        """The response or the UCP error response."""
-        return TypeAdapter(Union[self.output_model, ErrorResponse])
+        """The response or the UCP error response, in any release served."""
+        models = [model for release in RELEASES.values()
+                  for model in (getattr(release.shapes, self.operation), release.shapes.error)]
+        return TypeAdapter(Union[tuple(models)])  # noqa: UP007 (a union built at run time)
 
     @cached_property
     def input_schema(self) -> dict:
@@ -83,18 +105,20 @@ class UcpToolSpec(ToolSpec):
         except ValidationError as error:
             raise catalog.invalid(describe_invalid_arguments(self.name, error), _invalid_code(error)) from None
         try:
-            shared = context.shared_capabilities(profile_url)
+            negotiated = context.negotiate(profile_url)
         except ProfileError as error:
             raise discovery_error(error, context.view.quote_url) from None
-        if self.capability in shared:
-            structured = self.handler(context, params)
+        release = negotiated.release
+        if self.capability in negotiated.capabilities:
+            structured = self.handler(context, params, release)
         else:
             structured = catalog.error_response(
-                context.view, {}, "capabilities_incompatible",
-                f"The agent profile does not declare {self.capability} at a version this business supports, "
+                release, context.view, {}, "capabilities_incompatible",
+                f"The agent profile does not declare {self.capability} at UCP {release.version}, "
                 "so this operation cannot be negotiated.", "unrecoverable")
-        validated = self.result_adapter.validate_python(structured)
-        return tool_success(self.result_adapter.dump_python(validated, mode="json", exclude_none=True))
+        adapter = self.release_adapter(release)
+        validated = adapter.validate_python(structured)
+        return tool_success(adapter.dump_python(validated, mode="json", exclude_none=True))
 
 
 def agent_profile_url(arguments: dict) -> str:
@@ -132,7 +156,7 @@ UCP_TOOLS: tuple[UcpToolSpec, ...] = (
                     "marks variants unavailable outside the service area. Page with pagination.cursor "
                     f"(default limit 10). {_ONE_LINE}",
         input_model=SearchArguments, output_model=SearchResponse, handler=catalog.search,
-        capability=SEARCH_CAPABILITY,
+        capability=SEARCH_CAPABILITY, operation="search",
         examples=(
             {"meta": _EXAMPLE_META, "catalog": {"query": "lennox heat pump",
                                                 "context": {"postal_code": "63376", "address_country": "US"},
@@ -148,7 +172,7 @@ UCP_TOOLS: tuple[UcpToolSpec, ...] = (
                     "each variant's inputs say which requested id it answers. Unknown ids are not an error: they "
                     f"come back as info messages with code not_found. At most {MAX_LOOKUP_IDS} ids. {_ONE_LINE}",
         input_model=LookupArguments, output_model=LookupResponse, handler=catalog.lookup,
-        capability=LOOKUP_CAPABILITY,
+        capability=LOOKUP_CAPABILITY, operation="lookup",
         examples=(
             {"meta": _EXAMPLE_META, "catalog": {"ids": ["category:central-ac", "sku:CAC-3T-BETTER"],
                                                 "context": {"postal_code": "63385"}}},
@@ -161,7 +185,7 @@ UCP_TOOLS: tuple[UcpToolSpec, ...] = (
                     "each option value says whether it exists and is available with the other selections. An "
                     f"unknown id answers the UCP error response (ucp.status error, code not_found). {_ONE_LINE}",
         input_model=GetProductArguments, output_model=GetProductResponse, handler=catalog.get_product,
-        capability=LOOKUP_CAPABILITY,
+        capability=LOOKUP_CAPABILITY, operation="get_product",
         examples=(
             {"meta": _EXAMPLE_META, "catalog": {"id": "category:central-ac", "selected": [{"name": "Tier",
                                                                                         "label": "Best"}],

@@ -1,8 +1,10 @@
-"""What the live UCP endpoint answers, against the official 2026-04-08 schemas (SQLite and Postgres).
+"""What the live UCP endpoint answers, against each release's official schemas (SQLite and Postgres).
 
 `make test` checks every answer against the tool's own outputSchema
-(tests/ucp_helpers.py); here a call of every kind the endpoint tests make, and
-both business profiles, are checked against the official files themselves.
+(tests/ucp_helpers.py); here a call of every kind the endpoint tests make, in
+both releases (the agent profile's version picks the release), and the
+business profiles of both releases at the company path and a company host,
+are checked against the official files themselves.
 """
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ import pytest
 import requests
 
 from mcp_server.ucp.tools import UCP_TOOLS
-from tests.conformance.official import BUSINESS_PROFILE, ERROR_RESPONSE, PROFILE, RESPONSES, assert_official
+from tests.conformance.official import OFFICIAL, assert_official
 from tests.mcp_helpers import BACKENDS, TUDI, module_database
-from tests.ucp_helpers import MANY, ucp_live
+from tests.ucp_helpers import MANY, RELEASES, V0408, V0825, ucp_live
 
 # (tool, catalog): every branch of the mapping the endpoint tests exercise.
 CALLS = [
@@ -37,40 +39,60 @@ def ucp(request, tmp_path_factory):
         yield live
 
 
-def official_result(ucp, tool: str, catalog: dict, **kwargs) -> dict:
-    """One call's structuredContent, valid under the official response (or error response) schema."""
-    structured = ucp.ok(tool, catalog, **kwargs)
-    schema = ERROR_RESPONSE if structured["ucp"].get("status") == "error" else RESPONSES[tool]
-    assert_official(structured, schema, f"{tool} {catalog}")
+def official_result(ucp, tool: str, catalog: dict, version: str, **kwargs) -> dict:
+    """One call's structuredContent in `version`, valid under that release's official response (or error
+    response) schema."""
+    release = OFFICIAL[version]
+    structured = ucp.ok(tool, catalog, version=version, **kwargs)
+    schema = release.error_response if structured["ucp"].get("status") == "error" else release.responses[tool]
+    assert_official(structured, schema, f"{tool} {catalog} in {version}")
     return structured
 
 
+@pytest.mark.parametrize("version", RELEASES)
 @pytest.mark.parametrize("tool, catalog", CALLS, ids=lambda value: value if isinstance(value, str) else "")
-def test_answers_are_valid_under_the_official_schemas(ucp, tool, catalog):
-    assert official_result(ucp, tool, catalog)["ucp"].get("status") != "error"
+def test_answers_are_valid_under_the_official_schemas(ucp, tool, catalog, version):
+    assert official_result(ucp, tool, catalog, version)["ucp"].get("status") != "error"
 
 
+def test_2026_08_25_answers_carry_quantity_unit_and_policies(ucp):
+    result = official_result(ucp, "search_catalog", {"query": "furnace"}, V0825)
+    assert result["policies"][0]["type"] == "com.contractor_commerce.policy.price_terms"
+    assert {v["quantity_unit"]["unit"] for p in result["products"] for v in p["variants"]} == {"C62"}
+
+
+@pytest.mark.parametrize("version", RELEASES)
 @pytest.mark.parametrize("tool", UCP_TOOLS, ids=lambda t: t.name)
-def test_the_declared_examples_answer_valid_responses(ucp, tool):
+def test_the_declared_examples_answer_valid_responses(ucp, tool, version):
     for example in tool.examples:
-        official_result(ucp, tool.name, copy.deepcopy(example)["catalog"])
+        official_result(ucp, tool.name, copy.deepcopy(example)["catalog"], version)
 
 
-def test_pages_of_a_long_search_are_valid(ucp):
+@pytest.mark.parametrize("version", RELEASES)
+def test_pages_of_a_long_search_are_valid(ucp, version):
     request = {"filters": {"price": {"min": 1}}, "pagination": {"limit": 4}}
-    first = official_result(ucp, "search_catalog", request, key=MANY)
+    first = official_result(ucp, "search_catalog", request, version, key=MANY)
     cursor = first["pagination"]["cursor"]
-    official_result(ucp, "search_catalog", {**request, "pagination": {"limit": 4, "cursor": cursor}}, key=MANY)
+    official_result(ucp, "search_catalog", {**request, "pagination": {"limit": 4, "cursor": cursor}}, version,
+                    key=MANY)
 
 
-def test_an_unknown_product_answers_the_official_error_response(ucp):
-    result = official_result(ucp, "get_product", {"id": "category:nope"})
+@pytest.mark.parametrize("version", RELEASES)
+def test_an_unknown_product_answers_the_official_error_response(ucp, version):
+    result = official_result(ucp, "get_product", {"id": "category:nope"}, version)
     assert result["ucp"]["status"] == "error"
 
 
 def test_business_profiles_are_valid_at_the_company_path_and_a_company_host(ucp):
-    company = requests.get(f"{ucp.live.url}/companies/{TUDI}/.well-known/ucp", timeout=10).json()
-    assert_official(company, BUSINESS_PROFILE, "the business profile")
-    assert_official(company, PROFILE, "the business profile (discovery/profile.json)")
-    hosted = requests.get(f"{ucp.live.url}/.well-known/ucp", headers={"Host": "tudi.example"}, timeout=10).json()
-    assert_official(hosted, BUSINESS_PROFILE, "the custom-host profile")
+    for base, headers in ((f"{ucp.live.url}/companies/{TUDI}/.well-known/ucp", {}),
+                          (f"{ucp.live.url}/.well-known/ucp", {"Host": "tudi.example"})):
+        newest = requests.get(base, headers=headers, timeout=10).json()
+        assert_official(newest, OFFICIAL[V0825].business_profile, f"{base} ({headers})")
+        assert_official(newest, OFFICIAL[V0825].profile, f"{base} ({headers}, profile.json)")
+        assert newest["ucp"]["version"] == V0825 and list(newest["ucp"]["supported_versions"]) == [V0408]
+        for version in RELEASES:
+            url = f"{base}/{version}"
+            document = requests.get(url, headers=headers, timeout=10).json()
+            assert document["ucp"]["version"] == version
+            assert_official(document, OFFICIAL[version].business_profile, url)
+            assert_official(document, OFFICIAL[version].profile, f"{url} (the profile document)")
