@@ -10,6 +10,7 @@ schemathesis checks the app's answers against it. `HEAD` works wherever
 from __future__ import annotations
 
 from mirror import urls
+from mcp_server.ucp import UCP_VERSIONS  # the releases UCP serves: declared once, there
 from mirror.config import Settings
 
 JSON = "application/json"
@@ -70,7 +71,7 @@ def _parameters() -> dict:
                         "schema": {"type": "string"}},
         "ucpVersion": {"name": "version", "in": "path", "required": True,
                        "description": "A UCP release served here (docs/ucp.md); any other answers the 404.",
-                       "schema": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}},
+                       "schema": {"type": "string", "enum": list(UCP_VERSIONS)}},
         "mcpVersion": {"name": "MCP-Protocol-Version", "in": "header", "required": False,
                        "description": "Absent means 2025-03-26; an unsupported one answers 400.",
                        "schema": {"type": "string", "enum": SUPPORTED_MCP_VERSIONS}},
