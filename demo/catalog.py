@@ -35,7 +35,6 @@ from demo.records import (  # noqa: F401 - parse_rfc3339 is re-exported: the rec
 )
 from demo.vocabulary import PRICE_DESCRIPTIONS
 
-
 # Generation-order index of the docs' example companies: after any seeded one.
 EXAMPLE_INDEX = 10**9
 

@@ -7,6 +7,7 @@ with a small demo on free ports, its own instance folder and its own
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -77,10 +78,8 @@ def _assert_all_down(ports: tuple[int, ...], process: subprocess.Popen, within: 
 
 
 def _kill_group(process: subprocess.Popen) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigterm_to_make(tmp_path):
