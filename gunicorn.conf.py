@@ -7,8 +7,9 @@ only holds what every deployment needs:
   whichever worker answers the scrape: each start gets a fresh
   PROMETHEUS_MULTIPROC_DIR unless one is given (a given one is emptied of the
   previous run's files), and a dead worker's live gauges are dropped.
-- An access log format without the client's address: the app's own
-  invocation log keeps only a keyed hash of it, and so does this.
+- gunicorn's access log off unless GUNICORN_ACCESS_LOG is true (the
+  invocation log is the access log), and when on, a format without the
+  client's address: the invocation log keeps only a keyed hash of it.
 """
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ import tempfile
 # Decided here, before any worker imports prometheus_client (it reads the variable at import).
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mirror-prometheus-")
+
+# The app's invocation log is the access log (one JSON line per request);
+# gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).
+_access_log_setting = os.environ.get("GUNICORN_ACCESS_LOG", "")
+if _access_log_setting.strip():
+    from mirror.config import load_settings
+
+    accesslog = "-" if load_settings().gunicorn_access_log else None
+else:
+    accesslog = None
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
