@@ -93,7 +93,8 @@ def operator_errors(as_json: bool = False):
 def _ready_database() -> None:
     """Fail with one line unless the database answers and is migrated."""
     mirror = _mirror()
-    check_database(mirror.writer_engine, mirror.settings.database_url)
+    # The reader engine: on SQLite the writer's BEGIN IMMEDIATE would queue behind a running sync.
+    check_database(mirror.engine, mirror.settings.database_url)
 
 
 def _upstream_client():
