@@ -23,13 +23,16 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
 
 # The app's invocation log is the access log (one JSON line per request);
 # gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).
-_access_log_setting = os.environ.get("GUNICORN_ACCESS_LOG", "")
-if _access_log_setting.strip():
-    from mirror.config import load_settings
+def _access_log() -> str | None:
+    from mirror.config import ConfigError, load_settings
 
-    accesslog = "-" if load_settings().gunicorn_access_log else None
-else:
-    accesslog = None
+    try:
+        return "-" if load_settings().gunicorn_access_log else None
+    except ConfigError as error:
+        raise SystemExit(f"configuration error: {error}") from None
+
+
+accesslog = _access_log()
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'

@@ -225,3 +225,44 @@ def test_a_scheduler_tick_that_skips_says_why(mirror, synced, caplog):
     assert scheduled_sync(mirror) == "skipped-recent"
     [record] = [r for r in caplog.records if r.name == "mirror.scheduler"]
     assert record.levelname == "INFO" and "skipped: the last run ended" in record.getMessage()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", ["", "true"])
+def test_gunicorns_access_log_is_off_unless_the_setting_turns_it_on(tmp_path, setting):
+    """One line per request: the invocation line; gunicorn's own access line only with GUNICORN_ACCESS_LOG."""
+    import time
+
+    import requests
+
+    from mirror.migrate import upgrade
+
+    database = f"sqlite:///{tmp_path / 'm.sqlite3'}"
+    upgrade(database)
+    port = free_port()
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO_ROOT), "DATABASE_URL": database,
+           "GUNICORN_ACCESS_LOG": setting, "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}"}
+    log = tmp_path / "gunicorn.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{port}", "wsgi:create_app()"],
+            cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(f"http://127.0.0.1:{port}/v1/businesses", timeout=2).status_code == 200:
+                    break
+            except requests.RequestException:
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.3)
+        time.sleep(0.5)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    lines = [line for line in log.read_text().splitlines() if "/v1/businesses" in line]
+    invocation = [line for line in lines if '"event":"invocation"' in line]
+    access = [line for line in lines if '"GET /v1/businesses"' in line]
+    assert len(invocation) == 1, lines
+    assert len(access) == (1 if setting else 0), lines
