@@ -47,6 +47,7 @@ nginx:
 services:
 	bash scripts/ensure_services.sh
 
+# PORT and UPSTREAM_PORT (default 8000, 8001) choose the ports; see scripts/run_demo.sh.
 run: install
 	bash scripts/run_demo.sh
 

@@ -11,8 +11,9 @@ on the command line. This file only holds what every deployment needs:
   previous run's files), and a dead worker's live gauges are dropped.
 - A retiring worker (a restart, --max-requests) writes the invocation and
   source rows it still holds before it goes.
-- An access log format without the client's address: the app's own
-  invocation log keeps only a keyed hash of it, and so does this.
+- gunicorn's access log off unless GUNICORN_ACCESS_LOG is true (the
+  invocation log is the access log), and when on, a format without the
+  client's address: the invocation log keeps only a keyed hash of it.
 """
 from __future__ import annotations
 
@@ -23,6 +24,19 @@ import tempfile
 # Decided here, before any worker imports prometheus_client (it reads the variable at import).
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mirror-prometheus-")
+
+# The app's invocation log is the access log (one JSON line per request);
+# gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).
+def _access_log() -> str | None:
+    from mirror.config import ConfigError, load_settings
+
+    try:
+        return "-" if load_settings().gunicorn_access_log else None
+    except ConfigError as error:
+        raise SystemExit(f"configuration error: {error}") from None
+
+
+accesslog = _access_log()
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'

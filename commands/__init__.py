@@ -1,26 +1,109 @@
 """`flask --app wsgi ...` commands: db, sync, scheduler, demo-upstream, sources.
 
 The commands are thin: each calls a plain function of `mirror/` (which knows
-nothing of Flask) and prints its result.
+nothing of Flask) and prints its result. A problem an operator can fix (the
+database is down or not migrated, the upstream is unreachable or refuses the
+token, an unknown company) is one line on stderr, `error: <what>; <fix>`, and
+a documented exit code (`EXIT_CODES`, docs/operations.md "Exit codes"),
+never a traceback.
 """
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 import sys
+import time
 from datetime import datetime, timedelta, timezone
 
 import click
 from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 from sqlalchemy import func, select
+from sqlalchemy.exc import DBAPIError
 
 from mirror.lock import SyncBusy
+from mirror.migrate import DatabaseProblem, check_database, database_problem
 from mirror.models import SourceHit
+from mirror.upstream import UpstreamAuthError, UpstreamError
+
+log = logging.getLogger(__name__)
 
 db_group = AppGroup("db", help="Database migrations (Alembic).")
+
+# The exit codes of the commands, documented in docs/operations.md ("Exit codes").
+EXIT_SYNC_FAILED = 1  # the run started and failed for another reason (recorded in sync_runs)
+EXIT_CONFIG = 2  # a required setting is missing (click's usage errors use 2 as well)
+EXIT_DATABASE_UNREACHABLE = 3
+EXIT_NOT_MIGRATED = 4
+EXIT_UPSTREAM_UNREACHABLE = 5
+EXIT_UPSTREAM_REFUSED = 6
+EXIT_UNKNOWN_COMPANY = 7
+EXIT_BUSY = 75  # EX_TEMPFAIL: another sync holds the lock; try again later
+EXIT_CODES = {
+    EXIT_SYNC_FAILED: "the sync ran and failed (the error is in sync_runs)",
+    EXIT_CONFIG: "a required setting is missing, or a usage error",
+    EXIT_DATABASE_UNREACHABLE: "the database cannot be reached",
+    EXIT_NOT_MIGRATED: "the database is not migrated",
+    EXIT_UPSTREAM_UNREACHABLE: "the upstream cannot be reached (or kept failing)",
+    EXIT_UPSTREAM_REFUSED: "the upstream refused UPSTREAM_TOKEN",
+    EXIT_UNKNOWN_COMPANY: "`sync --company` named a key the upstream does not know",
+    EXIT_BUSY: "another sync is running",
+}
+_DATABASE_EXIT = {"unreachable": EXIT_DATABASE_UNREACHABLE, "not_migrated": EXIT_NOT_MIGRATED}
 
 
 def _mirror():
     return current_app.extensions["mirror"]
+
+
+class CommandFailed(Exception):
+    """A problem with its one-line explanation and exit code."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def fail(code: int, message: str, as_json: bool = False) -> None:
+    """Print `error: message` (one line; also a JSON object on stdout with --json) and exit with `code`."""
+    click.echo(f"error: {message}", err=True)
+    if as_json:
+        click.echo(json.dumps({"status": "error", "exit_code": code, "error": message}))
+    sys.exit(code)
+
+
+@contextlib.contextmanager
+def operator_errors(as_json: bool = False):
+    """Turn the problems an operator can fix into one line and an exit code (others propagate)."""
+    url = _mirror().settings.database_url
+    try:
+        yield
+    except CommandFailed as failed:
+        fail(failed.code, str(failed), as_json)
+    except DatabaseProblem as problem:
+        fail(_DATABASE_EXIT[problem.kind], str(problem), as_json)
+    except DBAPIError as error:
+        problem = database_problem(error, url)
+        if problem is None:
+            raise
+        fail(_DATABASE_EXIT[problem.kind], str(problem), as_json)
+
+
+def _ready_database() -> None:
+    """Fail with one line unless the database answers and is migrated."""
+    mirror = _mirror()
+    # The reader engine: on SQLite the writer's BEGIN IMMEDIATE would queue behind a running sync.
+    check_database(mirror.engine, mirror.settings.database_url)
+
+
+def _upstream_client():
+    try:
+        return _mirror().upstream_client()
+    except RuntimeError as error:
+        raise CommandFailed(
+            EXIT_CONFIG, f"{error} (`make run` writes the demo's into .flaskenv, which this command reads)"
+        ) from None
 
 
 def _alembic():
@@ -35,7 +118,8 @@ def db_upgrade(revision: str) -> None:
     """Migrate the database up to REVISION (default: head)."""
     from alembic import command
 
-    command.upgrade(_alembic(), revision)
+    with operator_errors():
+        command.upgrade(_alembic(), revision)
 
 
 @db_group.command("downgrade")
@@ -44,7 +128,8 @@ def db_downgrade(revision: str) -> None:
     """Migrate the database down to REVISION."""
     from alembic import command
 
-    command.downgrade(_alembic(), revision)
+    with operator_errors():
+        command.downgrade(_alembic(), revision)
 
 
 @db_group.command("current")
@@ -52,7 +137,8 @@ def db_current() -> None:
     """Show the database's current revision."""
     from alembic import command
 
-    command.current(_alembic(), verbose=True)
+    with operator_errors():
+        command.current(_alembic(), verbose=True)
 
 
 @db_group.command("history")
@@ -60,7 +146,8 @@ def db_history() -> None:
     """List the migrations."""
     from alembic import command
 
-    command.history(_alembic())
+    with operator_errors():
+        command.history(_alembic())
 
 
 @db_group.command("check")
@@ -68,46 +155,146 @@ def db_check() -> None:
     """Fail if the models and the migrations disagree."""
     from alembic import command
 
-    command.check(_alembic())
+    with operator_errors():
+        command.check(_alembic())
 
 
-def _progress_reporter():
-    """A live counter on a terminal; silence elsewhere (logs, CI)."""
-    if not sys.stderr.isatty():
-        return None
-    totals: dict[str, int] = {}
+# Without a terminal, at most one progress line per this many seconds.
+PROGRESS_EVERY_SECONDS = 10.0
 
-    def report(stage: str, n: int) -> None:
-        totals[stage] = totals.get(stage, 0) + n
-        line = "  ".join(f"{k}: {v}" for k, v in totals.items())
-        click.echo(f"\r{line}", nl=False, err=True)
 
-    return report
+class SyncProgress:
+    """The sync's progress: a status line on a terminal, a log line every 10 s elsewhere.
+
+    On a terminal the status line stays at the bottom: while it is shown,
+    every stream handler writing to that terminal goes through
+    `_AboveTheLine`, which clears the line, writes the log record and draws
+    the line again, so log lines print above it, never into it.
+    """
+
+    def __init__(self, stream=None, *, tty: bool | None = None, clock=time.monotonic):
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.clock = clock
+        self.totals: dict[str, int] = {}
+        self.started = self.last_line = clock()
+        self._swapped: list[tuple[logging.StreamHandler, object]] = []
+
+    def line(self) -> str:
+        """The counts so far: `companies 3,002 · products 120,000 · 12s`."""
+        counts = " · ".join(f"{stage} {count:,}" for stage, count in self.totals.items())
+        return f"sync: {counts or 'starting'} · {self.clock() - self.started:.0f}s"
+
+    def __call__(self, stage: str, count: int) -> None:
+        self.totals[stage] = self.totals.get(stage, 0) + count
+        if self.tty:
+            self._draw()
+        elif self.clock() - self.last_line >= PROGRESS_EVERY_SECONDS:
+            self.last_line = self.clock()
+            log.info("%s", self.line())
+
+    def _draw(self) -> None:
+        self.stream.write("\r\033[K" + self.line())
+        self.stream.flush()
+
+    def __enter__(self) -> SyncProgress:
+        if self.tty:
+            handlers = [logging.getLogger(), *(
+                logger for logger in logging.Logger.manager.loggerDict.values() if isinstance(logger, logging.Logger)
+            )]
+            for owner in handlers:
+                for handler in owner.handlers:
+                    if isinstance(handler, logging.StreamHandler) and handler.stream is self.stream:
+                        self._swapped.append((handler, handler.setStream(_AboveTheLine(self))))
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        for handler, stream in self._swapped:
+            handler.setStream(stream)
+        self._swapped.clear()
+        if self.tty:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+class _AboveTheLine:
+    """A stream for log handlers that keeps SyncProgress's status line below what they write."""
+
+    def __init__(self, progress: SyncProgress):
+        self.progress = progress
+
+    def write(self, text: str) -> None:
+        self.progress.stream.write("\r\033[K" + text)
+        if text.endswith("\n"):
+            self.progress.stream.write(self.progress.line())
+
+    def flush(self) -> None:
+        self.progress.stream.flush()
+
+
+def _explain_failure(result, settings) -> CommandFailed:
+    """The one line for a failed run, by what failed it."""
+    cause, upstream = result.cause, settings.upstream_url
+    if isinstance(cause, UpstreamAuthError):
+        return CommandFailed(
+            EXIT_UPSTREAM_REFUSED, f"the upstream at {upstream} refused UPSTREAM_TOKEN (401); check the token"
+        )
+    if isinstance(cause, UpstreamError) and "kept failing" in str(cause):
+        return CommandFailed(
+            EXIT_UPSTREAM_UNREACHABLE,
+            f"cannot reach the upstream at {upstream} ({cause}); check UPSTREAM_URL and that the platform is up",
+        )
+    if isinstance(cause, DBAPIError):
+        problem = database_problem(cause, settings.database_url)
+        if problem is not None:
+            return CommandFailed(_DATABASE_EXIT[problem.kind], str(problem))
+    return CommandFailed(EXIT_SYNC_FAILED, f"sync run {result.run_id} failed: {result.error}")
+
+
+def _summary(result) -> dict:
+    return {
+        "run_id": result.run_id,
+        "mode": result.mode,
+        "status": result.status,
+        "seconds": round((result.finished_at - result.started_at).total_seconds(), 3),
+        "counts": result.counts.as_dict(),
+        "error": result.error,
+    }
 
 
 @click.command("sync")
 @with_appcontext
 @click.option("--full", is_flag=True, help="Walk everything and remove what upstream no longer has.")
 @click.option("--company", "company_key", default=None, help="Sync just this company (pluginKey).")
-def sync_command(full: bool, company_key: str | None) -> None:
-    """Run one sync now and print a summary; exit non-zero on failure."""
-    try:
-        result = _mirror().sync(full=full, company_key=company_key, progress=_progress_reporter())
-    except SyncBusy:
-        click.echo("another sync is running; try again later", err=True)
-        sys.exit(75)
-    except RuntimeError as error:
-        click.echo(f"sync could not start: {error}", err=True)
-        sys.exit(2)
-    if sys.stderr.isatty():
-        click.echo("", err=True)
-    seconds = (result.finished_at - result.started_at).total_seconds()
-    click.echo(f"sync run {result.run_id} ({result.mode}): {result.status} in {seconds:.1f}s")
-    for name, value in result.counts.as_dict().items():
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout (for scripts).")
+def sync_command(full: bool, company_key: str | None, as_json: bool) -> None:
+    """Run one sync now and print a summary; exit non-zero on failure (docs/operations.md, "Exit codes")."""
+    mirror = _mirror()
+    with operator_errors(as_json):
+        _ready_database()
+        client = _upstream_client()
+        try:
+            with SyncProgress() as progress:
+                result = mirror.sync(full=full, company_key=company_key, progress=progress, client=client)
+        except SyncBusy:
+            raise CommandFailed(EXIT_BUSY, "another sync is running; try again when it ends") from None
+        if result.status != "success":
+            if as_json:
+                click.echo(json.dumps(_summary(result)))
+            raise _explain_failure(result, mirror.settings)
+        if company_key and result.counts.companies_seen == 0 and result.counts.companies_removed == 0:
+            raise CommandFailed(
+                EXIT_UNKNOWN_COMPANY,
+                f"the upstream at {mirror.settings.upstream_url} has no company {company_key!r} and the mirror "
+                "holds none; check the pluginKey (the business feed's `id`)",
+            )
+    if as_json:
+        click.echo(json.dumps(_summary(result)))
+        return
+    summary = _summary(result)
+    click.echo(f"sync run {result.run_id} ({result.mode}): {result.status} in {summary['seconds']:.1f}s")
+    for name, value in summary["counts"].items():
         click.echo(f"  {name.replace('_', ' '):<22} {value}")
-    if result.error:
-        click.echo(f"  error: {result.error}")
-    sys.exit(0 if result.status == "success" else 1)
 
 
 @click.command("scheduler")
@@ -116,6 +303,9 @@ def scheduler_command() -> None:
     """Run the incremental sync every SYNC_INTERVAL_SECONDS (long-running)."""
     from mirror.scheduler import run_blocking_scheduler
 
+    with operator_errors():
+        _ready_database()
+        _upstream_client().close()
     run_blocking_scheduler(_mirror())
 
 
@@ -147,7 +337,7 @@ def sources_command(since: str | None) -> None:
     query = select(SourceHit.label, SourceHit.endpoint, func.count()).group_by(SourceHit.label, SourceHit.endpoint)
     if cutoff:
         query = query.where(SourceHit.recorded_at >= cutoff)
-    with _mirror().Session() as session:
+    with operator_errors(), _mirror().Session() as session:
         rows = session.execute(query.order_by(func.count().desc(), SourceHit.label, SourceHit.endpoint)).all()
     if not rows:
         click.echo("no source-tagged requests recorded")
@@ -165,7 +355,7 @@ def demo_urls_command() -> None:
     from mirror.models import Company
 
     settings = _mirror().settings
-    with _mirror().Session() as session:
+    with operator_errors(), _mirror().Session() as session:
         keys = session.scalars(
             select(Company.plugin_key).where(Company.is_public, Company.in_feed).order_by(Company.plugin_key).limit(2)
         ).all()

@@ -19,6 +19,7 @@ import time
 from bisect import bisect_left, bisect_right, insort
 from typing import Any, NamedTuple
 
+from demo.examples import example_companies
 from demo.generator import CatalogGenerator, GeneratedCompany
 from demo.records import (  # noqa: F401 - parse_rfc3339 is re-exported: the record rules are importable from here
     _KEY_ALPHABET,
@@ -33,6 +34,9 @@ from demo.records import (  # noqa: F401 - parse_rfc3339 is re-exported: the rec
     to_epoch,
 )
 from demo.vocabulary import PRICE_DESCRIPTIONS
+
+# Generation-order index of the docs' example companies: after any seeded one.
+EXAMPLE_INDEX = 10**9
 
 
 class Page(NamedTuple):
@@ -81,7 +85,8 @@ class DemoCatalog:
     and a seeded share of invalid records); `empty_companies` more have none.
     Timestamps are real: generated ones fall between `base_time` (default: now
     minus `history_days`) and an hour ago; every change stamps `clock()`.
-    Thread-safe: the HTTP server reads while tests mutate.
+    `examples=True` adds the docs' companies (demo.examples), fixed whatever
+    the seed. Thread-safe: the HTTP server reads while tests mutate.
     """
 
     def __init__(
@@ -95,6 +100,7 @@ class DemoCatalog:
         base_time: Any = None,
         history_days: int = 30,
         clock=time.time,
+        examples: bool = False,
     ):
         self.clock = clock
         self.seed = seed
@@ -112,6 +118,9 @@ class DemoCatalog:
         self._mutations = 0
         for number in range(companies + empty_companies):
             self._insert(self._generate(products if number < companies else 0))
+        if examples:  # after the seeded ones, so their indexes (and so their records) never move
+            for offset, generated in enumerate(example_companies(self.generator.upper_time)):
+                self._insert(generated, index=EXAMPLE_INDEX + offset)
         self._company_index.sort()
         self._product_index.sort()
 
@@ -344,10 +353,11 @@ class DemoCatalog:
             generated.record["plugin_key"] = "".join(random.choices(_KEY_ALPHABET, k=40))
         return generated
 
-    def _insert(self, generated: GeneratedCompany, indexed: bool = False) -> None:
+    def _insert(self, generated: GeneratedCompany, indexed: bool = False, index: int | None = None) -> None:
         """Store a generated company; `indexed=False` appends (caller sorts once)."""
         key = generated.record["plugin_key"]
-        self._companies[key] = _CompanyState(generated.record, generated.ts, self._next_index - 1)
+        index = self._next_index - 1 if index is None else index
+        self._companies[key] = _CompanyState(generated.record, generated.ts, index)
         rows = self._products[key] = {
             row.sku: row if row.plugin_key == key else row._replace(plugin_key=key) for row in generated.products
         }

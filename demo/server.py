@@ -12,7 +12,8 @@ Python::
         upstream.faults.add("status", status=503, path="/v1/products", nth=2)
         upstream.requests.count, upstream.requests[-1].query
 
-Command line (blocking)::
+Command line (blocking; the docs' example companies, demo.examples, are
+served too unless ``--no-examples``)::
 
     flask --app wsgi demo-upstream --port 8765 --companies 50 --products 100 --seed 1
     python -m demo.server --port 8765
@@ -51,6 +52,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 
 from demo.api import UpstreamApp
 from demo.catalog import DemoCatalog
+from demo.examples import EXAMPLE_KEYS
 from demo.faults import Fault, FaultQueue, RequestLog
 from demo.records import MISSING
 
@@ -169,13 +171,20 @@ def serve(
     empty_companies: int = 0,
     messiness: float = 1.0,
     quiet: bool = False,
+    examples: bool = True,
 ) -> None:
-    """Generate a catalog and serve it on this thread until interrupted."""
+    """Generate a catalog and serve it on this thread until interrupted.
+
+    `examples` adds the companies the docs name (demo.examples) to the seeded ones.
+    """
     started = time.monotonic()
-    catalog = DemoCatalog(companies, products, seed, empty_companies=empty_companies, messiness=messiness)
+    catalog = DemoCatalog(
+        companies, products, seed, empty_companies=empty_companies, messiness=messiness, examples=examples
+    )
     upstream = DemoUpstream(catalog, host, port, token, quiet=quiet)
+    shown = f" + {len(EXAMPLE_KEYS)} docs examples" if examples else ""
     click.echo(
-        f"Demo upstream: {companies + empty_companies} companies, {products} products each "
+        f"Demo upstream: {companies + empty_companies} companies{shown}, {products} products each "
         f"(seed {seed}), generated in {time.monotonic() - started:.1f}s"
     )
     click.echo(f"  UPSTREAM_URL={upstream.url} UPSTREAM_TOKEN={token}")
@@ -217,6 +226,12 @@ def serve(
     help="Multiplier on every irregularity rate; 0 gives clean data.",
 )
 @click.option("--quiet/--verbose", default=False, help="Hide the per-request access log.")
+@click.option(
+    "--examples/--no-examples",
+    default=True,
+    show_default=True,
+    help="Also serve the companies the docs name (Tudi Mechanical Systems and the others in demo/examples.py).",
+)
 def demo_upstream_command(
     host: str,
     port: int,
@@ -227,10 +242,20 @@ def demo_upstream_command(
     token: str,
     messiness: float,
     quiet: bool,
+    examples: bool,
 ) -> None:
     """Serve a seeded demo catalog over the upstream API (docs/contracts/upstream.md)."""
     serve(
-        host, port, companies, products, seed, token, empty_companies=empty_companies, messiness=messiness, quiet=quiet
+        host,
+        port,
+        companies,
+        products,
+        seed,
+        token,
+        empty_companies=empty_companies,
+        messiness=messiness,
+        quiet=quiet,
+        examples=examples,
     )
 
 

@@ -227,6 +227,8 @@ class Settings(BaseSettings):
         "30/minute", "UCP agent-profile fetches (cache misses) per client")
     ucp_allow_insecure_profiles: Boolean = setting(
         False, "allow `http://` loopback UCP agent profiles (tests, local development only; never in production)")
+    gunicorn_access_log: Boolean = setting(
+        False, "also write gunicorn's own access log to stdout; the invocation log is already one line per request")
     prometheus_multiproc_dir: str | None = setting(
         None, "where gunicorn workers share their metrics (see below); gunicorn.conf.py sets it",
         shown="fresh temp dir per gunicorn start")

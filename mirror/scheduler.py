@@ -28,7 +28,12 @@ def scheduled_sync(mirror) -> str:
         last_end = session.scalar(select(func.max(SyncRun.finished_at)).where(SyncRun.company_key.is_(None)))
     if last_end is not None:
         last_end = last_end if last_end.tzinfo else last_end.replace(tzinfo=timezone.utc)
-        if datetime.now(timezone.utc) - last_end < timedelta(seconds=interval / 2):
+        age = datetime.now(timezone.utc) - last_end
+        if age < timedelta(seconds=interval / 2):
+            log.info(
+                "scheduled sync skipped: the last run ended %.0fs ago, under half the %ss interval "
+                "(another process syncs too)", age.total_seconds(), interval,
+            )
             return "skipped-recent"
     try:
         result = mirror.sync()

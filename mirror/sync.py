@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator
@@ -42,6 +43,9 @@ from mirror.records import (
 from mirror.upstream import UpstreamClient, UpstreamNotFound
 
 log = logging.getLogger(__name__)
+
+# How many keys of invalid records the once-per-run summary names (each is at DEBUG too).
+INVALID_EXAMPLES = 5
 
 COMPANY_FIELDS = (
     "name", "trades", "status", "storefront_live", "phone", "website", "address",
@@ -91,6 +95,8 @@ class SyncResult:
     started_at: datetime
     finished_at: datetime
     error: str | None = None
+    # The exception that failed the run, for callers that explain it (the CLI); never stored.
+    cause: Exception | None = field(default=None, repr=False, compare=False)
 
 
 def utcnow() -> datetime:
@@ -115,6 +121,28 @@ class _RunState:
     first_server_time: datetime | None = None
     feed_moved: bool = False  # some feed record changed, joined or left
     feed_departure: bool = False  # some business left the feed
+    invalid_reasons: Counter = field(default_factory=Counter)  # reason -> count, for the summary
+    invalid_examples: list[str] = field(default_factory=list)  # the first few keys
+
+
+def _skip_invalid(run: _RunState, kind: str, key: str, reason: str) -> None:
+    """Count one unusable record: DEBUG now, in the run's one summary line later."""
+    run.counts.invalid_records += 1
+    run.invalid_reasons[reason] += 1
+    if len(run.invalid_examples) < INVALID_EXAMPLES:
+        run.invalid_examples.append(key)
+    log.debug("skipped invalid %s record %s: %s", kind, key, reason)
+
+
+def _log_invalid_summary(run_id: int, run: _RunState) -> None:
+    """One WARNING per run for its invalid records: count by reason and the first few keys."""
+    if not run.invalid_reasons:
+        return
+    reasons = ", ".join(f"{reason}: {count}" for reason, count in run.invalid_reasons.most_common())
+    log.warning(
+        "sync run %s skipped %d invalid records (%s); first: %s",
+        run_id, run.counts.invalid_records, reasons, ", ".join(run.invalid_examples),
+    )
 
 
 def run_sync(
@@ -144,6 +172,7 @@ def run_sync(
             run.counts.upstream_requests = client.requests_made
             _close_run(session, run_id, "success", run.counts, finished_at, None)
             session.commit()
+            _log_invalid_summary(run_id, run)
             return SyncResult(run_id, "success", mode, run.counts, started_at, finished_at)
         except BaseException as error:
             session.rollback()
@@ -155,8 +184,9 @@ def run_sync(
                 failed.commit()
             if not isinstance(error, Exception):
                 raise
+            _log_invalid_summary(run_id, run)
             log.error("sync run %s failed: %s", run_id, message)
-            return SyncResult(run_id, "failed", mode, run.counts, started_at, finished_at, message)
+            return SyncResult(run_id, "failed", mode, run.counts, started_at, finished_at, message, error)
         finally:
             session.close()
 
@@ -262,8 +292,7 @@ def _apply_companies(session: Session, run: _RunState, raw_records: list) -> Non
     parsed = [parse_company(raw) for raw in raw_records]
     run.counts.companies_seen += len(parsed)
     for bad in (p for p in parsed if isinstance(p, InvalidRecord)):
-        run.counts.invalid_records += 1
-        log.warning("skipped invalid company record %s: %s", bad.plugin_key, bad.reason)
+        _skip_invalid(run, "company", str(bad.plugin_key), bad.reason)
         if bad.plugin_key:
             run.seen_companies.add(bad.plugin_key)  # keep what the mirror holds
     latest = _last_per_key((p for p in parsed if isinstance(p, CompanyRecord)), lambda r: r.plugin_key)
@@ -351,12 +380,11 @@ def _apply_products(session: Session, run: _RunState, raw_records: list, *, seen
     usable = []
     for record in parsed:
         if isinstance(record, InvalidRecord):
-            run.counts.invalid_records += 1
-            log.warning("skipped invalid product record %s/%s: %s", record.plugin_key, record.sku, record.reason)
+            _skip_invalid(run, "product", f"{record.plugin_key}/{record.sku}", record.reason)
             if seen is not None and record.plugin_key and record.sku:
                 seen.add((record.plugin_key, record.sku))  # never erase the last valid version
         elif only_company and record.plugin_key != only_company:
-            run.counts.invalid_records += 1
+            _skip_invalid(run, "product", f"{record.plugin_key}/{record.sku}", f"listed under {only_company}")
         else:
             usable.append(record)
     latest = _last_per_key(usable, lambda r: (r.plugin_key, r.sku))

@@ -35,8 +35,8 @@ def test_sync_command_prints_a_summary(app, upstream):
 def test_sync_command_fails_with_a_non_zero_status(app, upstream):
     upstream.faults.add("unauthorized", path="/v1/companies", nth=1, times=None)
     result = app.test_cli_runner().invoke(args=["sync", "--full"])
-    assert result.exit_code == 1
-    assert "failed" in result.output and "401" in result.output
+    assert result.exit_code == 6  # EXIT_UPSTREAM_REFUSED (tests/test_cli_errors.py covers the others)
+    assert "refused UPSTREAM_TOKEN" in result.output and "401" in result.output
 
 
 def test_db_verbs(app):

@@ -399,3 +399,66 @@ def test_stop_cuts_a_slow_fault_short():
     server.stop()
     caller.join(timeout=5)
     assert not caller.is_alive() and outcome == {"status": 200}
+
+
+# --- the docs' example companies (demo/examples.py) -------------------------------------
+
+
+def _walk_all(upstream, path: str) -> list[dict]:
+    records, cursor = [], None
+    while True:
+        params = {"limit": 500, **({"cursor": cursor} if cursor else {})}
+        body = get(upstream, path, **params).json()
+        records += body["data"]
+        cursor = body.get("next_cursor")
+        if not cursor:
+            return records
+
+
+def test_examples_are_served_beside_unchanged_seeded_companies():
+    """examples=True adds exactly the docs' companies; every seeded record stays byte-identical."""
+    from demo.examples import EXAMPLE_KEYS, TUDI_KEY
+
+    plain, extended = make_catalog(), make_catalog(examples=True)
+    assert extended.company_keys() == plain.company_keys() + list(EXAMPLE_KEYS.values())
+    for key in plain.company_keys():
+        assert extended.get_company(key) == plain.get_company(key)
+        assert extended.products_of(key, include_tombstones=True) == plain.products_of(key, include_tombstones=True)
+    with start_in_thread(extended) as upstream:
+        companies = {c["plugin_key"]: c for c in _walk_all(upstream, "/v1/companies")}
+        tudi = companies[TUDI_KEY]
+        products = _walk_all(upstream, f"/v1/companies/{TUDI_KEY}/products")
+    assert set(EXAMPLE_KEYS.values()) <= set(companies)
+    assert tudi["name"] == "Tudi Mechanical Systems" and tudi["trades"] == ["hvac"]
+    assert "63376" in tudi["service_area"]["postal_codes"]
+    assert tudi["settings"]["price_description"] == "Fully-installed price. Includes installation and permits."
+    assert tudi["settings"]["systems_estimate_url_verified"] is True
+    by_category: dict[str, dict] = {}
+    for product in products:
+        assert product_is_valid(product) and product["published"] is True
+        by_category.setdefault(product["category"]["name"], {}).setdefault(product["tier"], []).append(
+            float(product["price"])
+        )
+    hp = by_category["HP & Air Handler"]
+    assert (min(hp["good"]), min(hp["better"]), min(hp["best"])) == (8500.0, 10200.0, 12750.0)
+    assert min(min(v) for v in hp.values()) == 8500.0 and max(max(v) for v in hp.values()) == 15200.0
+    furnace = by_category["A/C & Gas Furnace"]
+    assert (min(furnace["good"]), min(furnace["better"]), min(furnace["best"])) == (11006, 14074, 26540)
+    assert max(max(v) for v in furnace.values()) == 29644
+    assert sorted(by_category["Air Filters"][None]) == [60.05, 112.40, 186.04]
+    assert "Lennox" in {p["brand"] for p in products}
+
+
+def test_examples_cover_every_case_the_docs_show():
+    """Storefront only, no funnel, churned and a switched-off channel, each with its fixed key."""
+    from demo.examples import EXAMPLE_KEYS
+
+    catalog = DemoCatalog(companies=0, products=0, examples=True)
+    records = {name: catalog.get_company(key) for name, key in EXAMPLE_KEYS.items()}
+    assert all(len(key) == 40 and key.isalnum() for key in EXAMPLE_KEYS.values())
+    storefront = records["storefront_only"]["settings"]
+    assert storefront["systems_estimate_url_verified"] is False and storefront["concom_shop_url"].startswith("https://")
+    assert not {"systems_estimate_url", "concom_shop_url"} & set(records["no_funnel"]["settings"])
+    assert records["churned"]["status"] == "churned"
+    assert records["channel_off"]["settings"]["channels"]["mcp"] is False
+    assert catalog.stats()["companies"] == 5 and catalog.stats()["public_companies"] == 4

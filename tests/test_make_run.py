@@ -1,0 +1,153 @@
+"""`make run` behaves: chosen ports, one run per instance folder, a failed sync still serves, signals stop it all.
+
+Each test starts the real scripts/run_demo.sh (through `make run` or directly)
+with a small demo on free ports, its own instance folder and its own
+`.flaskenv`, and talks to it over HTTP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.ops_helpers import free_port
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+TUDI = "000qeNvgDSrmHEbIejt1beAWureP3Z5HrsB3NZFq"
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _environment(tmp_path: Path, **extra: str) -> tuple[dict, int, int]:
+    port, upstream_port = free_port(), free_port()
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DATABASE_URL", "UPSTREAM_URL", "UPSTREAM_TOKEN", "PUBLIC_BASE_URL", "MAKEFLAGS", "MAKELEVEL")
+    }
+    env.update(
+        PORT=str(port),
+        UPSTREAM_PORT=str(upstream_port),
+        INSTANCE_DIR=str(tmp_path / "instance"),
+        FLASKENV_FILE=str(tmp_path / ".flaskenv"),
+        DEMO_COMPANIES="3",
+        DEMO_PRODUCTS="12",
+        **extra,
+    )
+    return env, port, upstream_port
+
+
+def _start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
+    with log.open("wb") as out:
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _wait_serving(port: int, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text()
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.3)
+    raise AssertionError(f"not serving after {timeout}s:\n{log.read_text()}")
+
+
+def _assert_all_down(ports: tuple[int, ...], process: subprocess.Popen, within: float = 10) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and any(_listening(port) for port in ports):
+        time.sleep(0.2)
+    assert not any(_listening(port) for port in ports), "still listening 10 s after the signal"
+    process.wait(timeout=5)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigterm_to_make(tmp_path):
+    env, port, upstream_port = _environment(tmp_path)
+    log = tmp_path / "make.log"
+    # -o: the virtualenv counts as installed (the test must not run pip).
+    make = _start(["make", "--no-print-directory", "-o", ".venv/.installed", "run"], env, log)
+    try:
+        _wait_serving(port, make, log)
+        pricing = requests.get(f"http://127.0.0.1:{port}/companies/{TUDI}/pricing.json", timeout=5)
+        assert pricing.status_code == 200 and pricing.json()["business"]["name"] == "Tudi Mechanical Systems"
+        assert f"logs: {tmp_path / 'instance'}/demo-upstream.log" in log.read_text()
+
+        lock = (tmp_path / "instance" / "run.lock").read_text()
+        flaskenv_stamp = (tmp_path / ".flaskenv").stat().st_mtime_ns
+        started = time.monotonic()
+        second = subprocess.run(
+            ["bash", "scripts/run_demo.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=10
+        )
+        assert time.monotonic() - started < 2
+        assert second.returncode == 1 and second.stdout == ""
+        [line] = second.stderr.splitlines()
+        assert "already running" in line and f"http://127.0.0.1:{port}/" in line and "kill " in line
+        assert (tmp_path / "instance" / "run.lock").read_text() == lock
+        assert (tmp_path / ".flaskenv").stat().st_mtime_ns == flaskenv_stamp
+
+        # The CLI finds the demo's settings in .flaskenv, from a shell with nothing exported.
+        shell = tmp_path / "shell"
+        shell.mkdir()
+        (shell / ".flaskenv").write_text((tmp_path / ".flaskenv").read_text())
+        bare = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "HOME": os.environ.get("HOME", "/tmp")}
+        synced = subprocess.run(
+            [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"],
+            cwd=shell, env=bare, capture_output=True, text=True, timeout=60,
+        )
+        assert synced.returncode == 0, synced.stderr
+        assert ": success in " in synced.stdout
+
+        make.send_signal(signal.SIGTERM)
+        _assert_all_down((port, upstream_port), make)
+        assert not (tmp_path / "instance" / "run.lock").exists()
+    finally:
+        _kill_group(make)
+
+
+def test_a_failed_first_sync_still_serves_and_sigint_to_the_group_stops_everything(tmp_path):
+    env, port, upstream_port = _environment(tmp_path, UPSTREAM_TOKEN="not-the-demo-token")
+    log = tmp_path / "run.log"
+    script = _start(["bash", "scripts/run_demo.sh"], env, log)
+    try:
+        _wait_serving(port, script, log)
+        assert "the first sync failed" in log.read_text()
+        ready = requests.get(f"http://127.0.0.1:{port}/readyz", timeout=5)
+        assert ready.status_code == 503
+        os.killpg(script.pid, signal.SIGINT)
+        _assert_all_down((port, upstream_port), script)
+    finally:
+        _kill_group(script)
+
+
+def test_sigterm_to_the_script_stops_everything(tmp_path):
+    env, port, upstream_port = _environment(tmp_path)
+    log = tmp_path / "run.log"
+    script = _start(["bash", "scripts/run_demo.sh"], env, log)
+    try:
+        _wait_serving(port, script, log)
+        script.send_signal(signal.SIGTERM)
+        _assert_all_down((port, upstream_port), script)
+        assert "stopping" in log.read_text()
+    finally:
+        _kill_group(script)
