@@ -88,8 +88,9 @@ def test_pricing_page_fits_and_explains_the_range(live, browser, width):
     probe = visit(browser, f"{live.url}/companies/{TUDI}/pricing", width)
     assert probe["scrollWidth"] <= width, probe
     # Central AC: Best starts at $11,700 and the range reaches $13,500.50 (a 4-ton Best).
-    assert "Good, Better and Best show where each option starts. "\
-           "Larger or premium installs in this category cost up to $13,500.50." in probe["notes"]
+    explained = ("Good, Better and Best show where each option starts. "
+                 "Larger or premium installs in this category cost up to $13,500.50.")
+    assert explained in probe["notes"], probe["notes"]
     assert_dates_read_as_dates(probe)
 
 
