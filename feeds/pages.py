@@ -136,7 +136,7 @@ def freshness_note(view: CompanyView) -> DatedNote:
     if view.last_synced_at is None:
         return DatedNote("These prices have not been confirmed yet.")
     confirmed = view.last_synced_at.astimezone(timezone.utc)
-    after = "; they may have changed since." if view.freshness_state == "stale" else "."
+    after = "; the contractor's prices may have changed since." if view.freshness_state == "stale" else "."
     return DatedNote("Prices last confirmed", human_date(confirmed), iso(confirmed), after)
 
 
