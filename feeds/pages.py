@@ -10,8 +10,10 @@ reach the contractor. No JavaScript anywhere; contractor text is autoescaped.
 from __future__ import annotations
 
 import re
-from datetime import timezone
+from datetime import datetime, timezone
 from decimal import Decimal
+from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from flask import Response, redirect, render_template
 from markupsafe import Markup
@@ -19,7 +21,7 @@ from markupsafe import Markup
 from feeds import bp
 from feeds.jsonld import TIER_NAMES, company_graph
 from mirror.models import Company
-from mirror.public_view import CategoryView, CompanyView, channel_open
+from mirror.public_view import CategoryView, CompanyView, channel_open, iso
 from mirror.records import TIERS
 from mirror.render_cache import Rendered
 from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, is_safe_redirect
@@ -36,6 +38,10 @@ CURRENCY_SYMBOLS = {"USD": "$"}
 # values have no isolation, so a U+202E there would reorder the browser's tab,
 # history and bookmark text.
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# The pages are English (<html lang="en">); month names are spelled out here
+# rather than by strftime("%B"), which follows the process's locale.
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
 TRADE_LABELS = {"hvac": "Heating & cooling", "plumbing": "Plumbing", "electrical": "Electrical", "roofing": "Roofing"}
 
 
@@ -103,6 +109,8 @@ def page_context(view: CompanyView, company: Company, marked_up: list[CategoryVi
         "phone_display": format_phone(view.business.phone),
         "eyebrow": eyebrow(view),
         "freshness": freshness_note(view),
+        "range_note": lambda category: range_note(category, view.currency),
+        "website_display": display_url(view.business.website),
     }
 
 
@@ -114,14 +122,56 @@ def eyebrow(view: CompanyView) -> str:
     return " · ".join([*trades, place] if place else trades)
 
 
-def freshness_note(view: CompanyView) -> str:
-    """When these prices were last confirmed against the contractor's catalog."""
+class DatedNote(NamedTuple):
+    """A sentence around one date: the template wraps `when` in <time datetime="{iso}">."""
+
+    before: str
+    when: str | None = None
+    iso: str | None = None
+    after: str = ""
+
+
+def freshness_note(view: CompanyView) -> DatedNote:
+    """When these prices were last confirmed against the contractor's catalog, as a person reads it."""
     if view.last_synced_at is None:
-        return "These prices have not been confirmed yet."
-    when = view.last_synced_at.astimezone(timezone.utc).strftime("%-d %b %Y, %H:%M UTC")
-    if view.freshness_state == "stale":
-        return f"Last confirmed {when}; prices may have changed since."
-    return f"Prices confirmed {when}."
+        return DatedNote("These prices have not been confirmed yet.")
+    confirmed = view.last_synced_at.astimezone(timezone.utc)
+    after = "; the contractor's prices may have changed since." if view.freshness_state == "stale" else "."
+    return DatedNote("Prices last confirmed", human_date(confirmed), iso(confirmed), after)
+
+
+def human_date(value: datetime) -> str:
+    """'December 1, 2026' (the UTC date; the exact instant goes in the <time> element's datetime)."""
+    value = value.astimezone(timezone.utc)
+    return f"{MONTHS[value.month - 1]} {value.day}, {value.year}"
+
+
+def range_note(category: CategoryView, currency: str) -> str | None:
+    """What a system's tier prices and the top of its range mean; None when nothing needs saying.
+
+    Each tier shows its cheapest published option, so a range that ends above
+    the highest tier price reaches into larger or premium installs of the category.
+    """
+    tier_prices = [row["price"] for row in tier_rows(category) if row["price"] is not None]
+    if not tier_prices:
+        return None if category.price_low == category.price_high else "The price depends on the option you choose."
+    starts = "Good, Better and Best show where each option starts."
+    if category.price_high > max(tier_prices):
+        high = format_money(category.price_high, currency)
+        return f"{starts} Larger or premium installs in this category cost up to {high}."
+    return starts
+
+
+def display_url(url: str | None) -> str | None:
+    """'tudi.example/contact' for 'https://www.tudi.example/contact/?utm=x': the address a person types."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if not parts.netloc:
+        return url
+    host = parts.netloc.rsplit("@", 1)[-1]
+    host = host[4:] if host.lower().startswith("www.") else host
+    return host + parts.path.rstrip("/")
 
 
 def answer_sentence(view: CompanyView) -> str:

@@ -11,10 +11,11 @@ import pytest
 from sqlalchemy import update
 from werkzeug.serving import make_server
 
+from feeds.pages import display_url, human_date
 from mirror import state as st
 from mirror.models import Company
 from tests.surface_helpers import (
-    BASE_URL, PRICE_DESCRIPTION, add_company, extruct_graphs, graph_offer_prices, ld_json_blocks, money_value,
+    BASE_URL, DEFAULT_PRODUCTS, PRICE_DESCRIPTION, add_company, extruct_graphs, graph_offer_prices, ld_json_blocks, money_value,
     response_signature, set_settings, sync, validate_structured_data, visible_prices,
 )
 
@@ -59,7 +60,47 @@ def test_pricing_page_shows_the_view(upstream, mirror, client):
     assert page.find_class("price-description")[0].text_content() == PRICE_DESCRIPTION
     assert {a.get("href") for a in page.find_class("quote-cta")} == {f"{BASE_URL}/companies/{key}/quote"}
     assert page.xpath("//a[starts-with(@href, 'tel:')]/@href")[0] == "tel:+16365550134"
-    assert "Prices confirmed" in page.find_class("freshness")[0].text_content()
+    # The date as a person reads it; the exact instant stays machine-readable on <time>.
+    synced = client.get(f"/companies/{key}/pricing.json").get_json()["last_synced_at"]
+    [when] = page.find_class("freshness")[0].iter("time")
+    assert when.get("datetime") == synced
+    day = datetime.fromisoformat(synced.replace("Z", "+00:00"))
+    assert page.find_class("freshness")[0].text_content() == f"Prices last confirmed {day:%B} {day.day}, {day.year}."
+
+
+def test_pricing_page_explains_the_range_beside_the_tiers(upstream, mirror, client):
+    # A 5-ton Best above the cheapest Best: the range ends above every tier's starting price.
+    bigger = {"sku": "HP-BEST-5T", "name": "Heat pump, best, 5 ton", "category": DEFAULT_PRODUCTS[0]["category"],
+              "tier": "best", "price": "15200"}
+    key = add_company(upstream, products=(*DEFAULT_PRODUCTS, bigger))
+    sync(mirror)
+    page = lxml.html.fromstring(client.get(pricing(key)).get_data(as_text=True))
+    heat_pump = page.get_element_by_id("heat-pump-system")
+    assert heat_pump.find_class("range-label")[0].text_content() == "Installed price range"
+    assert heat_pump.find_class("range")[0].text_content() == "$8,500 – $15,200"
+    assert [td.text_content() for td in heat_pump.xpath(".//td[@data-tier]")] == ["$8,500", "$11,006", "$14,200.50"]
+    assert heat_pump.find_class("range-note")[0].text_content() == (
+        "Good, Better and Best show where each option starts. "
+        "Larger or premium installs in this category cost up to $15,200."
+    )
+    # One price is not a range, and a range ending at the Best price has no high end to explain.
+    softener = page.get_element_by_id("water-softener")
+    assert softener.find_class("range-label")[0].text_content() == "Installed price"
+    assert softener.find_class("range-note")[0].text_content() == "Good, Better and Best show where each option starts."
+    # Accessories: the option count under the name, not a column that squeezes it on a phone.
+    filters = page.get_element_by_id("air-filters")
+    assert filters.find_class("options")[0].text_content() == "2 options" and len(filters.findall("td")) == 2
+
+
+def test_dates_and_addresses_read_as_a_person_reads_them():
+    assert human_date(datetime(2026, 12, 1, 23, 59, tzinfo=timezone.utc)) == "December 1, 2026"
+    # The UTC date, whatever zone the instant arrives in.
+    assert human_date(datetime(2026, 2, 28, 20, 0, tzinfo=timezone(timedelta(hours=-5)))) == "March 1, 2026"
+    assert display_url("https://www.ridgeline.example/") == "ridgeline.example"
+    assert display_url("https://ridgeline.example/contact/?utm_source=x#top") == "ridgeline.example/contact"
+    # Whatever precedes an @ is not the host a person would be sent to.
+    assert display_url("https://ridgeline.example@evil.example/x") == "evil.example/x"
+    assert display_url(None) is None
 
 
 def test_pricing_page_has_no_javascript_and_loads_nothing_external(upstream, mirror, client):
@@ -191,6 +232,9 @@ def test_quote_page_shows_how_to_reach_the_contractor(upstream, mirror, client):
     assert "tel:+16365550134" in page.xpath("//a/@href")
     assert "(636) 555-0134" in page.text_content()
     assert {a.get("href") for a in page.find_class("website")} == {"https://ridgeline.example"}
+    assert page.xpath("//dd/a[contains(@class, 'website')]")[0].text_content() == "ridgeline.example"
+    assert page.xpath("//p[contains(@class, 'freshness-line')]/time/@datetime") == [
+        client.get(f"/companies/{key}/pricing.json").get_json()["last_synced_at"]]
     ranges = {
         row.find_class("category-name")[0].text_content(): [money_value(p) for p in row.find_class("range")[0].text_content().split("–")]
         for row in page.find_class("category")
