@@ -97,6 +97,9 @@ def make_app(database_url, upstream):
             "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
             "SCHEDULER_ENABLED": "false",
             "RATE_LIMIT_STORAGE_URI": "memory://",
+            # One test client is one address: give it the whole company budget, as a lone client had before
+            # the fair share; the tests of the share set their own (tests/test_hardening_limits.py).
+            "RATE_LIMIT_COMPANY_CLIENT_SHARE": "1",
             **overrides,
         }
         app = create_app(config)

@@ -166,7 +166,7 @@ def serve_app(database_url: str, upstream_url: str, *, public_base_url: str | No
     url = f"http://127.0.0.1:{server.server_port}"
     config = {"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": "demo-token",
               "PUBLIC_BASE_URL": public_base_url or url, "SCHEDULER_ENABLED": "false",
-              "RATE_LIMIT_STORAGE_URI": "memory://", **env}
+              "RATE_LIMIT_STORAGE_URI": "memory://", "RATE_LIMIT_COMPANY_CLIENT_SHARE": "1", **env}
     app = create_app(config)
     holder["app"] = app
     thread = threading.Thread(target=server.serve_forever, name="mcp-live", daemon=True)

@@ -99,7 +99,11 @@ def test_a_304_costs_nothing_and_a_conditional_200_costs_one(make_app, upstream,
 
 
 def test_the_default_share_and_ceiling(make_app):
-    limits = make_app().extensions["rate_limits"]  # RATE_LIMIT_PER_COMPANY 1000/hour
+    from mirror.config import Settings
+
+    # The test apps give their one client the whole budget (conftest); put the declared default back.
+    default_share = Settings.model_fields["rate_limit_company_client_share"].default
+    limits = make_app(RATE_LIMIT_COMPANY_CLIENT_SHARE=str(default_share)).extensions["rate_limits"]  # 1000/hour
     assert [(i.amount, i.GRANULARITY.name) for i in limits.per_company_client.items] == [(250, "hour")]
     assert [(i.amount, i.GRANULARITY.name) for i in limits.per_company.items] == [(2000, "hour")]
 
