@@ -87,11 +87,12 @@ def _pg_word(word: str, weights: str = "") -> str:
     return f"{word}:*{weights}" if len(word) >= PREFIX_FROM else (f"{word}:{weights}" if weights else word)
 
 
-def pg_term_query(term: Term, weights: str = "") -> str:
-    """to_tsquery text for one term (`weights` such as "A" restricts the fields)."""
+def pg_term_query(term: Term, weights: str = "", *, compact: bool = True) -> str:
+    """to_tsquery text for one term (`weights` such as "A" restricts the fields;
+    `compact` also matches the term's compact model form)."""
     every = " & ".join(_pg_word(part, weights) for part in term.parts)
-    if len(term.parts) == 1:
-        return every
+    if len(term.parts) == 1 or not compact:
+        return f"({every})"
     return f"({_pg_word(term.compact, weights)} | ({every}))"
 
 
@@ -122,12 +123,12 @@ def _fts_word(word: str) -> str:
     return f'"{word}"*' if len(word) >= PREFIX_FROM else f'"{word}"'
 
 
-def fts_term_query(term: Term) -> str:
-    """FTS5 MATCH text for one term."""
+def fts_term_query(term: Term, compact_column: str | None = "models_compact") -> str:
+    """FTS5 MATCH text for one term (its compact form is looked up in `compact_column`, if any)."""
     every = " AND ".join(_fts_word(part) for part in term.parts)
-    if len(term.parts) == 1:
-        return every
-    return f"(models_compact : {_fts_word(term.compact)} OR ({every}))"
+    if len(term.parts) == 1 or compact_column is None:
+        return f"({every})"
+    return f"({compact_column} : {_fts_word(term.compact)} OR ({every}))"
 
 
 def fts_any_query(terms: list[Term]) -> str:

@@ -12,6 +12,7 @@ import pytest
 from mirror.business_search import search_feed_businesses
 from mirror.catalog_search import search_catalog
 from mirror.fulltext import search_terms
+from tests.mcp_helpers import MCP_OFF, TUDI, seed_known_companies
 
 KEY = "rank-test"
 OTHER = "rank-other"
@@ -138,7 +139,32 @@ def test_query_terms_keep_model_chunks_together():
     assert [t.parts for t in search_terms("the a")] == [("the",), ("a",)]
 
 
-def test_business_search_ranks_name_then_trades_then_categories(ranked):
-    with ranked.mirror.Session() as session:
-        matches, total = search_feed_businesses(session, query="rank heating")
-    assert total >= 0  # companies without contact data are outside the feed; see test_mcp_tools
+@pytest.fixture
+def businesses(mirror, upstream):
+    """The MCP tests' known companies, and only those, synced; yields a search returning keys."""
+    for key in upstream.catalog.company_keys():
+        upstream.catalog.remove_company(key)
+    seed_known_companies(upstream.catalog)
+    assert mirror.sync().status == "success"
+
+    def search(query, **kwargs):
+        with mirror.Session() as session:
+            matches, total = search_feed_businesses(session, query=query, limit=20, **kwargs)
+        return [m.company.plugin_key for m in matches], total
+
+    return search
+
+
+def test_business_search_ranks_name_then_trades_then_categories(businesses):
+    assert businesses("tudi") == ([TUDI], 1)
+    assert businesses("mechanical tudi")[0][0] == TUDI  # both terms in the name
+    assert businesses("variant") == ([MCP_OFF], 1)  # the other variants are outside the feed
+    hvac, _ = businesses("hvac")
+    assert hvac == [TUDI, MCP_OFF]  # both have it in their trades: name order
+    assert businesses("plumbing")[0][0] == TUDI  # a trade outweighs a category another sells
+    assert businesses("thermostats")[0][0] == TUDI  # a category it sells, plural or not
+    assert businesses("thermostat")[0][0] == TUDI
+    assert businesses("zeppelin") == ([], 0)
+    assert businesses("tudi", postal_code="10001") == ([], 0)
+    assert businesses("tudi", category="central-ac") == ([TUDI], 1)
+    assert businesses("tudi", category="spaceships") == ([], 0)
