@@ -168,3 +168,25 @@ def test_business_search_ranks_name_then_trades_then_categories(businesses):
     assert businesses("tudi", postal_code="10001") == ([], 0)
     assert businesses("tudi", category="central-ac") == ([TUDI], 1)
     assert businesses("tudi", category="spaceships") == ([], 0)
+
+
+def test_the_migration_goes_down_and_up_and_rebuilds_the_index(ranked, database_url):
+    from alembic import command
+    from sqlalchemy import create_engine, inspect
+
+    from mirror.migrate import alembic_config
+
+    config = alembic_config(database_url)
+    command.check(config)  # models and migrations agree; the index is outside the ORM on purpose
+    command.downgrade(config, "0002")
+    engine = create_engine(database_url)
+    try:
+        schema = inspect(engine)
+        assert "search_vector" not in {c["name"] for c in schema.get_columns("products")}
+        assert not [t for t in schema.get_table_names() if t.endswith("_fts") or "_fts_" in t]
+    finally:
+        engine.dispose()
+    command.upgrade(config, "head")  # indexes the rows already there
+    command.check(config)
+    assert ranked("ML17XP1-036") == (["AC-LX-036", "AC-LX-0360"], 2)
+    assert ranked("lennox")[1] == 4
