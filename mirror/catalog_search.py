@@ -140,7 +140,10 @@ def _postgres_search(plugin_key: str, terms: list[ft.Term], dialect: str):
 def _sqlite_search(plugin_key: str, terms: list[ft.Term], dialect: str):
     fts = ft.FTS_TABLES["products"]
     rowid = literal_column("products.rowid")
-    hits = ft.fts_hits(fts, ft.fts_within(plugin_key, ft.fts_any_query(terms)), FTS_WEIGHTS, "any_match").subquery("hits")
+    # Materialised: the index is read once, then joined to the rows by rowid
+    # (as a plain subquery SQLite may re-run the MATCH for every product).
+    hits = ft.fts_hits(fts, ft.fts_within(plugin_key, ft.fts_any_query(terms)), FTS_WEIGHTS, "any_match")
+    hits = hits.cte("hits").prefix_with("MATERIALIZED")
     matched = sum(
         (ft.as_int(rowid.in_(ft.fts_rowids(fts, ft.fts_within(plugin_key, ft.fts_term_query(t)), f"term_{i}")))
          for i, t in enumerate(terms)),
