@@ -34,7 +34,7 @@ STOP_WORDS = ft.STOP_WORDS
 # same word repeated throughout a description.
 PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
 # bm25 weights, in the FTS5 column order of products_fts (migration 0003):
-# name, brand, models, models_compact, category, sku, tier, description, owner.
+# name, brand, models, models_compact, category, sku, tier, description, company_key.
 FTS_WEIGHTS = (10.0, 6.0, 10.0, 10.0, 2.0, 2.0, 2.0, 0.2, 0.0)
 
 

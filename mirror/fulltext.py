@@ -136,17 +136,17 @@ def fts_any_query(terms: list[Term]) -> str:
     return " OR ".join(fts_term_query(term) for term in terms)
 
 
-def fts_within(owner: str, expression: str) -> str:
+def fts_within(plugin_key: str, expression: str) -> str:
     """`expression` narrowed, inside the index, to one company's rows.
 
-    The `owner` column holds the plugin key; its words as a phrase let FTS5
+    The `company_key` column holds the plugin key; its words as a phrase let FTS5
     intersect posting lists instead of returning every company's matches.
     The caller still filters on the key itself (a phrase is not an equality).
     """
-    owner_words = words(owner)
-    if not owner_words:
+    key_words = words(plugin_key)
+    if not key_words:
         return expression
-    return f'owner : "{" ".join(owner_words)}" AND ({expression})'
+    return f'company_key : "{" ".join(key_words)}" AND ({expression})'
 
 
 def fts_rowids(fts_table: str, match: str, name: str):

@@ -101,7 +101,7 @@ def _sqlite_compact_models(row: str) -> str:
 # table -> (FTS5 columns, the values of a row `r` for them)
 _SQLITE_TABLES = {
     "products": (
-        "name, brand, models, models_compact, category, sku, tier, description, owner",
+        "name, brand, models, models_compact, category, sku, tier, description, company_key",
         lambda r: (
             f"{r}.name, {r}.brand, {r}.model_numbers, {_sqlite_compact_models(r)}, "
             f"{r}.category_name || ' ' || {r}.category_slug, {r}.sku, {r}.tier, {r}.description, {r}.plugin_key"
