@@ -28,8 +28,6 @@ from mirror import fulltext as ft
 from mirror.catalog import public_products_filter
 from mirror.models import Product
 
-MAX_TERMS = ft.MAX_TERMS
-STOP_WORDS = ft.STOP_WORDS
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
 # same word repeated throughout a description.
 PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
@@ -88,8 +86,7 @@ def search_catalog(
     if not terms:
         return CatalogSearch(hits=[], total=0, terms=[])
     dialect = session.get_bind().dialect.name
-    build = _postgres_search if dialect == "postgresql" else _sqlite_search
-    statement = build(plugin_key, terms, dialect)
+    statement = _postgres_search(terms) if dialect == "postgresql" else _sqlite_search(plugin_key, terms)
     filters = [public_products_filter(plugin_key)]
     if category_slug is not None:
         filters.append(Product.category_slug == category_slug)
@@ -120,7 +117,8 @@ def _exact_model(terms: list[ft.Term], dialect: str):
     return ft.as_int(exists(select(1).select_from(models).where(ft.normalised_model(value, dialect) == compact)))
 
 
-def _postgres_search(plugin_key: str, terms: list[ft.Term], dialect: str):
+def _postgres_search(terms: list[ft.Term]):
+    """Matches by the GIN index; ranked by terms matched, exact model, ts_rank_cd."""
     vector = ft.pg_vector("products")
     matched = sum(
         (ft.as_int(ft.pg_matches("products", ft.pg_term_query(t), f"term_{i}")) for i, t in enumerate(terms)),
@@ -128,7 +126,7 @@ def _postgres_search(plugin_key: str, terms: list[ft.Term], dialect: str):
     )
     rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector,
                            ft.pg_tsquery(ft.pg_any_query(terms), "any_term"))
-    exact = _exact_model(terms, dialect)
+    exact = _exact_model(terms, "postgresql")
     statement = select(*_COLUMNS, func.count().over().label("total")).where(
         ft.pg_matches("products", ft.pg_any_query(terms), "any_match")
     )
@@ -137,7 +135,8 @@ def _postgres_search(plugin_key: str, terms: list[ft.Term], dialect: str):
     )
 
 
-def _sqlite_search(plugin_key: str, terms: list[ft.Term], dialect: str):
+def _sqlite_search(plugin_key: str, terms: list[ft.Term]):
+    """Matches by FTS5 (within the company's rows); ranked by terms matched, exact model, bm25."""
     fts = ft.FTS_TABLES["products"]
     rowid = literal_column("products.rowid")
     # Materialised: the index is read once, then joined to the rows by rowid
@@ -149,7 +148,7 @@ def _sqlite_search(plugin_key: str, terms: list[ft.Term], dialect: str):
          for i, t in enumerate(terms)),
         start=literal_column("0"),
     )
-    exact = _exact_model(terms, dialect)
+    exact = _exact_model(terms, "sqlite")
     statement = select(*_COLUMNS, func.count().over().label("total")).join(hits, hits.c.rowid == rowid)
     return statement.order_by(
         matched.desc(), exact.desc(), hits.c.score, Product.price_cents, Product.name, Product.sku,

@@ -28,10 +28,11 @@ MAX_TERMS = 8
 PREFIX_FROM = 3  # shorter words match whole only ("13" is not "130")
 # Words that carry no product meaning in questions such as "what do air
 # filters cost?"; dropped unless nothing else is left.
-STOP_WORDS = frozenset(
-    "a an and any are can cost costs do does for have how i in installed is it me much my of on or "
-    "price prices show the to what which with you your".split()
-)
+STOP_WORDS = frozenset({
+    "a", "an", "and", "any", "are", "can", "cost", "costs", "do", "does", "for", "have", "how", "i", "in",
+    "installed", "is", "it", "me", "much", "my", "of", "on", "or", "price", "prices", "show", "the", "to",
+    "what", "which", "with", "you", "your",
+})
 _WORD_RE = re.compile(r"[^\W_]+")
 # The separators SQLite's trigger removes from model numbers (it has no
 # regexp_replace; migration 0003); Postgres removes every non-alphanumeric.
