@@ -46,22 +46,24 @@ def words(text_value: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Term:
-    """One query chunk: its words, all of which must match (or its compact model form)."""
+    """One query chunk: its words, all of which must match, or its compact model form."""
 
     parts: tuple[str, ...]
+    compact: str  # the chunk without separators, as compact model numbers are indexed
 
-    @property
-    def compact(self) -> str:
-        """The chunk without separators, as compact model numbers are indexed."""
-        return "".join(self.parts)
+    @classmethod
+    def of(cls, chunk_words: list[str]) -> "Term":
+        """A term from a chunk's words; a lone letter beside others (`tudi's`, `XC25-A`)
+        is left to the compact form rather than required as a word."""
+        parts = [w for w in chunk_words if not (len(w) == 1 and w.isalpha())] or chunk_words
+        return cls(parts=tuple(parts), compact="".join(chunk_words))
 
 
 def search_terms(query: str) -> list[Term]:
     """The distinct terms of a query, stop words dropped unless nothing else is left."""
-    chunks = [tuple(words(chunk)) for chunk in query.split()]
-    chunks = [parts for parts in chunks if parts]
-    meaningful = [p for p in chunks if not (len(p) == 1 and p[0] in STOP_WORDS)] or chunks
-    return [Term(parts) for parts in dict.fromkeys(meaningful)][:MAX_TERMS]
+    chunks = [Term.of(found) for found in map(words, query.split()) if found]
+    meaningful = [t for t in chunks if not (len(t.parts) == 1 and t.parts[0] in STOP_WORDS)] or chunks
+    return list(dict.fromkeys(meaningful))[:MAX_TERMS]
 
 
 def is_search_index_object(name: str | None, type_: str) -> bool:
@@ -92,7 +94,7 @@ def pg_term_query(term: Term, weights: str = "", *, compact: bool = True) -> str
     """to_tsquery text for one term (`weights` such as "A" restricts the fields;
     `compact` also matches the term's compact model form)."""
     every = " & ".join(_pg_word(part, weights) for part in term.parts)
-    if len(term.parts) == 1 or not compact:
+    if term.compact == term.parts[0] or not compact:
         return f"({every})"
     return f"({_pg_word(term.compact, weights)} | ({every}))"
 
@@ -127,7 +129,7 @@ def _fts_word(word: str) -> str:
 def fts_term_query(term: Term, compact_column: str | None = "models_compact") -> str:
     """FTS5 MATCH text for one term (its compact form is looked up in `compact_column`, if any)."""
     every = " AND ".join(_fts_word(part) for part in term.parts)
-    if len(term.parts) == 1 or compact_column is None:
+    if term.compact == term.parts[0] or compact_column is None:
         return f"({every})"
     return f"({compact_column} : {_fts_word(term.compact)} OR ({every}))"
 

@@ -101,6 +101,7 @@ def test_model_numbers_match_exactly_and_by_prefix(ranked):
     for prefix in ("ML17", "ml17xp1", "ML17XP1-03"):
         assert set(ranked(prefix)[0]) == {"AC-LX-036", "AC-LX-0360"}, prefix
     assert ranked("EL296V-080") == (["FURN-LX"], 1)
+    assert ranked("Lennox's furnace")[0][0] == "FURN-LX"  # a possessive's lone "s" is not required
 
 
 def test_ties_fall_back_to_price_then_name_then_sku(ranked):
@@ -137,6 +138,8 @@ def test_the_index_follows_each_sync(ranked):
 def test_query_terms_keep_model_chunks_together():
     assert [t.parts for t in search_terms("What do ML17XP1-036 filters cost?")] == [("ml17xp1", "036"), ("filters",)]
     assert [t.parts for t in search_terms("the a")] == [("the",), ("a",)]
+    assert [(t.parts, t.compact) for t in search_terms("Lennox's XC25-A")] == [
+        (("lennox",), "lennoxs"), (("xc25",), "xc25a")]
 
 
 @pytest.fixture
