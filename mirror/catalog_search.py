@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 
-from sqlalchemy import and_, exists, func, literal_column, select
+from sqlalchemy import Integer, String, and_, bindparam, exists, func, literal_column, select
 from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
@@ -86,17 +87,44 @@ def search_catalog(
     if not terms:
         return CatalogSearch(hits=[], total=0, terms=[])
     dialect = session.get_bind().dialect.name
-    statement = _postgres_search(terms) if dialect == "postgresql" else _sqlite_search(plugin_key, terms)
-    filters = [public_products_filter(plugin_key)]
-    if category_slug is not None:
-        filters.append(Product.category_slug == category_slug)
-    if tier is not None:
-        filters.append(Product.tier == tier)
-    if max_price_cents is not None:
-        filters.append(Product.price_cents <= max_price_cents)
-    rows = session.execute(statement.where(and_(*filters)).limit(limit)).all()
+    statement = _statement(dialect, len(terms), category_slug is not None, tier is not None,
+                           max_price_cents is not None)
+    params = {
+        "plugin_key": plugin_key, "category_slug": category_slug, "tier": tier,
+        "max_price_cents": max_price_cents, "limit": limit, "compact": "".join(t.compact for t in terms),
+        **_match_params(dialect, plugin_key, terms),
+    }
+    rows = session.execute(statement, params).all()
     total = rows[0].total if rows else 0
     return CatalogSearch(hits=[_hit(row) for row in rows], total=total, terms=query_terms(query))
+
+
+@lru_cache(maxsize=128)
+def _statement(dialect: str, term_count: int, by_category: bool, by_tier: bool, by_price: bool):
+    """The search statement for one shape of request, every value a bound parameter.
+
+    Built once per shape and reused: constructing it costs about as much as
+    the database takes to answer it.
+    """
+    build = _postgres_search if dialect == "postgresql" else _sqlite_search
+    filters = [public_products_filter(bindparam("plugin_key"))]
+    if by_category:
+        filters.append(Product.category_slug == bindparam("category_slug"))
+    if by_tier:
+        filters.append(Product.tier == bindparam("tier"))
+    if by_price:
+        filters.append(Product.price_cents <= bindparam("max_price_cents"))
+    return build(term_count).where(and_(*filters)).limit(bindparam("limit", type_=Integer))
+
+
+def _match_params(dialect: str, plugin_key: str, terms: list[ft.Term]) -> dict:
+    """The full-text query texts: any term (`any_match`) and each term (`term_i`)."""
+    if dialect == "postgresql":
+        any_text, each = ft.pg_any_query(terms), [ft.pg_term_query(t) for t in terms]
+    else:
+        any_text = ft.fts_within(plugin_key, ft.fts_any_query(terms))
+        each = [ft.fts_within(plugin_key, ft.fts_term_query(t)) for t in terms]
+    return {"any_match": any_text, **{f"term_{i}": text for i, text in enumerate(each)}}
 
 
 _COLUMNS = (
@@ -105,9 +133,9 @@ _COLUMNS = (
 )
 
 
-def _exact_model(terms: list[ft.Term], dialect: str):
-    """1 when one of the product's model numbers is the whole query, separators ignored."""
-    compact = "".join(term.compact for term in terms)
+def _exact_model(dialect: str):
+    """1 when one of the product's model numbers is the whole query (`compact`), separators ignored."""
+    compact = bindparam("compact", type_=String)
     if dialect == "postgresql":
         models = func.json_array_elements_text(Product.model_numbers).table_valued("value").alias("model")
         value = models.c.value
@@ -117,41 +145,36 @@ def _exact_model(terms: list[ft.Term], dialect: str):
     return ft.as_int(exists(select(1).select_from(models).where(ft.normalised_model(value, dialect) == compact)))
 
 
-def _postgres_search(terms: list[ft.Term]):
+def _postgres_search(term_count: int):
     """Matches by the GIN index; ranked by terms matched, exact model, ts_rank_cd."""
     vector = ft.pg_vector("products")
     matched = sum(
-        (ft.as_int(ft.pg_matches("products", ft.pg_term_query(t), f"term_{i}")) for i, t in enumerate(terms)),
+        (ft.as_int(ft.pg_matches("products", None, f"term_{i}")) for i in range(term_count)),
         start=literal_column("0"),
     )
-    rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector,
-                           ft.pg_tsquery(ft.pg_any_query(terms), "any_term"))
-    exact = _exact_model(terms, "postgresql")
-    statement = select(*_COLUMNS, func.count().over().label("total")).where(
-        ft.pg_matches("products", ft.pg_any_query(terms), "any_match")
-    )
+    any_match = ft.pg_tsquery(None, "any_match")
+    rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, any_match)
+    statement = select(*_COLUMNS, func.count().over().label("total")).where(vector.op("@@")(any_match))
     return statement.order_by(
-        matched.desc(), exact.desc(), rank.desc(), Product.price_cents, Product.name.collate("C"), Product.sku,
+        matched.desc(), _exact_model("postgresql").desc(), rank.desc(), Product.price_cents,
+        Product.name.collate("C"), Product.sku,
     )
 
 
-def _sqlite_search(plugin_key: str, terms: list[ft.Term]):
+def _sqlite_search(term_count: int):
     """Matches by FTS5 (within the company's rows); ranked by terms matched, exact model, bm25."""
     fts = ft.FTS_TABLES["products"]
     rowid = literal_column("products.rowid")
     # Materialised: the index is read once, then joined to the rows by rowid
     # (as a plain subquery SQLite may re-run the MATCH for every product).
-    hits = ft.fts_hits(fts, ft.fts_within(plugin_key, ft.fts_any_query(terms)), FTS_WEIGHTS, "any_match")
-    hits = hits.cte("hits").prefix_with("MATERIALIZED")
+    hits = ft.fts_hits(fts, None, FTS_WEIGHTS, "any_match").cte("hits").prefix_with("MATERIALIZED")
     matched = sum(
-        (ft.as_int(rowid.in_(ft.fts_rowids(fts, ft.fts_within(plugin_key, ft.fts_term_query(t)), f"term_{i}")))
-         for i, t in enumerate(terms)),
+        (ft.as_int(rowid.in_(ft.fts_rowids(fts, None, f"term_{i}"))) for i in range(term_count)),
         start=literal_column("0"),
     )
-    exact = _exact_model(terms, "sqlite")
     statement = select(*_COLUMNS, func.count().over().label("total")).join(hits, hits.c.rowid == rowid)
     return statement.order_by(
-        matched.desc(), exact.desc(), hits.c.score, Product.price_cents, Product.name, Product.sku,
+        matched.desc(), _exact_model("sqlite").desc(), hits.c.score, Product.price_cents, Product.name, Product.sku,
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Integer, bindparam, cast, func, literal_column, select, text
+from sqlalchemy import ColumnElement, Integer, String, bindparam, cast, func, literal_column, select, text
 
 TS_CONFIG = "mirror_search"
 VECTOR_COLUMN = "search_vector"
@@ -52,7 +52,7 @@ class Term:
     compact: str  # the chunk without separators, as compact model numbers are indexed
 
     @classmethod
-    def of(cls, chunk_words: list[str]) -> "Term":
+    def of(cls, chunk_words: list[str]) -> Term:
         """A term from a chunk's words; a lone letter beside others (`tudi's`, `XC25-A`)
         is left to the compact form rather than required as a word."""
         parts = [w for w in chunk_words if not (len(w) == 1 and w.isalpha())] or chunk_words
@@ -104,9 +104,9 @@ def pg_any_query(terms: list[Term]) -> str:
     return " | ".join(pg_term_query(term) for term in terms)
 
 
-def pg_tsquery(query_text: str, name: str) -> ColumnElement:
-    """`to_tsquery('mirror_search', :name)` bound to `query_text`."""
-    return func.to_tsquery(literal_column(f"'{TS_CONFIG}'::regconfig"), bindparam(name, query_text))
+def pg_tsquery(query_text: str | None, name: str) -> ColumnElement:
+    """`to_tsquery('mirror_search', :name)` bound to `query_text` (None: given at execution)."""
+    return func.to_tsquery(literal_column(f"'{TS_CONFIG}'::regconfig"), _bound(name, query_text))
 
 
 def pg_vector(table: str) -> ColumnElement:
@@ -114,7 +114,7 @@ def pg_vector(table: str) -> ColumnElement:
     return literal_column(f"{table}.{VECTOR_COLUMN}")
 
 
-def pg_matches(table: str, query_text: str, name: str) -> ColumnElement[bool]:
+def pg_matches(table: str, query_text: str | None, name: str) -> ColumnElement[bool]:
     """`table.search_vector @@ to_tsquery(...)`."""
     return pg_vector(table).op("@@")(pg_tsquery(query_text, name))
 
@@ -152,27 +152,32 @@ def fts_within(plugin_key: str, expression: str) -> str:
     return f'company_key : "{" ".join(key_words)}" AND ({expression})'
 
 
-def fts_rowids(fts_table: str, match: str, name: str):
-    """SELECT rowid FROM <fts_table> WHERE <fts_table> MATCH :name."""
+def fts_rowids(fts_table: str, match: str | None, name: str):
+    """SELECT rowid FROM <fts_table> WHERE <fts_table> MATCH :name (None: given at execution)."""
     return (
         select(literal_column("rowid"))
         .select_from(text(fts_table))
-        .where(text(f"{fts_table} MATCH :{name}").bindparams(bindparam(name, match)))
+        .where(text(f"{fts_table} MATCH :{name}").bindparams(_bound(name, match)))
     )
 
 
-def fts_hits(fts_table: str, match: str, weights: tuple[float, ...], name: str):
+def fts_hits(fts_table: str, match: str | None, weights: tuple[float, ...], name: str):
     """(rowid, score) of the rows matching, score = bm25 with per-column weights (lower is better)."""
     weight_list = ", ".join(repr(float(w)) for w in weights)
     return (
         select(literal_column("rowid").label("rowid"),
                literal_column(f"bm25({fts_table}, {weight_list})").label("score"))
         .select_from(text(fts_table))
-        .where(text(f"{fts_table} MATCH :{name}").bindparams(bindparam(name, match)))
+        .where(text(f"{fts_table} MATCH :{name}").bindparams(_bound(name, match)))
     )
 
 
 # --- shared -----------------------------------------------------------------------
+
+def _bound(name: str, value: str | None):
+    # A text parameter, with its value now or (None) from the execution's parameters.
+    return bindparam(name, value, type_=String) if value is not None else bindparam(name, type_=String)
+
 
 def normalised_model(value: ColumnElement, dialect: str) -> ColumnElement:
     """A model number as the index's compact form: lower case, separators removed."""
