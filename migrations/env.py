@@ -12,11 +12,17 @@ from sqlalchemy import text
 from mirror.config import load_settings, normalise_database_url
 from mirror.db import Base, make_engine
 from mirror import models  # noqa: F401  (registers the tables)
+from mirror.fulltext import is_search_index_object
 
 MIGRATION_LOCK_ID = 0x6D6967726174
 
 config = context.config
 target_metadata = Base.metadata
+
+
+def _include_object(_object, name, type_, reflected, compare_to) -> bool:
+    # The full-text index (migration 0003) lives outside the ORM metadata.
+    return not (reflected and compare_to is None and is_search_index_object(name, type_))
 
 
 def _url() -> str:
@@ -25,7 +31,8 @@ def _url() -> str:
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True)
+    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True,
+                      include_object=_include_object)
     with context.begin_transaction():
         context.run_migrations()
 
@@ -38,7 +45,8 @@ def run_migrations_online() -> None:
             connection.execute(text("SET lock_timeout = '10s'"))
             connection.execute(text("SELECT pg_advisory_lock(:id)"), {"id": MIGRATION_LOCK_ID})
             connection.commit()
-        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=not postgres)
+        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=not postgres,
+                          include_object=_include_object)
         with context.begin_transaction():
             context.run_migrations()
         if postgres:

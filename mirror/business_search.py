@@ -3,15 +3,20 @@
 The provider MCP server answers for exactly the companies the business feed
 lists (`Company.in_feed`: public, quote and feed switches on, complete contact
 data), so every query here starts from that flag and nothing else.
+
+Keywords are matched by the database's full-text index (mirror/fulltext.py):
+each query term scores 3 when it is in the business's name, else 2 in its
+trades, else 1 in the categories it sells (its offer groups), stemmed and by
+prefix like the catalog search.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import case, exists, literal_column, select
 from sqlalchemy.orm import Session
 
-from mirror.catalog_search import query_terms
+from mirror import fulltext as ft
 from mirror.models import Company, OfferGroup
 
 _MAX_KEY = 128
@@ -48,25 +53,24 @@ def search_feed_businesses(
     first `limit` matches (best query match first, then by name and key) and
     the number of matches in all.
     """
-    companies = session.scalars(
-        select(Company).where(Company.in_feed.is_(True), Company.is_public.is_(True))
-        .order_by(Company.name, Company.plugin_key)
-    ).all()
+    terms = ft.search_terms(query) if query else []
+    statement = select(Company).where(Company.in_feed.is_(True), Company.is_public.is_(True))
+    score = _query_score(session.get_bind().dialect.name, terms) if terms else None
+    if score is not None:
+        statement = statement.add_columns(score).where(score > 0)
+    rows = session.execute(statement.order_by(Company.name, Company.plugin_key)).all()
+    scored = [(row[0], row[1] if score is not None else 0) for row in rows]
     if postal_code is not None:
-        companies = [c for c in companies if postal_code in (c.service_postal_codes or [])]
-    groups = _groups_of(session, [c.plugin_key for c in companies])
+        scored = [(c, s) for c, s in scored if postal_code in (c.service_postal_codes or [])]
+    groups = _groups_of(session, [c.plugin_key for c, _ in scored])
     wanted = _category_matcher(category)
-    terms = query_terms(query) if query else []
     matches = []
-    for company in companies:
+    for company, points in scored:
         own = groups.get(company.plugin_key, [])
         group = next((g for g in own if wanted(g)), None) if category is not None else None
         if category is not None and group is None:
             continue
-        score = _query_score(company, own, terms)
-        if terms and score == 0:
-            continue
-        matches.append((-score, BusinessMatch(company=company, group=group, category_count=len(own))))
+        matches.append((-points, BusinessMatch(company=company, group=group, category_count=len(own))))
     matches.sort(key=lambda pair: pair[0])  # stable: name order kept within a score
     return [m for _, m in matches[:limit]], len(matches)
 
@@ -87,16 +91,36 @@ def _category_matcher(category: str | None):
     return lambda group: group.category_slug == wanted or group.category_name.lower() == wanted
 
 
-def _query_score(company: Company, groups: list[OfferGroup], terms: list[str]) -> int:
-    """Terms found in the name count most, then trades, then the categories sold."""
-    if not terms:
-        return 0
-    name = set(query_terms(company.name))
-    trades = {t.lower() for t in company.trades or []}
-    categories = set()
-    for group in groups:
-        categories |= set(query_terms(f"{group.category_name} {group.category_slug}"))
-    score = 0
-    for term in terms:
-        score += 3 if term in name else 2 if term in trades else 1 if term in categories else 0
-    return score
+def _query_score(dialect: str, terms: list[ft.Term]):
+    """Per term: 3 in the name, else 2 in the trades, else 1 in a category sold; summed, in SQL."""
+    points = []
+    for i, term in enumerate(terms):
+        name, trades, category = _term_matches(dialect, term, i)
+        points.append(case((name, 3), (trades, 2), (category, 1), else_=0))
+    return sum(points, start=literal_column("0")).label("score")
+
+
+def _term_matches(dialect: str, term: ft.Term, i: int):
+    """(in the name, in the trades, in a category sold) for one term."""
+    if dialect == "postgresql":
+        query = ft.pg_term_query(term, compact=False)
+        in_category = exists().where(
+            OfferGroup.plugin_key == Company.plugin_key,
+            ft.pg_matches("offer_groups", query, f"category_{i}"),
+        )
+        return (
+            ft.pg_matches("companies", ft.pg_term_query(term, "A", compact=False), f"name_{i}"),
+            ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), f"trades_{i}"),
+            in_category,
+        )
+    query = ft.fts_term_query(term, compact_column=None)
+    rowid = literal_column("companies.rowid")
+    companies_fts, groups_fts = ft.FTS_TABLES["companies"], ft.FTS_TABLES["offer_groups"]
+    sellers = select(OfferGroup.plugin_key).where(
+        literal_column("offer_groups.rowid").in_(ft.fts_rowids(groups_fts, query, f"category_{i}"))
+    )
+    return (
+        rowid.in_(ft.fts_rowids(companies_fts, f"name : {query}", f"name_{i}")),
+        rowid.in_(ft.fts_rowids(companies_fts, f"trades : {query}", f"trades_{i}")),
+        Company.plugin_key.in_(sellers),
+    )

@@ -1,62 +1,40 @@
 """Catalog search for one company: its public products ranked by relevance.
 
-The database narrows the catalog to the public products (mirror.catalog's
-rule) that mention at least one query term anywhere (a case-insensitive LIKE
-per term, so a 5,000-product catalog never crosses the wire whole for a
-selective query); Python then scores the candidates. A term found in the
-name, brand or model numbers outweighs one found only in the description, and
-products matching every term rank above products matching some, so "lennox
-furnace" lists Lennox furnaces first.
-Ties fall back to price, then name, then SKU, so the order is stable.
+The database's full-text index does the work (mirror/fulltext.py; built by
+migration 0003): Postgres ranks with `ts_rank_cd` over a weighted tsvector
+under a GIN index, SQLite with FTS5's `bm25` and per-column weights. One
+statement returns the page of hits and the number of matches, whatever the
+catalog size; only mirror.catalog's rule decides which products are searched.
+
+The order, best first:
+1. products matching more of the query's terms ("lennox furnace" lists
+   Lennox furnaces before other Lennox products);
+2. a model number equal to the whole query, separators ignored
+   (`ML17XP1-036`, `ml17xp1036`);
+3. relevance: a word in the name or model numbers (weight A), the brand (B),
+   the category, SKU or tier (C) outweighs one only in the description (D);
+4. then price, name and SKU, so ties are stable.
+Words are stemmed (filters = filter) and match by prefix from three letters.
 """
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 
-from sqlalchemy import String, and_, cast, func, or_, select
+from sqlalchemy import Integer, String, and_, bindparam, exists, func, literal_column, select
 from sqlalchemy.orm import Session
 
+from mirror import fulltext as ft
 from mirror.catalog import public_products_filter
 from mirror.models import Product
 
-MAX_TERMS = 8
-# Words that carry no product meaning in questions such as "what do air
-# filters cost?"; dropped unless nothing else is left.
-STOP_WORDS = frozenset(
-    "a an and any are can cost costs do does for have how i in installed is it me much my of on or "
-    "price prices show the to what which with you your".split()
-)
-_WORD_RE = re.compile(r"[a-z0-9]+")
-
-# Points per term by where it matched: (whole word, word prefix); fields in
-# descending order of their whole-word points, so scoring can stop early.
-_FIELDS = (
-    ("model", 12, 6),
-    ("name", 10, 6),
-    ("brand", 8, 5),
-    ("tier", 6, 0),
-    ("category", 5, 3),
-    ("sku", 5, 3),
-    ("description", 2, 1),
-)
-
-
-@dataclass(frozen=True)
-class _Term:
-    """A query term with its matchers (a plural s/es is allowed on a whole word)."""
-
-    text: str
-    word: re.Pattern
-    prefix: re.Pattern | None
-
-    @classmethod
-    def of(cls, text: str) -> "_Term":
-        edge = r"(?<![a-z0-9])" + re.escape(text)
-        prefix = re.compile(edge) if len(text) >= 3 else None
-        return cls(text=text, word=re.compile(edge + r"(?:e?s)?(?![a-z0-9])"), prefix=prefix)
+# ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
+# same word repeated throughout a description.
+PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
+# bm25 weights, in the FTS5 column order of products_fts (migration 0003):
+# name, brand, models, models_compact, category, sku, tier, description, company_key.
+FTS_WEIGHTS = (10.0, 6.0, 10.0, 10.0, 2.0, 2.0, 2.0, 0.2, 0.0)
 
 
 @dataclass(frozen=True)
@@ -84,18 +62,9 @@ class CatalogSearch:
     terms: list[str]
 
 
-def stem(word: str) -> str:
-    """A crude plural fold (filters -> filter) so singular and plural meet."""
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def query_terms(query: str) -> list[str]:
-    """The distinct, stemmed, lower-case terms of a query (stop words dropped when possible)."""
-    words = [stem(w) for w in _WORD_RE.findall(query.lower())]
-    meaningful = [w for w in words if w not in STOP_WORDS] or words
-    return list(dict.fromkeys(meaningful))[:MAX_TERMS]
+    """The distinct lower-case words of a query's terms (stop words dropped when possible)."""
+    return list(dict.fromkeys(part for term in ft.search_terms(query) for part in term.parts))
 
 
 def price_to_cents_floor(amount: float | int | Decimal) -> int:
@@ -114,99 +83,103 @@ def search_catalog(
     limit: int = 10,
 ) -> CatalogSearch:
     """Public products of one company matching `query`, best first."""
-    terms = query_terms(query)
+    terms = ft.search_terms(query)
     if not terms:
         return CatalogSearch(hits=[], total=0, terms=[])
-    matchers = [_Term.of(term) for term in terms]
-    phrase = " ".join(_WORD_RE.findall(query.lower()))
-    compact = phrase.replace(" ", "")
-    scored = []
-    for row in session.execute(_candidates(plugin_key, terms, category_slug, tier, max_price_cents)):
-        matched, points = _score(row, matchers, phrase, compact)
-        if matched:
-            scored.append(((-matched, -points, row.price_cents, row.name, row.sku), row))
-    scored.sort(key=lambda pair: pair[0])
-    return CatalogSearch(hits=[_hit(row) for _, row in scored[:limit]], total=len(scored), terms=terms)
-
-
-def _candidates(plugin_key: str, terms: list[str], category_slug, tier, max_price_cents):
-    """Public products of the company that mention any term in any searched field."""
-    # Model numbers come back as their JSON text: decoding thousands of lists
-    # costs more than scoring them, and only the returned hits need a list.
-    models_text = cast(Product.model_numbers, String)
-    columns = (
-        Product.sku, Product.name, Product.brand, Product.category_name, Product.category_slug,
-        Product.category_kind, Product.tier, Product.price_cents, models_text.label("models_text"),
-        Product.description,
-    )
-    # One lower-cased haystack per row, so each term costs one LIKE.
-    haystack = func.lower(
-        Product.name + " " + func.coalesce(Product.brand, "") + " " + Product.category_name + " "
-        + func.coalesce(Product.description, "") + " " + Product.sku + " " + func.coalesce(models_text, "")
-    )
-    mentions = or_(*(haystack.contains(term, autoescape=True) for term in terms))
-    filters = [public_products_filter(plugin_key), mentions]
-    if category_slug is not None:
-        filters.append(Product.category_slug == category_slug)
-    if tier is not None:
-        filters.append(Product.tier == tier)
-    if max_price_cents is not None:
-        filters.append(Product.price_cents <= max_price_cents)
-    return select(*columns).where(and_(*filters))
-
-
-def _models(row) -> list[str]:
-    try:
-        models = json.loads(row.models_text or "[]")
-    except ValueError:
-        return []
-    return [m for m in models if isinstance(m, str)] if isinstance(models, list) else []
-
-
-def _texts(row) -> dict[str, str]:
-    return {
-        "model": (row.models_text or "").lower(),
-        "name": row.name.lower(),
-        "brand": (row.brand or "").lower(),
-        "tier": row.tier or "",
-        "category": f"{row.category_name} {row.category_slug}".lower(),
-        "sku": row.sku.lower(),
-        "description": (row.description or "").lower(),
+    dialect = session.get_bind().dialect.name
+    statement = _statement(dialect, len(terms), category_slug is not None, tier is not None,
+                           max_price_cents is not None)
+    params = {
+        "plugin_key": plugin_key, "category_slug": category_slug, "tier": tier,
+        "max_price_cents": max_price_cents, "limit": limit, "compact": "".join(t.compact for t in terms),
+        **_match_params(dialect, plugin_key, terms),
     }
+    rows = session.execute(statement, params).all()
+    total = rows[0].total if rows else 0
+    return CatalogSearch(hits=[_hit(row) for row in rows], total=total, terms=query_terms(query))
 
 
-def _term_points(term: _Term, texts: dict[str, str]) -> int:
-    """The points of the best field a term matches in (0 when none)."""
-    best = 0
-    for field, word_points, prefix_points in _FIELDS:
-        if word_points <= best:
-            break  # no later field can beat what we have
-        text = texts[field]
-        if term.text not in text:  # a cheap substring test before any regex
-            continue
-        if term.word.search(text):
-            best = word_points
-        elif term.prefix is not None and prefix_points > best and term.prefix.search(text):
-            best = prefix_points
-    return best
+@lru_cache(maxsize=128)
+def _statement(dialect: str, term_count: int, by_category: bool, by_tier: bool, by_price: bool):
+    """The search statement for one shape of request, every value a bound parameter.
+
+    Built once per shape and reused: constructing it costs about as much as
+    the database takes to answer it.
+    """
+    build = _postgres_search if dialect == "postgresql" else _sqlite_search
+    filters = [public_products_filter(bindparam("plugin_key"))]
+    if by_category:
+        filters.append(Product.category_slug == bindparam("category_slug"))
+    if by_tier:
+        filters.append(Product.tier == bindparam("tier"))
+    if by_price:
+        filters.append(Product.price_cents <= bindparam("max_price_cents"))
+    return build(term_count).where(and_(*filters)).limit(bindparam("limit", type_=Integer))
 
 
-def _score(row, terms: list[_Term], phrase: str, compact: str) -> tuple[int, int]:
-    """(number of terms matched, points); a term counts once, where it matched best."""
-    texts = _texts(row)
-    matched = points = 0
-    for term in terms:
-        best = _term_points(term, texts)
-        if best:
-            matched += 1
-            points += best
-    if matched and len(terms) > 1 and phrase in texts["name"]:
-        points += 8  # the whole query as a phrase in the name
-    if compact and terms[0].text in texts["model"] and any(
-        compact == "".join(_WORD_RE.findall(m.lower())) for m in _models(row)
-    ):
-        points += 20  # exactly a model number
-    return matched, points
+def _match_params(dialect: str, plugin_key: str, terms: list[ft.Term]) -> dict:
+    """The full-text query texts: any term (`any_match`) and each term (`term_i`)."""
+    if dialect == "postgresql":
+        any_text, each = ft.pg_any_query(terms), [ft.pg_term_query(t) for t in terms]
+    else:
+        any_text = ft.fts_within(plugin_key, ft.fts_any_query(terms))
+        each = [ft.fts_within(plugin_key, ft.fts_term_query(t)) for t in terms]
+    return {"any_match": any_text, **{f"term_{i}": text for i, text in enumerate(each)}}
+
+
+_COLUMNS = (
+    Product.sku, Product.name, Product.brand, Product.category_name, Product.category_slug,
+    Product.category_kind, Product.tier, Product.price_cents, Product.model_numbers, Product.description,
+)
+
+
+def _exact_model(dialect: str):
+    """1 when one of the product's model numbers is the whole query (`compact`), separators ignored."""
+    compact = bindparam("compact", type_=String)
+    if dialect == "postgresql":
+        models = func.json_array_elements_text(Product.model_numbers).table_valued("value").alias("model")
+        value = models.c.value
+    else:
+        models = func.json_each(Product.model_numbers).table_valued("value", "type").alias("model")
+        value = models.c.value
+    return ft.as_int(exists(select(1).select_from(models).where(ft.normalised_model(value, dialect) == compact)))
+
+
+def _postgres_search(term_count: int):
+    """Matches by the GIN index; ranked by terms matched, exact model, ts_rank_cd."""
+    vector = ft.pg_vector("products")
+    matched = sum(
+        (ft.as_int(ft.pg_matches("products", None, f"term_{i}")) for i in range(term_count)),
+        start=literal_column("0"),
+    )
+    any_match = ft.pg_tsquery(None, "any_match")
+    rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, any_match)
+    statement = select(*_COLUMNS, func.count().over().label("total")).where(vector.op("@@")(any_match))
+    return statement.order_by(
+        matched.desc(), _exact_model("postgresql").desc(), rank.desc(), Product.price_cents,
+        Product.name.collate("C"), Product.sku,
+    )
+
+
+def _sqlite_search(term_count: int):
+    """Matches by FTS5 (within the company's rows); ranked by terms matched, exact model, bm25."""
+    fts = ft.FTS_TABLES["products"]
+    rowid = literal_column("products.rowid")
+    # Materialised: the index is read once, then joined to the rows by rowid
+    # (as a plain subquery SQLite may re-run the MATCH for every product).
+    hits = ft.fts_hits(fts, None, FTS_WEIGHTS, "any_match").cte("hits").prefix_with("MATERIALIZED")
+    matched = sum(
+        (ft.as_int(rowid.in_(ft.fts_rowids(fts, None, f"term_{i}"))) for i in range(term_count)),
+        start=literal_column("0"),
+    )
+    statement = select(*_COLUMNS, func.count().over().label("total")).join(hits, hits.c.rowid == rowid)
+    return statement.order_by(
+        matched.desc(), _exact_model("sqlite").desc(), hits.c.score, Product.price_cents, Product.name, Product.sku,
+    )
+
+
+def _models(value) -> list[str]:
+    return [m for m in value if isinstance(m, str)] if isinstance(value, list) else []
 
 
 def _hit(row) -> CatalogHit:
@@ -214,6 +187,6 @@ def _hit(row) -> CatalogHit:
         sku=row.sku, name=row.name, brand=row.brand, category_name=row.category_name,
         category_slug=row.category_slug, category_kind=row.category_kind, tier=row.tier,
         price_cents=row.price_cents,
-        model_numbers=_models(row),
+        model_numbers=_models(row.model_numbers),
         description=row.description,
     )

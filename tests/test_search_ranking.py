@@ -1,0 +1,195 @@
+"""Search ranking on the database's full-text index, pinned on a fixed catalog.
+
+A demo upstream holds the catalog below; the mirror syncs it and the same
+answers must come back on SQLite (FTS5, bm25) and Postgres (tsvector, GIN,
+ts_rank_cd). The index is written by the sync's own transaction, so the tests
+also change and remove products and sync again.
+"""
+from __future__ import annotations
+
+import pytest
+
+from mirror.business_search import search_feed_businesses
+from mirror.catalog_search import search_catalog
+from mirror.fulltext import search_terms
+from tests.mcp_helpers import MCP_OFF, TUDI, seed_known_companies
+
+KEY = "rank-test"
+OTHER = "rank-other"
+
+# sku: (name, brand, models, price, description, published)
+CATALOG = {
+    "AC-LX-036": ("Lennox 16 SEER2 Air Conditioner", "Lennox", ["ML17XP1-036"], "9000.00",
+                  "Quiet outdoor unit.", True),
+    "AC-LX-0360": ("Lennox Air Conditioner, variant", "Lennox", ["ML17XP1-0360"], "8000.00",
+                   "Quiet outdoor unit.", True),
+    "FURN-LX": ("Lennox Gas Furnace", "Lennox", ["EL296V-080"], "5000.00", "Efficient heat.", True),
+    "FURN-GM": ("Goodman Gas Furnace", "Goodman", ["GR9S800603"], "100.00",
+                "Works with Lennox thermostats.", True),
+    "WH-RH": ("Rheem Water Heater", "Rheem", ["XE50T10"], "900.00",
+              "Not a furnace. " + "furnace " * 30, True),
+    "FLT-1": ("Pleated Air Filter 16x25x1", None, [], "20.00", "One filter.", True),
+    "FLT-6": ("Air Filters, six pack", None, [], "90.00", "Six filters.", True),
+    "TW-2": ("Twin Thermostat", "Honeywell", [], "150.00", "Same.", True),
+    "TW-1": ("Twin Thermostat", "Honeywell", [], "150.00", "Same.", True),
+    "TW-0": ("Twin Thermostat", "Honeywell", [], "140.00", "Same.", True),
+    "HIDDEN": ("Lennox Secret Furnace", "Lennox", ["ML17XP1-036"], "100.00", "Unpublished.", False),
+    "FREE": ("Lennox Free Furnace", "Lennox", ["ML17XP1-036"], "0.00", "Zero price.", True),
+}
+
+
+def _product(catalog, key, sku, name, brand, models, price, description, published):
+    catalog.set_product(
+        key, sku, name=name, category={"name": "HVAC Equipment", "slug": "hvac-equipment", "kind": "system"},
+        tier=None, brand=brand, model_numbers=models, price=price, description=description,
+        published=published, image_url=None, specs={}, cost="1.00",
+    )
+
+
+@pytest.fixture
+def ranked(mirror, upstream):
+    """The fixed catalog synced into the mirror; yields a search function."""
+    catalog = upstream.catalog
+    for key, name in ((KEY, "Rank Test Heating"), (OTHER, "Other Cooling")):
+        catalog.add_company(products=0, plugin_key=key, name=name, status="active", storefront_live=True)
+    for sku, fields in CATALOG.items():
+        _product(catalog, KEY, sku, *fields)
+    _product(catalog, OTHER, "AC-OTHER", "Lennox Air Conditioner", "Lennox", ["ML17XP1-036"], "1.00", "", True)
+    result = mirror.sync()
+    assert result.status == "success", result.error
+
+    def search(query, key=KEY, **kwargs):
+        with mirror.Session() as session:
+            found = search_catalog(session, key, query, limit=kwargs.pop("limit", 50), **kwargs)
+        return [hit.sku for hit in found.hits], found.total
+
+    search.mirror = mirror
+    search.catalog = catalog
+    return search
+
+
+def test_a_name_or_brand_word_outweighs_one_only_in_the_description(ranked):
+    skus, total = ranked("lennox")
+    assert skus[-1] == "FURN-GM"  # the cheapest, but Lennox only in its description
+    assert set(skus[:-1]) == {"AC-LX-036", "AC-LX-0360", "FURN-LX"} and total == 4
+
+
+def test_a_description_repeating_a_word_stays_below_a_name_match(ranked):
+    skus, total = ranked("furnace")
+    assert skus[-1] == "WH-RH" and set(skus[:-1]) == {"FURN-GM", "FURN-LX"} and total == 3
+
+
+def test_matching_every_term_ranks_above_matching_some(ranked):
+    skus, total = ranked("lennox furnace")
+    assert skus[0] == "FURN-LX"
+    assert set(skus[1:]) == {"AC-LX-036", "AC-LX-0360", "FURN-GM", "WH-RH"} and total == 5
+
+
+def test_plural_and_singular_forms_match(ranked):
+    singular, _ = ranked("filter")
+    plural, _ = ranked("filters")
+    assert set(singular) == set(plural) == {"FLT-1", "FLT-6"}
+    assert ranked("air filter 16x25x1")[0][0] == "FLT-1"
+    assert ranked("furnaces")[0] == ranked("furnace")[0]
+
+
+def test_model_numbers_match_exactly_and_by_prefix(ranked):
+    exact, _ = ranked("ML17XP1-036")
+    assert exact == ["AC-LX-036", "AC-LX-0360"]  # the exact model first, though dearer
+    assert ranked("ml17xp1036")[0] == ["AC-LX-036", "AC-LX-0360"]
+    assert ranked("ML17XP1-0360")[0][0] == "AC-LX-0360"
+    for prefix in ("ML17", "ml17xp1", "ML17XP1-03"):
+        assert set(ranked(prefix)[0]) == {"AC-LX-036", "AC-LX-0360"}, prefix
+    assert ranked("EL296V-080") == (["FURN-LX"], 1)
+    assert ranked("Lennox's furnace")[0][0] == "FURN-LX"  # a possessive's lone "s" is not required
+
+
+def test_ties_fall_back_to_price_then_name_then_sku(ranked):
+    # Three products alike but for price, name or SKU; a fourth matches one term.
+    assert ranked("twin thermostat") == (["TW-0", "TW-1", "TW-2", "FURN-GM"], 4)
+
+
+def test_only_public_products_of_the_company_are_searched(ranked):
+    everything = ranked("lennox furnace secret free", limit=50)[0]
+    assert not {"HIDDEN", "FREE", "AC-OTHER"} & set(everything)
+    assert ranked("lennox", key=OTHER) == (["AC-OTHER"], 1)
+    assert ranked("zeppelin") == ([], 0) and ranked("   ") == ([], 0)
+
+
+def test_filters_and_limit(ranked):
+    skus, total = ranked("lennox", max_price_cents=800000)
+    assert set(skus[:2]) == {"AC-LX-0360", "FURN-LX"} and skus[2:] == ["FURN-GM"] and total == 3
+    skus, total = ranked("lennox", limit=1)
+    assert len(skus) == 1 and total == 4
+
+
+def test_the_index_follows_each_sync(ranked):
+    _product(ranked.catalog, KEY, "FURN-LX", "Lennox Boiler", "Lennox", ["EL296V-080"], "5000.00", "Hot water.",
+             True)
+    ranked.catalog.delete_product(KEY, "FURN-GM")
+    _product(ranked.catalog, KEY, "NEW-1", "Zeppelin Furnace", None, [], "10.00", "", True)
+    assert ranked.mirror.sync().status == "success"
+    assert ranked("furnace") == (["NEW-1", "WH-RH"], 2)
+    assert ranked("boiler") == (["FURN-LX"], 1)
+    assert ranked.mirror.sync(full=True).status == "success"
+    assert ranked("furnace") == (["NEW-1", "WH-RH"], 2)
+
+
+def test_query_terms_keep_model_chunks_together():
+    assert [t.parts for t in search_terms("What do ML17XP1-036 filters cost?")] == [("ml17xp1", "036"), ("filters",)]
+    assert [t.parts for t in search_terms("the a")] == [("the",), ("a",)]
+    assert [(t.parts, t.compact) for t in search_terms("Lennox's XC25-A")] == [
+        (("lennox",), "lennoxs"), (("xc25",), "xc25a")]
+
+
+@pytest.fixture
+def businesses(mirror, upstream):
+    """The MCP tests' known companies, and only those, synced; yields a search returning keys."""
+    for key in upstream.catalog.company_keys():
+        upstream.catalog.remove_company(key)
+    seed_known_companies(upstream.catalog)
+    assert mirror.sync().status == "success"
+
+    def search(query, **kwargs):
+        with mirror.Session() as session:
+            matches, total = search_feed_businesses(session, query=query, limit=20, **kwargs)
+        return [m.company.plugin_key for m in matches], total
+
+    return search
+
+
+def test_business_search_ranks_name_then_trades_then_categories(businesses):
+    assert businesses("tudi") == ([TUDI], 1)
+    assert businesses("mechanical tudi")[0][0] == TUDI  # both terms in the name
+    assert businesses("variant") == ([MCP_OFF], 1)  # the other variants are outside the feed
+    hvac, _ = businesses("hvac")
+    assert hvac == [TUDI, MCP_OFF]  # both have it in their trades: name order
+    assert businesses("plumbing")[0][0] == TUDI  # a trade outweighs a category another sells
+    assert businesses("thermostats")[0][0] == TUDI  # a category it sells, plural or not
+    assert businesses("thermostat")[0][0] == TUDI
+    assert businesses("zeppelin") == ([], 0)
+    assert businesses("tudi", postal_code="10001") == ([], 0)
+    assert businesses("tudi", category="central-ac") == ([TUDI], 1)
+    assert businesses("tudi", category="spaceships") == ([], 0)
+
+
+def test_the_migration_goes_down_and_up_and_rebuilds_the_index(ranked, database_url):
+    from alembic import command
+    from sqlalchemy import create_engine, inspect
+
+    from mirror.migrate import alembic_config
+
+    config = alembic_config(database_url)
+    command.check(config)  # models and migrations agree; the index is outside the ORM on purpose
+    command.downgrade(config, "0002")
+    engine = create_engine(database_url)
+    try:
+        schema = inspect(engine)
+        assert "search_vector" not in {c["name"] for c in schema.get_columns("products")}
+        assert not [t for t in schema.get_table_names() if t.endswith("_fts") or "_fts_" in t]
+    finally:
+        engine.dispose()
+    command.upgrade(config, "head")  # indexes the rows already there
+    command.check(config)
+    assert ranked("ML17XP1-036") == (["AC-LX-036", "AC-LX-0360"], 2)
+    assert ranked("lennox")[1] == 4
