@@ -10,6 +10,8 @@ import json
 from collections import defaultdict
 from typing import Iterable
 
+import orjson
+
 from mirror.catalog import is_public_product
 from mirror.records import TIERS
 
@@ -76,3 +78,20 @@ def stable_hash(value, length: int = 32) -> str:
     """A hex digest of a JSON-serialisable value, independent of key order."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def record_hash(values: dict) -> str:
+    """The change-detection hash of one stored record's values (32 hex digits).
+
+    The sync computes one per record it reads, so this is `stable_hash`'s
+    job done by orjson (sorted keys; several times faster). A value orjson
+    cannot serialise (an integer beyond 64 bits) is hashed by `stable_hash`.
+    The two spell some values differently; a mirror synced before orjson
+    sees each record as changed once, at its next sync, and writes it again
+    (no public body changes: the content version is still `stable_hash`).
+    """
+    try:
+        text = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError
+        return stable_hash(values)
+    return hashlib.sha256(text).hexdigest()[:32]

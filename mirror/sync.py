@@ -16,21 +16,24 @@ Walk order (docs/contracts/upstream.md):
 """
 from __future__ import annotations
 
+import json
 import logging
 import queue
+import sys
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator
 
-from sqlalchemy import JSON, delete, insert, select, tuple_, update
+import orjson
+from sqlalchemy import JSON, delete, insert, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from mirror import state as st
 from mirror.businesses import feed_hash
 from mirror.lock import sync_lock
 from mirror.models import Company, OfferGroup, Product, SyncRun
-from mirror.offers import build_offer_groups, content_version, stable_hash
+from mirror.offers import build_offer_groups, content_version, record_hash
 from mirror.records import (
     CompanyRecord,
     InvalidRecord,
@@ -57,6 +60,10 @@ NEW_COMPANY_BOOKKEEPING = {
     "content_version": None, "content_updated_at": None, "last_synced_at": None,
 }
 REBUILD_BATCH = 200
+# Product records a walk buffers before one round of database work (one
+# lookup of what is held, one COPY): pages are 500 records, and a round per
+# page spent more on round trips than on the rows.
+APPLY_BATCH = 5000
 Progress = Callable[[str, int], None]
 
 
@@ -112,6 +119,9 @@ class _RunState:
     changed_companies: set[str] = field(default_factory=set)  # company record changed
     touched_catalogs: set[str] = field(default_factory=set)  # products changed
     seen_companies: set[str] = field(default_factory=set)  # full runs only
+    # Whether the mirror holds a company, for the keys this run has looked up
+    # (products of companies it does not hold are orphans).
+    held_companies: dict[str, bool] = field(default_factory=dict)
     first_server_time: datetime | None = None
     feed_moved: bool = False  # some feed record changed, joined or left
     feed_departure: bool = False  # some business left the feed
@@ -223,12 +233,22 @@ def _sync_one_catalog(session: Session, client, run: _RunState, company_key: str
 def _walk_products(session: Session, client, run: _RunState, since, progress: Progress, *, reconcile: bool):
     """Apply a walk of /v1/products; with `reconcile`, drop every product it did not return."""
     seen: set[tuple[str, str]] | None = set() if reconcile else None
+    batch: list = []
     for page in prefetch(client.walk("/v1/products", since)):
-        _apply_products(session, run, page.data, seen=seen)
+        batch.extend(page.data)
+        if len(batch) >= APPLY_BATCH:
+            _apply_products(session, run, batch, seen=seen)
+            batch = []
         progress("products", len(page.data))
+    if batch:
+        _apply_products(session, run, batch, seen=seen)
     if seen is not None:
-        held = session.execute(select(Product.plugin_key, Product.sku))
-        gone = [key for key in map(tuple, held) if key not in seen]
+        # Streamed, so the reconciliation holds one set of keys, not two.
+        products = Product.__table__.c
+        held = session.connection().execute(
+            select(products.plugin_key, products.sku).execution_options(yield_per=10_000)
+        )
+        gone = [(key, sku) for key, sku in held if (key, sku) not in seen]
         _delete_products(session, run, gone)
 
 
@@ -246,7 +266,7 @@ def _company_values(record: CompanyRecord) -> dict:
     values = {name: getattr(record, name) for name in COMPANY_FIELDS}
     values["is_public"] = record.is_public
     values["upstream_updated_at"] = record.updated_at
-    values["record_hash"] = stable_hash(values | {"upstream_updated_at": None})
+    values["record_hash"] = record_hash(values | {"upstream_updated_at": None})
     return values
 
 
@@ -292,6 +312,7 @@ def _apply_companies(session: Session, run: _RunState, raw_records: list) -> Non
     insert_rows(session, Company, inserts)
     if updates:
         session.execute(update(Company), updates)
+    run.held_companies.update(dict.fromkeys(latest, True))
     run.counts.companies_written += len(inserts) + len(updates)
 
 
@@ -313,6 +334,7 @@ def _remove_companies(session: Session, run: _RunState, keys: list[str]) -> None
     for table in (Product, OfferGroup):
         session.execute(delete(table).where(table.plugin_key.in_(keys)))
     result = session.execute(delete(Company).where(Company.plugin_key.in_(keys)))
+    run.held_companies.update(dict.fromkeys(keys, False))
     run.counts.companies_removed += result.rowcount or 0
     run.changed_companies.difference_update(keys)
     run.touched_catalogs.difference_update(keys)
@@ -325,7 +347,7 @@ def _remove_companies(session: Session, run: _RunState, keys: list[str]) -> None
 def _product_values(record: ProductRecord) -> dict:
     values = {name: getattr(record, name) for name in PRODUCT_FIELDS}
     values["upstream_updated_at"] = record.updated_at
-    values["record_hash"] = stable_hash(values | {"upstream_updated_at": None})
+    values["record_hash"] = record_hash(values | {"upstream_updated_at": None})
     return values
 
 
@@ -354,12 +376,12 @@ def _apply_products(session: Session, run: _RunState, raw_records: list, *, seen
             run.counts.invalid_records += 1
             log.warning("skipped invalid product record %s/%s: %s", record.plugin_key, record.sku, record.reason)
             if seen is not None and record.plugin_key and record.sku:
-                seen.add((record.plugin_key, record.sku))  # never erase the last valid version
+                seen.add(_key(record))  # never erase the last valid version
         elif only_company and record.plugin_key != only_company:
             run.counts.invalid_records += 1
         else:
             usable.append(record)
-    latest = _last_per_key(usable, lambda r: (r.plugin_key, r.sku))
+    latest = _last_per_key(usable, _key)
     if seen is not None:
         seen.update(k for k, r in latest.items() if not isinstance(r, Tombstone))
     latest = _drop_orphans(session, run, latest)
@@ -367,23 +389,42 @@ def _apply_products(session: Session, run: _RunState, raw_records: list, *, seen
         _write_products(session, run, latest)
 
 
+def _key(record) -> tuple[str, str]:
+    # Interned: a reconciling walk keeps every key it saw, and the company
+    # part is shared by a whole catalog.
+    return sys.intern(record.plugin_key), record.sku
+
+
 def _drop_orphans(session: Session, run: _RunState, latest: dict) -> dict:
     """Products of companies the mirror does not hold are skipped and counted."""
-    keys = {key for key, _ in latest}
-    held = set(session.scalars(select(Company.plugin_key).where(Company.plugin_key.in_(keys))))
-    kept = {k: r for k, r in latest.items() if k[0] in held}
+    held = run.held_companies
+    unknown = {key for key, _ in latest if key not in held}
+    if unknown:
+        found = set(session.scalars(select(Company.plugin_key).where(Company.plugin_key.in_(unknown))))
+        held.update((key, key in found) for key in unknown)
+    kept = {k: r for k, r in latest.items() if held[k[0]]}
     run.counts.orphan_products += len(latest) - len(kept)
     return kept
 
 
+def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
+    """The held (record_hash, upstream_updated_at) of those products that the mirror has."""
+    columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at)
+    if session.get_bind().dialect.name == "postgresql":
+        # Two array parameters instead of a bind pair per key: a batch is
+        # thousands of keys.
+        pairs = text("(products.plugin_key, products.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))")
+        statements = [select(*columns).where(pairs).params(k=[k for k, _ in keys], s=[s for _, s in keys])]
+    else:
+        statements = [
+            select(*columns).where(tuple_(Product.plugin_key, Product.sku).in_(keys[start:start + 500]))
+            for start in range(0, len(keys), 500)
+        ]
+    return {(row.plugin_key, row.sku): row for statement in statements for row in session.execute(statement)}
+
+
 def _write_products(session: Session, run: _RunState, latest: dict) -> None:
-    held = {
-        (row.plugin_key, row.sku): row
-        for row in session.execute(
-            select(Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at)
-            .where(tuple_(Product.plugin_key, Product.sku).in_(list(latest)))
-        )
-    }
+    held = _held_products(session, list(latest))
     inserts, updates, deletes = [], [], []
     for (key, sku), record in latest.items():
         old = held.get((key, sku))
@@ -493,8 +534,6 @@ def insert_rows(session: Session, model, rows: list[dict]) -> None:
 
 
 def _copy_rows(session: Session, table, rows: list[dict]) -> None:
-    from psycopg.types.json import Json
-
     columns = list(rows[0])
     json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
     wrap = [c in json_columns for c in columns]
@@ -502,7 +541,16 @@ def _copy_rows(session: Session, table, rows: list[dict]) -> None:
     statement = f"COPY {table.name} ({', '.join(columns)}) FROM STDIN"
     with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
-            copy.write_row([Json(row[c]) if w and row[c] is not None else row[c] for c, w in zip(columns, wrap)])
+            copy.write_row([_json_text(row[c]) if w and row[c] is not None else row[c] for c, w in zip(columns, wrap)])
+
+
+def _json_text(value) -> str:
+    # COPY's text format takes a JSON column as its text; orjson writes it
+    # several times faster than json (a value it refuses goes to json).
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(value)
 
 
 def prefetch(pages: Iterator, depth: int = 2) -> Iterator:

@@ -7,6 +7,7 @@ wrong" (400, 401) stops the run at once.
 """
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Iterator
 
+import orjson
 import requests
 from requests.adapters import HTTPAdapter
 
@@ -192,10 +194,24 @@ def _error_code(response: requests.Response) -> str | None:
     return body.get("error") if isinstance(body, dict) else None
 
 
+def loads(body: bytes):
+    """Decode a JSON body: orjson, with the standard library for what it refuses.
+
+    orjson reads a 500-record page several times faster than `json`. It
+    refuses a few things `json` accepts (NaN, Infinity, lone surrogates);
+    those bodies are decoded by `json` exactly as before, so no body that
+    parsed before is now malformed. Raises ValueError when neither can.
+    """
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body)
+
+
 def _parse_page(response: requests.Response) -> Page:
     """A body that is not the documented page shape is transient (truncated, proxied)."""
     try:
-        body = response.json()
+        body = loads(response.content)
         data, cursor = body["data"], body.get("next_cursor")
         server_time = parse_time(body["server_time"])
     except (ValueError, KeyError, TypeError, AttributeError) as error:
