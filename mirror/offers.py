@@ -1,7 +1,15 @@
 """Offer groups: per company and category, the public products' prices.
 
-Pure functions over product rows, so the rebuild is easy to test and the
-content version is a function of exactly the public pricing content.
+Two spellings of one summary, kept side by side so they cannot drift (the
+tests rebuild every company's groups in memory and compare them with what the
+sync stored, on both databases):
+
+- `build_offer_groups()`: pure Python over product rows, the definition;
+- `offer_groups_query()`: the same summary computed set-wise by the database
+  for many companies at once, which is what the sync runs (a full run would
+  otherwise read every product row into Python).
+
+The content version is a function of exactly the public pricing content.
 """
 from __future__ import annotations
 
@@ -12,8 +20,17 @@ from typing import Iterable
 
 import orjson
 
-from mirror.catalog import is_public_product
+from sqlalchemy import Select, and_, case, func, select
+
+from mirror.catalog import is_public_product, public_products_filter
+from mirror.models import Product
 from mirror.records import TIERS
+
+# The columns of an offer-group row, in the order both spellings build them.
+GROUP_COLUMNS = (
+    "plugin_key", "category_slug", "category_name", "kind", "currency", "price_low_cents", "price_high_cents",
+    "offer_count", "good_cents", "better_cents", "best_cents", "image_url",
+)
 
 
 def _group_sort_key(group: dict) -> tuple:
@@ -32,7 +49,7 @@ def build_offer_groups(plugin_key: str, currency: str, products: Iterable, *, co
         if is_public_product(product, company_public=company_public):
             by_slug[product.category_slug].append(product)
     groups = [_summarise(plugin_key, currency, slug, items) for slug, items in by_slug.items()]
-    return sorted(groups, key=_group_sort_key)
+    return sort_offer_groups(groups)
 
 
 def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
@@ -62,6 +79,68 @@ def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
         "best_cents": tiers["best"],
         "image_url": with_images[0][2] if with_images else None,
     }
+
+
+def offer_groups_query(plugin_keys: list[str], dialect_name: str) -> Select:
+    """`build_offer_groups()` for several companies at once, as one SELECT.
+
+    Each row is (plugin_key, category_slug, category_name, kind, low, high,
+    count, good, better, best, image_url); `offer_group_row()` makes it the
+    dict `build_offer_groups()` returns. Strings are compared by code point,
+    as Python compares them, whatever the database's collation.
+    """
+    p = Product
+    # mirror.catalog's rule for one company, with the company bound to each
+    # row's own key (a tautology), is the rule for every company in the list.
+    public = and_(p.plugin_key.in_(plugin_keys), public_products_filter(p.plugin_key))
+
+    def codepoints(column):
+        return column.collate("C") if dialect_name == "postgresql" else column  # SQLite: BINARY already
+
+    is_system = func.max(case((p.category_kind == "system", 1), else_=0)) == 1
+
+    def tier_low(tier: str):
+        return case((is_system, func.min(case((p.tier == tier, p.price_cents))))).label(f"{tier}_cents")
+
+    groups = (
+        select(
+            p.plugin_key, p.category_slug, func.min(codepoints(p.category_name)).label("category_name"),
+            case((is_system, "system"), else_="accessory").label("kind"),
+            func.min(p.price_cents).label("low"), func.max(p.price_cents).label("high"),
+            func.count().label("count"), *(tier_low(tier) for tier in TIERS),
+        )
+        .where(public)
+        .group_by(p.plugin_key, p.category_slug)
+        .subquery()
+    )
+    # The image of the cheapest product that has one (ties: by SKU, then URL).
+    ranked = (
+        select(
+            p.plugin_key, p.category_slug, p.image_url,
+            func.row_number().over(
+                partition_by=(p.plugin_key, p.category_slug),
+                order_by=(p.price_cents, codepoints(p.sku), codepoints(p.image_url)),
+            ).label("rank"),
+        )
+        .where(public, p.image_url.is_not(None), p.image_url != "")
+        .subquery()
+    )
+    image = select(ranked.c.plugin_key, ranked.c.category_slug, ranked.c.image_url).where(ranked.c.rank == 1).subquery()
+    return select(*groups.c, image.c.image_url).outerjoin(
+        image, and_(image.c.plugin_key == groups.c.plugin_key, image.c.category_slug == groups.c.category_slug)
+    )
+
+
+def offer_group_row(row, currency: str) -> dict:
+    """One row of `offer_groups_query()` as the dict `build_offer_groups()` makes."""
+    key, slug, name, kind, low, high, count, good, better, best, image_url = row
+    values = (key, slug, name, kind, currency, low, high, count, good, better, best, image_url)
+    return dict(zip(GROUP_COLUMNS, values))
+
+
+def sort_offer_groups(groups: list[dict]) -> list[dict]:
+    """A company's groups in their published order (systems first, then by name)."""
+    return sorted(groups, key=_group_sort_key)
 
 
 def content_version(currency: str, price_description: str | None, groups: list[dict]) -> str:

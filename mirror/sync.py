@@ -33,7 +33,7 @@ from mirror import state as st
 from mirror.businesses import feed_hash
 from mirror.lock import sync_lock
 from mirror.models import Company, OfferGroup, Product, SyncRun
-from mirror.offers import build_offer_groups, content_version, record_hash
+from mirror.offers import content_version, offer_group_row, offer_groups_query, record_hash, sort_offer_groups
 from mirror.records import (
     CompanyRecord,
     InvalidRecord,
@@ -472,18 +472,16 @@ def _finish(session: Session, run: _RunState, finished_at: datetime, company_key
 def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, feed_stamp: int) -> None:
     """Rebuild offer groups, content versions and feed state for some companies."""
     companies = {c.plugin_key: c for c in session.scalars(select(Company).where(Company.plugin_key.in_(keys)))}
-    products: dict[str, list] = {key: [] for key in companies}
-    for product in session.execute(
-        select(
-            Product.plugin_key, Product.sku, Product.category_slug, Product.category_name,
-            Product.category_kind, Product.tier, Product.price_cents, Product.published, Product.image_url,
-        ).where(Product.plugin_key.in_(list(companies)))
-    ):
-        products[product.plugin_key].append(product)
+    # The database summarises the products (mirror.offers: the set-wise
+    # spelling of build_offer_groups); only the groups come back.
+    by_company: dict[str, list] = {key: [] for key in companies}
+    dialect = session.get_bind().dialect.name
+    for row in session.execute(offer_groups_query(list(companies), dialect)):
+        by_company[row[0]].append(offer_group_row(row, companies[row[0]].currency))
     session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(list(companies))))
     all_groups, company_updates = [], []
     for key, company in companies.items():
-        groups = build_offer_groups(key, company.currency, products[key], company_public=company.is_public)
+        groups = sort_offer_groups(by_company[key])
         all_groups.extend(groups)
         changes = _version_changes(company, run, groups, now, feed_stamp)
         if changes:
