@@ -97,38 +97,30 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str) -> Select:
     def codepoints(column):
         return column.collate("C") if dialect_name == "postgresql" else column  # SQLite: BINARY already
 
-    is_system = func.max(case((p.category_kind == "system", 1), else_=0)) == 1
+    # One pass: rank each group's products that have an image by (price,
+    # SKU, URL), then aggregate; the image is the first ranked one's.
+    has_image = case((and_(p.image_url.is_not(None), p.image_url != ""), 1), else_=0)
+    ranked = select(
+        p.plugin_key, p.category_slug, p.category_name, p.category_kind, p.tier, p.price_cents, p.image_url,
+        has_image.label("has_image"),
+        func.row_number().over(
+            partition_by=(p.plugin_key, p.category_slug, has_image),
+            order_by=(p.price_cents, codepoints(p.sku), codepoints(p.image_url)),
+        ).label("rank"),
+    ).where(public).subquery()
+    r = ranked.c
+    is_system = func.max(case((r.category_kind == "system", 1), else_=0)) == 1
 
     def tier_low(tier: str):
-        return case((is_system, func.min(case((p.tier == tier, p.price_cents))))).label(f"{tier}_cents")
+        return case((is_system, func.min(case((r.tier == tier, r.price_cents))))).label(f"{tier}_cents")
 
-    groups = (
-        select(
-            p.plugin_key, p.category_slug, func.min(codepoints(p.category_name)).label("category_name"),
-            case((is_system, "system"), else_="accessory").label("kind"),
-            func.min(p.price_cents).label("low"), func.max(p.price_cents).label("high"),
-            func.count().label("count"), *(tier_low(tier) for tier in TIERS),
-        )
-        .where(public)
-        .group_by(p.plugin_key, p.category_slug)
-        .subquery()
-    )
-    # The image of the cheapest product that has one (ties: by SKU, then URL).
-    ranked = (
-        select(
-            p.plugin_key, p.category_slug, p.image_url,
-            func.row_number().over(
-                partition_by=(p.plugin_key, p.category_slug),
-                order_by=(p.price_cents, codepoints(p.sku), codepoints(p.image_url)),
-            ).label("rank"),
-        )
-        .where(public, p.image_url.is_not(None), p.image_url != "")
-        .subquery()
-    )
-    image = select(ranked.c.plugin_key, ranked.c.category_slug, ranked.c.image_url).where(ranked.c.rank == 1).subquery()
-    return select(*groups.c, image.c.image_url).outerjoin(
-        image, and_(image.c.plugin_key == groups.c.plugin_key, image.c.category_slug == groups.c.category_slug)
-    )
+    return select(
+        r.plugin_key, r.category_slug, func.min(codepoints(r.category_name)).label("category_name"),
+        case((is_system, "system"), else_="accessory").label("kind"),
+        func.min(r.price_cents).label("low"), func.max(r.price_cents).label("high"),
+        func.count().label("count"), *(tier_low(tier) for tier in TIERS),
+        func.max(case((and_(r.has_image == 1, r.rank == 1), r.image_url))).label("image_url"),
+    ).group_by(r.plugin_key, r.category_slug)
 
 
 def offer_group_row(row, currency: str) -> dict:

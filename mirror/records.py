@@ -9,6 +9,7 @@ field counts as missing and the record is kept.
 """
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -94,6 +95,7 @@ def price_to_cents(price: str) -> int:
     return int(Decimal(price) * 100)
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of a few hundred category names
 def slugify(text: str) -> str:
     """A URL-safe slug for a category name without one."""
     slug = _NOT_SLUG.sub("-", text.lower()).strip("-")

@@ -59,7 +59,9 @@ NEW_COMPANY_BOOKKEEPING = {
     "generation": 1, "in_feed": False, "feed_hash": None, "feed_changed_ms": None,
     "content_version": None, "content_updated_at": None, "last_synced_at": None,
 }
-REBUILD_BATCH = 200
+# Companies per offer-group rebuild: the database summarises a batch's
+# products in one pass (mirror.offers.offer_groups_query).
+REBUILD_BATCH = 2000
 # Product records a walk buffers before one round of database work (one
 # lookup of what is held, one COPY): pages are 500 records, and a round per
 # page spent more on round trips than on the rows.
@@ -382,11 +384,16 @@ def _apply_products(session: Session, run: _RunState, raw_records: list, *, seen
         else:
             usable.append(record)
     latest = _last_per_key(usable, _key)
+    maybe_held = None
     if seen is not None:
+        # A company new in this run had no products when it began, so only
+        # keys this walk returned before can be held: the rest skip the lookup
+        # (on a first full sync, every one of them).
+        maybe_held = [k for k in latest if k in seen or k[0] not in run.new_companies]
         seen.update(k for k, r in latest.items() if not isinstance(r, Tombstone))
     latest = _drop_orphans(session, run, latest)
     if latest:
-        _write_products(session, run, latest)
+        _write_products(session, run, latest, maybe_held)
 
 
 def _key(record) -> tuple[str, str]:
@@ -423,8 +430,10 @@ def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
     return {(row.plugin_key, row.sku): row for statement in statements for row in session.execute(statement)}
 
 
-def _write_products(session: Session, run: _RunState, latest: dict) -> None:
-    held = _held_products(session, list(latest))
+def _write_products(session: Session, run: _RunState, latest: dict, maybe_held: list | None = None) -> None:
+    """Insert, update or delete what changed; `maybe_held`: the only keys that can be held (default: all)."""
+    lookup = list(latest) if maybe_held is None else [k for k in maybe_held if k in latest]
+    held = _held_products(session, lookup) if lookup else {}
     inserts, updates, deletes = [], [], []
     for (key, sku), record in latest.items():
         old = held.get((key, sku))
@@ -457,6 +466,8 @@ def _finish(session: Session, run: _RunState, finished_at: datetime, company_key
     saved = st.read_state(session)
     feed_stamp = max(int(finished_at.timestamp() * 1000), st.get_int(saved, st.FEED_CLOCK_MS) + 1)
     touched = sorted(run.changed_companies | run.touched_catalogs)
+    if touched and session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SET LOCAL work_mem = '128MB'"))  # the rebuild sorts a batch's products in memory
     for start in range(0, len(touched), REBUILD_BATCH):
         _rebuild(session, run, touched[start:start + REBUILD_BATCH], finished_at, feed_stamp)
     if run.feed_moved or run.feed_departure:
