@@ -20,7 +20,7 @@ from typing import Iterable
 
 import orjson
 
-from sqlalchemy import Select, and_, case, func, select
+from sqlalchemy import Select, and_, case, func, or_, select, text, tuple_
 
 from mirror.catalog import is_public_product, public_products_filter
 from mirror.models import Product
@@ -81,18 +81,29 @@ def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
     }
 
 
-def offer_groups_query(plugin_keys: list[str], dialect_name: str) -> Select:
+def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tuple[str, str]] = ()) -> Select:
     """`build_offer_groups()` for several companies at once, as one SELECT.
 
-    Each row is (plugin_key, category_slug, category_name, kind, low, high,
+    Every group of the companies in `plugin_keys`, and the groups named by
+    the (plugin_key, category_slug) `pairs`. Each row is (plugin_key, category_slug, category_name, kind, low, high,
     count, good, better, best, image_url); `offer_group_row()` makes it the
     dict `build_offer_groups()` returns. Strings are compared by code point,
     as Python compares them, whatever the database's collation.
     """
     p = Product
+    scope = p.plugin_key.in_(plugin_keys)
+    if pairs and dialect_name == "postgresql":
+        # Two array parameters, however many pairs.
+        named = text(
+            "(products.plugin_key, products.category_slug) IN "
+            "(SELECT * FROM unnest(CAST(:group_keys AS text[]), CAST(:group_slugs AS text[])))"
+        ).bindparams(group_keys=[k for k, _ in pairs], group_slugs=[s for _, s in pairs])
+        scope = or_(scope, named)
+    elif pairs:
+        scope = or_(scope, tuple_(p.plugin_key, p.category_slug).in_(list(pairs)))
     # mirror.catalog's rule for one company, with the company bound to each
-    # row's own key (a tautology), is the rule for every company in the list.
-    public = and_(p.plugin_key.in_(plugin_keys), public_products_filter(p.plugin_key))
+    # row's own key (a tautology), is the rule for every company in scope.
+    public = and_(scope, public_products_filter(p.plugin_key))
 
     def codepoints(column):
         return column.collate("C") if dialect_name == "postgresql" else column  # SQLite: BINARY already

@@ -120,6 +120,11 @@ class _RunState:
     new_companies: set[str] = field(default_factory=set)
     changed_companies: set[str] = field(default_factory=set)  # company record changed
     touched_catalogs: set[str] = field(default_factory=set)  # products changed
+    # Of those, the categories whose products were written (old and new
+    # slug), and the companies that lost products (every category): a rebuild
+    # summarises only these groups again and keeps the company's others.
+    touched_groups: dict[str, set[str]] = field(default_factory=dict)
+    whole_catalogs: set[str] = field(default_factory=set)
     seen_companies: set[str] = field(default_factory=set)  # full runs only
     # Whether the mirror holds a company, for the keys this run has looked up
     # (products of companies it does not hold are orphans).
@@ -236,7 +241,8 @@ def _walk_products(session: Session, client, run: _RunState, since, progress: Pr
     """Apply a walk of /v1/products; with `reconcile`, drop every product it did not return."""
     seen: set[tuple[str, str]] | None = set() if reconcile else None
     batch: list = []
-    for page in prefetch(client.walk("/v1/products", since)):
+    # Read ahead at least a whole batch, so the walk goes on while one is written.
+    for page in prefetch(client.walk("/v1/products", since), depth=APPLY_BATCH // 500 + 2):
         batch.extend(page.data)
         if len(batch) >= APPLY_BATCH:
             _apply_products(session, run, batch, seen=seen)
@@ -260,6 +266,7 @@ def _delete_products(session: Session, run: _RunState, keys: list[tuple[str, str
         session.execute(delete(Product).where(tuple_(Product.plugin_key, Product.sku).in_(chunk)))
     run.counts.products_removed += len(keys)
     run.touched_catalogs.update(key for key, _ in keys)
+    run.whole_catalogs.update(key for key, _ in keys)
 
 
 # --- companies -----------------------------------------------------------------
@@ -415,8 +422,8 @@ def _drop_orphans(session: Session, run: _RunState, latest: dict) -> dict:
 
 
 def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
-    """The held (record_hash, upstream_updated_at) of those products that the mirror has."""
-    columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at)
+    """The held (record_hash, upstream_updated_at, category_slug) of those products that the mirror has."""
+    columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at, Product.category_slug)
     if session.get_bind().dialect.name == "postgresql":
         # Two array parameters instead of a bind pair per key: a batch is
         # thousands of keys.
@@ -451,6 +458,10 @@ def _write_products(session: Session, run: _RunState, latest: dict, maybe_held: 
         else:
             continue
         run.touched_catalogs.add(key)
+        slugs = run.touched_groups.setdefault(key, set())
+        slugs.add(values["category_slug"])
+        if old is not None:
+            slugs.add(old.category_slug)
     insert_rows(session, Product, inserts)
     if updates:
         session.execute(update(Product), updates)
@@ -483,11 +494,18 @@ def _finish(session: Session, run: _RunState, finished_at: datetime, company_key
 def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, feed_stamp: int) -> None:
     """Rebuild offer groups, content versions and feed state for some companies."""
     companies = {c.plugin_key: c for c in session.scalars(select(Company).where(Company.plugin_key.in_(keys)))}
+    whole, pairs = _groups_to_summarise(run, list(companies), session.get_bind().dialect.name)
+    by_company: dict[str, list] = {key: [] for key in companies}
+    if pairs:
+        # Keep the groups no written product belongs to, as stored.
+        stored = session.execute(select(*OfferGroup.__table__.c).where(OfferGroup.plugin_key.in_({k for k, _ in pairs})))
+        for row in stored:
+            if row.category_slug not in run.touched_groups[row.plugin_key]:
+                by_company[row.plugin_key].append(dict(row._mapping))
     # The database summarises the products (mirror.offers: the set-wise
     # spelling of build_offer_groups); only the groups come back.
-    by_company: dict[str, list] = {key: [] for key in companies}
     dialect = session.get_bind().dialect.name
-    for row in session.execute(offer_groups_query(list(companies), dialect)):
+    for row in session.execute(offer_groups_query(whole, dialect, pairs)):
         by_company[row[0]].append(offer_group_row(row, companies[row[0]].currency))
     session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(list(companies))))
     all_groups, company_updates = [], []
@@ -502,6 +520,25 @@ def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, f
         session.execute(update(Company), company_updates)
     run.counts.offer_groups_rebuilt += len(all_groups)
     session.expunge_all()  # keep the identity map (and memory) flat across batches
+
+
+def _groups_to_summarise(run: _RunState, keys: list[str], dialect: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """(companies whose every group is summarised again, (company, category) pairs for the rest).
+
+    A company new in this run, with a changed record (public, currency) or
+    that lost products is summarised whole; one whose catalog only had
+    products written, just in the categories they were and are in.
+    """
+    whole, pairs = [], []
+    for key in keys:
+        slugs = run.touched_groups.get(key)
+        if slugs is None or key in run.changed_companies or key in run.new_companies or key in run.whole_catalogs:
+            whole.append(key)
+        else:
+            pairs.extend((key, slug) for slug in sorted(slugs))
+    if dialect != "postgresql" and len(pairs) > 4000:  # SQLite binds each pair's two values
+        return keys, []
+    return whole, pairs
 
 
 def _version_changes(company: Company, run: _RunState, groups: list[dict], now: datetime, feed_stamp: int) -> dict:
