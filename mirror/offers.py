@@ -92,15 +92,8 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
     """
     p = Product
     scope = p.plugin_key.in_(plugin_keys)
-    if pairs and dialect_name == "postgresql":
-        # Two array parameters, however many pairs.
-        named = text(
-            "(products.plugin_key, products.category_slug) IN "
-            "(SELECT * FROM unnest(CAST(:group_keys AS text[]), CAST(:group_slugs AS text[])))"
-        ).bindparams(group_keys=[k for k, _ in pairs], group_slugs=[s for _, s in pairs])
-        scope = or_(scope, named)
-    elif pairs:
-        scope = or_(scope, tuple_(p.plugin_key, p.category_slug).in_(list(pairs)))
+    if pairs:
+        scope = or_(scope, groups_in(p.__table__, pairs, dialect_name))
     # mirror.catalog's rule for one company, with the company bound to each
     # row's own key (a tautology), is the rule for every company in scope.
     public = and_(scope, public_products_filter(p.plugin_key))
@@ -132,6 +125,17 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
         func.count().label("count"), *(tier_low(tier) for tier in TIERS),
         func.max(case((and_(r.has_image == 1, r.rank == 1), r.image_url))).label("image_url"),
     ).group_by(r.plugin_key, r.category_slug)
+
+
+def groups_in(table, pairs: list[tuple[str, str]], dialect_name: str):
+    """WHERE (plugin_key, category_slug) is one of `pairs`, for the products or offer_groups table."""
+    if dialect_name == "postgresql":
+        # Two array parameters, however many pairs.
+        return text(
+            f"({table.name}.plugin_key, {table.name}.category_slug) IN "
+            "(SELECT * FROM unnest(CAST(:group_keys AS text[]), CAST(:group_slugs AS text[])))"
+        ).bindparams(group_keys=[k for k, _ in pairs], group_slugs=[s for _, s in pairs])
+    return tuple_(table.c.plugin_key, table.c.category_slug).in_(list(pairs))
 
 
 def offer_group_row(row, currency: str) -> dict:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import queue
 import sys
 import threading
@@ -33,7 +34,14 @@ from mirror import state as st
 from mirror.businesses import feed_hash
 from mirror.lock import sync_lock
 from mirror.models import Company, OfferGroup, Product, SyncRun
-from mirror.offers import content_version, offer_group_row, offer_groups_query, record_hash, sort_offer_groups
+from mirror.offers import (
+    content_version,
+    groups_in,
+    offer_group_row,
+    offer_groups_query,
+    record_hash,
+    sort_offer_groups,
+)
 from mirror.records import (
     CompanyRecord,
     InvalidRecord,
@@ -494,31 +502,34 @@ def _finish(session: Session, run: _RunState, finished_at: datetime, company_key
 def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, feed_stamp: int) -> None:
     """Rebuild offer groups, content versions and feed state for some companies."""
     companies = {c.plugin_key: c for c in session.scalars(select(Company).where(Company.plugin_key.in_(keys)))}
-    whole, pairs = _groups_to_summarise(run, list(companies), session.get_bind().dialect.name)
+    dialect = session.get_bind().dialect.name
+    whole, pairs = _groups_to_summarise(run, list(companies), dialect)
     by_company: dict[str, list] = {key: [] for key in companies}
     if pairs:
-        # Keep the groups no written product belongs to, as stored.
-        stored = session.execute(select(*OfferGroup.__table__.c).where(OfferGroup.plugin_key.in_({k for k, _ in pairs})))
+        # The groups no written product belongs to stay as stored.
+        groups = OfferGroup.__table__
+        stored = session.execute(select(*groups.c).where(groups.c.plugin_key.in_({k for k, _ in pairs})))
         for row in stored:
             if row.category_slug not in run.touched_groups[row.plugin_key]:
                 by_company[row.plugin_key].append(dict(row._mapping))
     # The database summarises the products (mirror.offers: the set-wise
     # spelling of build_offer_groups); only the groups come back.
-    dialect = session.get_bind().dialect.name
-    for row in session.execute(offer_groups_query(whole, dialect, pairs)):
-        by_company[row[0]].append(offer_group_row(row, companies[row[0]].currency))
-    session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(list(companies))))
-    all_groups, company_updates = [], []
+    rebuilt = [offer_group_row(row, companies[row[0]].currency)
+               for row in session.execute(offer_groups_query(whole, dialect, pairs))]
+    for group in rebuilt:
+        by_company[group["plugin_key"]].append(group)
+    session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(whole)))
+    if pairs:
+        session.execute(delete(OfferGroup).where(groups_in(OfferGroup.__table__, pairs, dialect)))
+    company_updates = []
     for key, company in companies.items():
-        groups = sort_offer_groups(by_company[key])
-        all_groups.extend(groups)
-        changes = _version_changes(company, run, groups, now, feed_stamp)
+        changes = _version_changes(company, run, sort_offer_groups(by_company[key]), now, feed_stamp)
         if changes:
             company_updates.append({"plugin_key": key, **changes})
-    insert_rows(session, OfferGroup, all_groups)
+    insert_rows(session, OfferGroup, rebuilt)
     if company_updates:
         session.execute(update(Company), company_updates)
-    run.counts.offer_groups_rebuilt += len(all_groups)
+    run.counts.offer_groups_rebuilt += len(rebuilt)
     session.expunge_all()  # keep the identity map (and memory) flat across batches
 
 
@@ -582,12 +593,17 @@ def insert_rows(session: Session, model, rows: list[dict]) -> None:
 def _copy_rows(session: Session, table, rows: list[dict]) -> None:
     columns = list(rows[0])
     json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
-    wrap = [c in json_columns for c in columns]
+    json_at = [i for i, c in enumerate(columns) if c in json_columns]
+    values_of = operator.itemgetter(*columns)
     driver = session.connection().connection.driver_connection
     statement = f"COPY {table.name} ({', '.join(columns)}) FROM STDIN"
     with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
-            copy.write_row([_json_text(row[c]) if w and row[c] is not None else row[c] for c, w in zip(columns, wrap)])
+            values = list(values_of(row)) if len(columns) > 1 else [values_of(row)]
+            for i in json_at:
+                if values[i] is not None:
+                    values[i] = _json_text(values[i])
+            copy.write_row(values)
 
 
 def _json_text(value) -> str:
