@@ -2,8 +2,8 @@
 
 A run happens in ONE database transaction: every company, product, offer
 group, watermark and clock it writes becomes visible at its commit, or not at
-all. Pages are streamed and applied as they arrive, so memory stays flat
-however large the catalog is; an incremental run touches only what changed.
+all. Pages are streamed and applied in batches as they arrive, so memory stays
+flat however large the catalog is; an incremental run touches only what changed.
 
 Walk order (docs/contracts/upstream.md):
 1. `/v1/companies` since the companies watermark (everything on a full run).
