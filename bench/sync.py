@@ -216,7 +216,7 @@ def report(args, runs: list[Run], changed: int, load_before, load_after) -> None
     total = args.companies * args.products
     wall_ratio = sum(r.wall for r in fulls) / sum(r.wall for r in walks)
     cpu_ratio = sum(r.cpu for r in fulls) / sum(r.cpu for r in walks)
-    pair_ratios = ", ".join(f"{f.wall / w.wall:.2f}x" for w, f in zip(walks, fulls))
+    pair_ratios = ", ".join(f"{f.wall / w.wall:.2f}x" for w, f in zip(walks, fulls, strict=True))
     full_wall = sum(r.wall for r in fulls) / len(fulls)
     incremental_share = incremental.wall / full_wall
     peak = max(r.rss_mb for r in fulls + [incremental])

@@ -19,7 +19,6 @@ from collections import defaultdict
 from typing import Iterable
 
 import orjson
-
 from sqlalchemy import Select, and_, case, func, or_, select, text, tuple_
 
 from mirror.catalog import is_public_product, public_products_filter
@@ -142,7 +141,7 @@ def offer_group_row(row, currency: str) -> dict:
     """One row of `offer_groups_query()` as the dict `build_offer_groups()` makes."""
     key, slug, name, kind, low, high, count, good, better, best, image_url = row
     values = (key, slug, name, kind, currency, low, high, count, good, better, best, image_url)
-    return dict(zip(GROUP_COLUMNS, values))
+    return dict(zip(GROUP_COLUMNS, values, strict=True))
 
 
 def sort_offer_groups(groups: list[dict]) -> list[dict]:
