@@ -1,7 +1,15 @@
 """Offer groups: per company and category, the public products' prices.
 
-Pure functions over product rows, so the rebuild is easy to test and the
-content version is a function of exactly the public pricing content.
+Two spellings of one summary, kept side by side so they cannot drift (the
+tests rebuild every company's groups in memory and compare them with what the
+sync stored, on both databases):
+
+- `build_offer_groups()`: pure Python over product rows, the definition;
+- `offer_groups_query()`: the same summary computed set-wise by the database
+  for many companies at once, which is what the sync runs (a full run would
+  otherwise read every product row into Python).
+
+The content version is a function of exactly the public pricing content.
 """
 from __future__ import annotations
 
@@ -10,8 +18,18 @@ import json
 from collections import defaultdict
 from typing import Iterable
 
-from mirror.catalog import is_public_product
+import orjson
+from sqlalchemy import Select, and_, case, func, or_, select, text, tuple_
+
+from mirror.catalog import is_public_product, public_products_filter
+from mirror.models import Product
 from mirror.records import TIERS
+
+# The columns of an offer-group row, in the order both spellings build them.
+GROUP_COLUMNS = (
+    "plugin_key", "category_slug", "category_name", "kind", "currency", "price_low_cents", "price_high_cents",
+    "offer_count", "good_cents", "better_cents", "best_cents", "image_url",
+)
 
 
 def _group_sort_key(group: dict) -> tuple:
@@ -30,7 +48,7 @@ def build_offer_groups(plugin_key: str, currency: str, products: Iterable, *, co
         if is_public_product(product, company_public=company_public):
             by_slug[product.category_slug].append(product)
     groups = [_summarise(plugin_key, currency, slug, items) for slug, items in by_slug.items()]
-    return sorted(groups, key=_group_sort_key)
+    return sort_offer_groups(groups)
 
 
 def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
@@ -62,6 +80,75 @@ def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
     }
 
 
+def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tuple[str, str]] = ()) -> Select:
+    """`build_offer_groups()` for several companies at once, as one SELECT.
+
+    Every group of the companies in `plugin_keys`, and the groups named by
+    the (plugin_key, category_slug) `pairs`. Each row is (plugin_key, category_slug, category_name, kind, low, high,
+    count, good, better, best, image_url); `offer_group_row()` makes it the
+    dict `build_offer_groups()` returns. Strings are compared by code point,
+    as Python compares them, whatever the database's collation.
+    """
+    p = Product
+    scope = p.plugin_key.in_(plugin_keys)
+    if pairs:
+        scope = or_(scope, groups_in(p.__table__, pairs, dialect_name))
+    # mirror.catalog's rule for one company, with the company bound to each
+    # row's own key (a tautology), is the rule for every company in scope.
+    public = and_(scope, public_products_filter(p.plugin_key))
+
+    def codepoints(column):
+        return column.collate("C") if dialect_name == "postgresql" else column  # SQLite: BINARY already
+
+    # One pass: rank each group's products that have an image by (price,
+    # SKU, URL), then aggregate; the image is the first ranked one's.
+    has_image = case((and_(p.image_url.is_not(None), p.image_url != ""), 1), else_=0)
+    ranked = select(
+        p.plugin_key, p.category_slug, p.category_name, p.category_kind, p.tier, p.price_cents, p.image_url,
+        has_image.label("has_image"),
+        func.row_number().over(
+            partition_by=(p.plugin_key, p.category_slug, has_image),
+            order_by=(p.price_cents, codepoints(p.sku), codepoints(p.image_url)),
+        ).label("rank"),
+    ).where(public).subquery()
+    r = ranked.c
+    is_system = func.max(case((r.category_kind == "system", 1), else_=0)) == 1
+
+    def tier_low(tier: str):
+        return case((is_system, func.min(case((r.tier == tier, r.price_cents))))).label(f"{tier}_cents")
+
+    return select(
+        r.plugin_key, r.category_slug, func.min(codepoints(r.category_name)).label("category_name"),
+        case((is_system, "system"), else_="accessory").label("kind"),
+        func.min(r.price_cents).label("low"), func.max(r.price_cents).label("high"),
+        func.count().label("count"), *(tier_low(tier) for tier in TIERS),
+        func.max(case((and_(r.has_image == 1, r.rank == 1), r.image_url))).label("image_url"),
+    ).group_by(r.plugin_key, r.category_slug)
+
+
+def groups_in(table, pairs: list[tuple[str, str]], dialect_name: str):
+    """WHERE (plugin_key, category_slug) is one of `pairs`, for the products or offer_groups table."""
+    if dialect_name == "postgresql":
+        # Two array parameters, however many pairs.
+        return text(
+            f"({table.name}.plugin_key, {table.name}.category_slug) IN "
+            "(SELECT * FROM unnest(CAST(:group_keys AS text[]), CAST(:group_slugs AS text[])))"
+        ).bindparams(group_keys=[k for k, _ in pairs], group_slugs=[s for _, s in pairs])
+    return tuple_(table.c.plugin_key, table.c.category_slug).in_(list(pairs))
+
+
+def offer_group_row(row, currency: str) -> dict:
+    """One row of `offer_groups_query()` as the dict `build_offer_groups()` makes."""
+    key, slug, name, kind, low, high, count, good, better, best, image_url = row
+    values = (key, slug, name, kind, currency, low, high, count, good, better, best, image_url)
+    return dict(zip(GROUP_COLUMNS, values, strict=True))
+
+
+def sort_offer_groups(groups: list[dict]) -> list[dict]:
+    """A company's groups in their published order (systems first, then by name)."""
+    return sorted(groups, key=_group_sort_key)
+
+
 def content_version(currency: str, price_description: str | None, groups: list[dict]) -> str:
     """A short hash of the public pricing content (not of sync bookkeeping)."""
     content = {
@@ -76,3 +163,20 @@ def stable_hash(value, length: int = 32) -> str:
     """A hex digest of a JSON-serialisable value, independent of key order."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def record_hash(values: dict) -> str:
+    """The change-detection hash of one stored record's values (32 hex digits).
+
+    The sync computes one per record it reads, so this is `stable_hash`'s
+    job done by orjson (sorted keys; several times faster). A value orjson
+    cannot serialise (an integer beyond 64 bits) is hashed by `stable_hash`.
+    The two spell some values differently; a mirror synced before orjson
+    sees each record as changed once, at its next sync, and writes it again
+    (no public body changes: the content version is still `stable_hash`).
+    """
+    try:
+        text = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError
+        return stable_hash(values)
+    return hashlib.sha256(text).hexdigest()[:32]

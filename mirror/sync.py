@@ -2,8 +2,8 @@
 
 A run happens in ONE database transaction: every company, product, offer
 group, watermark and clock it writes becomes visible at its commit, or not at
-all. Pages are streamed and applied as they arrive, so memory stays flat
-however large the catalog is; an incremental run touches only what changed.
+all. Pages are streamed and applied in batches as they arrive, so memory stays
+flat however large the catalog is; an incremental run touches only what changed.
 
 Walk order (docs/contracts/upstream.md):
 1. `/v1/companies` since the companies watermark (everything on a full run).
@@ -16,22 +16,33 @@ Walk order (docs/contracts/upstream.md):
 """
 from __future__ import annotations
 
+import json
 import logging
+import operator
 import queue
+import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator
 
-from sqlalchemy import JSON, delete, insert, select, tuple_, update
+import orjson
+from sqlalchemy import JSON, delete, insert, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from mirror import state as st
 from mirror.businesses import feed_hash
 from mirror.lock import sync_lock
 from mirror.models import Company, OfferGroup, Product, SyncRun
-from mirror.offers import build_offer_groups, content_version, stable_hash
+from mirror.offers import (
+    content_version,
+    groups_in,
+    offer_group_row,
+    offer_groups_query,
+    record_hash,
+    sort_offer_groups,
+)
 from mirror.records import (
     CompanyRecord,
     InvalidRecord,
@@ -60,7 +71,13 @@ NEW_COMPANY_BOOKKEEPING = {
     "generation": 1, "in_feed": False, "feed_hash": None, "feed_changed_ms": None,
     "content_version": None, "content_updated_at": None, "last_synced_at": None,
 }
-REBUILD_BATCH = 200
+# Companies per offer-group rebuild: the database summarises a batch's
+# products in one pass (mirror.offers.offer_groups_query).
+REBUILD_BATCH = 2000
+# Product records a walk buffers before one round of database work (one
+# lookup of what is held, one COPY): pages are 500 records, and a round per
+# page spent more on round trips than on the rows.
+APPLY_BATCH = 5000
 Progress = Callable[[str, int], None]
 
 
@@ -117,7 +134,15 @@ class _RunState:
     new_companies: set[str] = field(default_factory=set)
     changed_companies: set[str] = field(default_factory=set)  # company record changed
     touched_catalogs: set[str] = field(default_factory=set)  # products changed
+    # Of those, the categories whose products were written (old and new
+    # slug), and the companies that lost products (every category): a rebuild
+    # summarises only these groups again and keeps the company's others.
+    touched_groups: dict[str, set[str]] = field(default_factory=dict)
+    whole_catalogs: set[str] = field(default_factory=set)
     seen_companies: set[str] = field(default_factory=set)  # full runs only
+    # Whether the mirror holds a company, for the keys this run has looked up
+    # (products of companies it does not hold are orphans).
+    held_companies: dict[str, bool] = field(default_factory=dict)
     first_server_time: datetime | None = None
     feed_moved: bool = False  # some feed record changed, joined or left
     feed_departure: bool = False  # some business left the feed
@@ -253,12 +278,23 @@ def _sync_one_catalog(session: Session, client, run: _RunState, company_key: str
 def _walk_products(session: Session, client, run: _RunState, since, progress: Progress, *, reconcile: bool):
     """Apply a walk of /v1/products; with `reconcile`, drop every product it did not return."""
     seen: set[tuple[str, str]] | None = set() if reconcile else None
-    for page in prefetch(client.walk("/v1/products", since)):
-        _apply_products(session, run, page.data, seen=seen)
+    batch: list = []
+    # Read ahead at least a whole batch, so the walk goes on while one is written.
+    for page in prefetch(client.walk("/v1/products", since), depth=APPLY_BATCH // 500 + 2):
+        batch.extend(page.data)
+        if len(batch) >= APPLY_BATCH:
+            _apply_products(session, run, batch, seen=seen)
+            batch = []
         progress("products", len(page.data))
+    if batch:
+        _apply_products(session, run, batch, seen=seen)
     if seen is not None:
-        held = session.execute(select(Product.plugin_key, Product.sku))
-        gone = [key for key in map(tuple, held) if key not in seen]
+        # Streamed, so the reconciliation holds one set of keys, not two.
+        products = Product.__table__.c
+        held = session.connection().execute(
+            select(products.plugin_key, products.sku).execution_options(yield_per=10_000)
+        )
+        gone = [(key, sku) for key, sku in held if (key, sku) not in seen]
         _delete_products(session, run, gone)
 
 
@@ -268,6 +304,7 @@ def _delete_products(session: Session, run: _RunState, keys: list[tuple[str, str
         session.execute(delete(Product).where(tuple_(Product.plugin_key, Product.sku).in_(chunk)))
     run.counts.products_removed += len(keys)
     run.touched_catalogs.update(key for key, _ in keys)
+    run.whole_catalogs.update(key for key, _ in keys)
 
 
 # --- companies -----------------------------------------------------------------
@@ -276,7 +313,7 @@ def _company_values(record: CompanyRecord) -> dict:
     values = {name: getattr(record, name) for name in COMPANY_FIELDS}
     values["is_public"] = record.is_public
     values["upstream_updated_at"] = record.updated_at
-    values["record_hash"] = stable_hash(values | {"upstream_updated_at": None})
+    values["record_hash"] = record_hash(values | {"upstream_updated_at": None})
     return values
 
 
@@ -321,6 +358,7 @@ def _apply_companies(session: Session, run: _RunState, raw_records: list) -> Non
     insert_rows(session, Company, inserts)
     if updates:
         session.execute(update(Company), updates)
+    run.held_companies.update(dict.fromkeys(latest, True))
     run.counts.companies_written += len(inserts) + len(updates)
 
 
@@ -342,6 +380,7 @@ def _remove_companies(session: Session, run: _RunState, keys: list[str]) -> None
     for table in (Product, OfferGroup):
         session.execute(delete(table).where(table.plugin_key.in_(keys)))
     result = session.execute(delete(Company).where(Company.plugin_key.in_(keys)))
+    run.held_companies.update(dict.fromkeys(keys, False))
     run.counts.companies_removed += result.rowcount or 0
     run.changed_companies.difference_update(keys)
     run.touched_catalogs.difference_update(keys)
@@ -354,7 +393,7 @@ def _remove_companies(session: Session, run: _RunState, keys: list[str]) -> None
 def _product_values(record: ProductRecord) -> dict:
     values = {name: getattr(record, name) for name in PRODUCT_FIELDS}
     values["upstream_updated_at"] = record.updated_at
-    values["record_hash"] = stable_hash(values | {"upstream_updated_at": None})
+    values["record_hash"] = record_hash(values | {"upstream_updated_at": None})
     return values
 
 
@@ -382,36 +421,62 @@ def _apply_products(session: Session, run: _RunState, raw_records: list, *, seen
         if isinstance(record, InvalidRecord):
             _skip_invalid(run, "product", f"{record.plugin_key}/{record.sku}", record.reason)
             if seen is not None and record.plugin_key and record.sku:
-                seen.add((record.plugin_key, record.sku))  # never erase the last valid version
+                seen.add(_key(record))  # never erase the last valid version
         elif only_company and record.plugin_key != only_company:
             _skip_invalid(run, "product", f"{record.plugin_key}/{record.sku}", f"listed under {only_company}")
         else:
             usable.append(record)
-    latest = _last_per_key(usable, lambda r: (r.plugin_key, r.sku))
+    latest = _last_per_key(usable, _key)
+    maybe_held = None
     if seen is not None:
+        # A company new in this run had no products when it began, so only
+        # keys this walk returned before can be held: the rest skip the lookup
+        # (on a first full sync, every one of them).
+        maybe_held = [k for k in latest if k in seen or k[0] not in run.new_companies]
         seen.update(k for k, r in latest.items() if not isinstance(r, Tombstone))
     latest = _drop_orphans(session, run, latest)
     if latest:
-        _write_products(session, run, latest)
+        _write_products(session, run, latest, maybe_held)
+
+
+def _key(record) -> tuple[str, str]:
+    # Interned: a reconciling walk keeps every key it saw, and the company
+    # part is shared by a whole catalog.
+    return sys.intern(record.plugin_key), record.sku
 
 
 def _drop_orphans(session: Session, run: _RunState, latest: dict) -> dict:
     """Products of companies the mirror does not hold are skipped and counted."""
-    keys = {key for key, _ in latest}
-    held = set(session.scalars(select(Company.plugin_key).where(Company.plugin_key.in_(keys))))
-    kept = {k: r for k, r in latest.items() if k[0] in held}
+    held = run.held_companies
+    unknown = {key for key, _ in latest if key not in held}
+    if unknown:
+        found = set(session.scalars(select(Company.plugin_key).where(Company.plugin_key.in_(unknown))))
+        held.update((key, key in found) for key in unknown)
+    kept = {k: r for k, r in latest.items() if held[k[0]]}
     run.counts.orphan_products += len(latest) - len(kept)
     return kept
 
 
-def _write_products(session: Session, run: _RunState, latest: dict) -> None:
-    held = {
-        (row.plugin_key, row.sku): row
-        for row in session.execute(
-            select(Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at)
-            .where(tuple_(Product.plugin_key, Product.sku).in_(list(latest)))
-        )
-    }
+def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
+    """The held (record_hash, upstream_updated_at, category_slug) of those products that the mirror has."""
+    columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at, Product.category_slug)
+    if session.get_bind().dialect.name == "postgresql":
+        # Two array parameters instead of a bind pair per key: a batch is
+        # thousands of keys.
+        pairs = text("(products.plugin_key, products.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))")
+        statements = [select(*columns).where(pairs).params(k=[k for k, _ in keys], s=[s for _, s in keys])]
+    else:
+        statements = [
+            select(*columns).where(tuple_(Product.plugin_key, Product.sku).in_(keys[start:start + 500]))
+            for start in range(0, len(keys), 500)
+        ]
+    return {(row.plugin_key, row.sku): row for statement in statements for row in session.execute(statement)}
+
+
+def _write_products(session: Session, run: _RunState, latest: dict, maybe_held: list | None = None) -> None:
+    """Insert, update or delete what changed; `maybe_held`: the only keys that can be held (default: all)."""
+    lookup = list(latest) if maybe_held is None else [k for k in maybe_held if k in latest]
+    held = _held_products(session, lookup) if lookup else {}
     inserts, updates, deletes = [], [], []
     for (key, sku), record in latest.items():
         old = held.get((key, sku))
@@ -429,6 +494,10 @@ def _write_products(session: Session, run: _RunState, latest: dict) -> None:
         else:
             continue
         run.touched_catalogs.add(key)
+        slugs = run.touched_groups.setdefault(key, set())
+        slugs.add(values["category_slug"])
+        if old is not None:
+            slugs.add(old.category_slug)
     insert_rows(session, Product, inserts)
     if updates:
         session.execute(update(Product), updates)
@@ -444,6 +513,8 @@ def _finish(session: Session, run: _RunState, finished_at: datetime, company_key
     saved = st.read_state(session)
     feed_stamp = max(int(finished_at.timestamp() * 1000), st.get_int(saved, st.FEED_CLOCK_MS) + 1)
     touched = sorted(run.changed_companies | run.touched_catalogs)
+    if touched and session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SET LOCAL work_mem = '128MB'"))  # the rebuild sorts a batch's products in memory
     for start in range(0, len(touched), REBUILD_BATCH):
         _rebuild(session, run, touched[start:start + REBUILD_BATCH], finished_at, feed_stamp)
     if run.feed_moved or run.feed_departure:
@@ -459,27 +530,54 @@ def _finish(session: Session, run: _RunState, finished_at: datetime, company_key
 def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, feed_stamp: int) -> None:
     """Rebuild offer groups, content versions and feed state for some companies."""
     companies = {c.plugin_key: c for c in session.scalars(select(Company).where(Company.plugin_key.in_(keys)))}
-    products: dict[str, list] = {key: [] for key in companies}
-    for product in session.execute(
-        select(
-            Product.plugin_key, Product.sku, Product.category_slug, Product.category_name,
-            Product.category_kind, Product.tier, Product.price_cents, Product.published, Product.image_url,
-        ).where(Product.plugin_key.in_(list(companies)))
-    ):
-        products[product.plugin_key].append(product)
-    session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(list(companies))))
-    all_groups, company_updates = [], []
+    dialect = session.get_bind().dialect.name
+    whole, pairs = _groups_to_summarise(run, list(companies), dialect)
+    by_company: dict[str, list] = {key: [] for key in companies}
+    if pairs:
+        # The groups no written product belongs to stay as stored.
+        groups = OfferGroup.__table__
+        stored = session.execute(select(*groups.c).where(groups.c.plugin_key.in_({k for k, _ in pairs})))
+        for row in stored:
+            if row.category_slug not in run.touched_groups[row.plugin_key]:
+                by_company[row.plugin_key].append(dict(row._mapping))
+    # The database summarises the products (mirror.offers: the set-wise
+    # spelling of build_offer_groups); only the groups come back.
+    rebuilt = [offer_group_row(row, companies[row[0]].currency)
+               for row in session.execute(offer_groups_query(whole, dialect, pairs))]
+    for group in rebuilt:
+        by_company[group["plugin_key"]].append(group)
+    session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(whole)))
+    if pairs:
+        session.execute(delete(OfferGroup).where(groups_in(OfferGroup.__table__, pairs, dialect)))
+    company_updates = []
     for key, company in companies.items():
-        groups = build_offer_groups(key, company.currency, products[key], company_public=company.is_public)
-        all_groups.extend(groups)
-        changes = _version_changes(company, run, groups, now, feed_stamp)
+        changes = _version_changes(company, run, sort_offer_groups(by_company[key]), now, feed_stamp)
         if changes:
             company_updates.append({"plugin_key": key, **changes})
-    insert_rows(session, OfferGroup, all_groups)
+    insert_rows(session, OfferGroup, rebuilt)
     if company_updates:
         session.execute(update(Company), company_updates)
-    run.counts.offer_groups_rebuilt += len(all_groups)
+    run.counts.offer_groups_rebuilt += len(rebuilt)
     session.expunge_all()  # keep the identity map (and memory) flat across batches
+
+
+def _groups_to_summarise(run: _RunState, keys: list[str], dialect: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """(companies whose every group is summarised again, (company, category) pairs for the rest).
+
+    A company new in this run, with a changed record (public, currency) or
+    that lost products is summarised whole; one whose catalog only had
+    products written, just in the categories they were and are in.
+    """
+    whole, pairs = [], []
+    for key in keys:
+        slugs = run.touched_groups.get(key)
+        if slugs is None or key in run.changed_companies or key in run.new_companies or key in run.whole_catalogs:
+            whole.append(key)
+        else:
+            pairs.extend((key, slug) for slug in sorted(slugs))
+    if dialect != "postgresql" and len(pairs) > 4000:  # SQLite binds each pair's two values
+        return keys, []
+    return whole, pairs
 
 
 def _version_changes(company: Company, run: _RunState, groups: list[dict], now: datetime, feed_stamp: int) -> dict:
@@ -521,16 +619,28 @@ def insert_rows(session: Session, model, rows: list[dict]) -> None:
 
 
 def _copy_rows(session: Session, table, rows: list[dict]) -> None:
-    from psycopg.types.json import Json
-
     columns = list(rows[0])
     json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
-    wrap = [c in json_columns for c in columns]
+    json_at = [i for i, c in enumerate(columns) if c in json_columns]
+    values_of = operator.itemgetter(*columns)
     driver = session.connection().connection.driver_connection
     statement = f"COPY {table.name} ({', '.join(columns)}) FROM STDIN"
     with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
-            copy.write_row([Json(row[c]) if w and row[c] is not None else row[c] for c, w in zip(columns, wrap)])
+            values = list(values_of(row)) if len(columns) > 1 else [values_of(row)]
+            for i in json_at:
+                if values[i] is not None:
+                    values[i] = _json_text(values[i])
+            copy.write_row(values)
+
+
+def _json_text(value) -> str:
+    # COPY's text format takes a JSON column as its text; orjson writes it
+    # several times faster than json (a value it refuses goes to json).
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(value)
 
 
 def prefetch(pages: Iterator, depth: int = 2) -> Iterator:

@@ -7,6 +7,7 @@ wrong" (400, 401) stops the run at once.
 """
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -14,12 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Iterator
 
+import orjson
 import requests
 from requests.adapters import HTTPAdapter
 
 log = logging.getLogger(__name__)
 
 PAGE_LIMIT = 500
+BODY_READ_SIZE = 1 << 20
 # Resets, time-outs and bodies cut short: all transient.
 _NETWORK_ERRORS = (
     requests.ConnectionError,
@@ -152,12 +155,16 @@ class UpstreamClient:
     def _request_page(self, path: str, params: dict) -> Page:
         self.requests_made += 1
         try:
-            response = self.session.get(self.base_url + path, params=params, timeout=self.timeout)
+            response = self.session.get(self.base_url + path, params=params, timeout=self.timeout, stream=True)
+            status = response.status_code
+            # A page body in large reads, not requests' 10 KiB ones: each read
+            # gives up the GIL and must win it back from the thread writing
+            # the previous page, so fewer reads make the walk much faster.
+            body = b"".join(response.iter_content(BODY_READ_SIZE)) if status == 200 else response.content
         except _NETWORK_ERRORS as error:
             raise _Transient(type(error).__name__) from None
-        status = response.status_code
         if status == 200:
-            return _parse_page(response)
+            return _parse_page(body)
         if status == 429:
             raise _Throttled(_retry_after(response.headers.get("Retry-After")))
         if status == 410 and _error_code(response) == "cursor_expired":
@@ -192,10 +199,24 @@ def _error_code(response: requests.Response) -> str | None:
     return body.get("error") if isinstance(body, dict) else None
 
 
-def _parse_page(response: requests.Response) -> Page:
+def loads(body: bytes):
+    """Decode a JSON body: orjson, with the standard library for what it refuses.
+
+    orjson reads a 500-record page several times faster than `json`. It
+    refuses a few things `json` accepts (NaN, Infinity, lone surrogates);
+    those bodies are decoded by `json` exactly as before, so no body that
+    parsed before is now malformed. Raises ValueError when neither can.
+    """
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body)
+
+
+def _parse_page(content: bytes) -> Page:
     """A body that is not the documented page shape is transient (truncated, proxied)."""
     try:
-        body = response.json()
+        body = loads(content)
         data, cursor = body["data"], body.get("next_cursor")
         server_time = parse_time(body["server_time"])
     except (ValueError, KeyError, TypeError, AttributeError) as error:

@@ -111,3 +111,48 @@ def test_prices_are_exact_cents_and_odd_tiers_count_as_none():
 def test_tombstones_parse():
     stone = parse_product({"plugin_key": "k1", "sku": "S1", "deleted": True, "updated_at": "2026-08-30T19:33:42Z"})
     assert isinstance(stone, Tombstone)
+
+
+# --- the plain-Python check of the required fields agrees with the model ----------
+
+@pytest.mark.parametrize("change", [
+    {}, {"updated_at": "2026-08-30T19:33:42Z"}, {"updated_at": "2026-08-30T19:33:42.5-05:00"},
+    {"updated_at": "2026-08-30T19:33:42.123456+05:30"}, {"updated_at": "2026-13-30T19:33:42Z"},
+    {"updated_at": "2026-08-30T24:00:00Z"}, {"updated_at": "2026-08-30T19:33:42"}, {"updated_at": "2026-08-30"},
+    {"updated_at": "2026-08-30 19:33:42Z"}, {"updated_at": "2026-08-30t19:33:42z"}, {"updated_at": 1788118422},
+    {"updated_at": "2026-08-30T19:33:42.1234567Z"}, {"updated_at": None},
+    {"price": "10200"}, {"price": "10200.5"}, {"price": "10200.00\n"}, {"price": "-5"}, {"price": "1e3"},
+    {"price": 10200}, {"price": "١٠٠"}, {"published": 1}, {"published": "true"}, {"published": False},
+    {"plugin_key": ""}, {"plugin_key": "k" * 128}, {"plugin_key": "k" * 129}, {"plugin_key": 7},
+    {"sku": "s" * 255}, {"sku": "s" * 256}, {"name": ""}, {"name": " "}, {"name": None}, {"category": "HVAC"},
+    {"category": {}}, {"category": {"name": " "}},
+])
+def test_the_fast_required_check_gives_the_models_verdict_and_values(change):
+    from mirror.records import _invalid, _product_required, _ProductRequired
+
+    raw = {**PRODUCT, **change}
+    try:
+        expected = _ProductRequired.model_validate(raw)
+    except ValueError as error:  # pydantic's ValidationError is a ValueError
+        with pytest.raises(type(error)):
+            _product_required(raw)
+        parsed = parse_product(raw)
+        assert isinstance(parsed, InvalidRecord) and parsed.reason == _invalid(raw, error).reason
+        return
+    fast = _product_required(raw)
+    fields = ("plugin_key", "sku", "name", "category", "price", "published", "updated_at")
+    assert {f: getattr(fast, f) for f in fields} == {f: getattr(expected, f) for f in fields}
+    assert fast.updated_at.tzinfo is not None and fast.updated_at.utcoffset().total_seconds() == 0
+
+
+def test_a_fast_built_record_equals_model_construct():
+    from mirror.records import _construct
+
+    record = parse_product(PRODUCT)
+    values = dict(record.__dict__)
+    reference = ProductRecord.model_construct(**values)
+    built = _construct(ProductRecord, **values)
+    assert built == reference and built.model_dump() == reference.model_dump()
+    assert built.model_fields_set == reference.model_fields_set == set(ProductRecord.model_fields)
+    assert (built.__pydantic_extra__, built.__pydantic_private__) == (None, None)
+    assert set(values) == set(ProductRecord.model_fields)  # parse_product names every field

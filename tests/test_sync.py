@@ -357,3 +357,33 @@ def test_no_private_field_reaches_the_database(mirror, upstream):
     assert not columns & {"internal_id", "owner", "cost", "dealer_notes"}
     dump = repr(snapshot(mirror))
     assert canary not in dump and "987654321" not in dump and "424242" not in dump
+
+
+def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, upstream):
+    """Only the groups a run wrote products into are summarised again; the rest are kept as stored."""
+    from mirror.models import OfferGroup
+
+    _sync(mirror, upstream)
+    key = _public_key(upstream)
+    products = [p for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p]
+    moved, joined, hidden, cheap = products[:4]
+    other = next(p for p in products if p["category"]["slug"] != joined["category"]["slug"])
+    upstream.catalog.set_product(key, moved["sku"], category={"name": "Brand-new Things", "slug": "brand-new", "kind": "system"})
+    upstream.catalog.set_product(key, joined["sku"], category=other["category"])
+    upstream.catalog.set_product(key, hidden["sku"], published=False)
+    upstream.catalog.set_product(key, cheap["sku"], price="0.50")
+    upstream.catalog.set_product(key, "zz-New-SKU", name="A new one", category=cheap["category"], price="0.50",
+                                 published=True, image_url="https://images.example/a.jpg")
+
+    def groups(session):
+        return {(g.plugin_key, g.category_slug): g.price_low_cents for g in session.scalars(select(OfferGroup))}
+
+    with mirror.Session() as session:
+        before = groups(session)
+    result = _sync(mirror, upstream)
+    assert result.status == "success" and result.counts.products_written == 5
+    assert_offer_groups_in_step(mirror)  # equal to build_offer_groups over the stored products
+    with mirror.Session() as session:
+        after = groups(session)
+    assert (key, "brand-new") in after and after[(key, cheap["category"]["slug"])] == 50
+    assert {k: v for k, v in after.items() if k[0] != key} == {k: v for k, v in before.items() if k[0] != key}
