@@ -217,7 +217,11 @@ def demo(tmp_path_factory):
     log = tmp_path / "run.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            ["bash", "scripts/run_demo.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            ["bash", "scripts/run_demo.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     try:
@@ -248,8 +252,13 @@ def _run_page(demo: Demo, page_steps: list[Step]) -> list[tuple[str, int]]:
     session = demo.checkout.parent / f"session-{uuid.uuid4().hex}.sh"
     session.write_text("\n".join(script) + "\n")
     done = subprocess.run(
-        ["bash", "--noprofile", "--norc", str(session)], stdin=subprocess.DEVNULL, cwd=demo.checkout,
-        env=_fresh_environment(), capture_output=True, text=True, timeout=240,
+        ["bash", "--noprofile", "--norc", str(session)],
+        stdin=subprocess.DEVNULL,
+        cwd=demo.checkout,
+        env=_fresh_environment(),
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     # Each step's output runs up to its mark; the mark's line carries its exit status.
     pieces = done.stdout.split(f"\n{mark} ")
