@@ -1,21 +1,12 @@
 """Every shell example in README.md and docs/ runs against a live demo and prints what the docs show.
 
-The convention the pages follow is docs/examples.md:
-
-- a ```sh, ```bash, ```console or ```shell block is run, unless the line before
-  its fence is `<!-- not-run: why -->` (production hosts, systemd, nginx, an
-  agent's CLI...);
-- inside it, `# → ` lines show the output of the shell lines before them
-  (since the previous `# → ` lines); a line break in the shown output, with the
-  indentation after it, matches any whitespace or none (so long JSON can be
-  wrapped), and `...` matches anything (ETags, timestamps, elided parts);
-- shell lines with no `# → ` after them must exit 0; what they print is not shown;
-- every block of one page runs, in order, in one bash session (a variable set in
-  one block is there in the next), from a directory laid out like a checkout of
-  the repository (so `.venv/bin/flask --app wsgi ...` works) holding the demo's
-  `.flaskenv`, with none of the mirror's settings exported;
-- the docs always say `127.0.0.1:8000` (the mirror) and `127.0.0.1:8001` (the demo
-  upstream); the test rewrites them to the ports its demo runs on.
+The convention the pages follow is written once, in docs/examples.md: a
+```sh/bash/console/shell block runs unless `<!-- not-run: why -->` precedes it;
+`# → ` lines show the output of the lines above them (`...` is anything, a line
+break any whitespace or none); lines with no shown output must exit 0; a page's
+blocks share one bash session, started in a checkout-like directory with the
+demo's `.flaskenv` and none of the mirror's settings exported; `127.0.0.1:8000`
+and `127.0.0.1:8001` are rewritten to the demo's ports.
 
 One demo for the module: the same processes `make run` starts (scripts/run_demo.sh,
 its default demo size) on free ports, its instance folder and `.flaskenv` in a
