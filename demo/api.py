@@ -27,6 +27,7 @@ from werkzeug.wrappers import Request, Response
 
 from demo.admin import AdminApi
 from demo.catalog import DemoCatalog, Page
+from demo.examples import AGENT_PROFILE_PATH, agent_profile
 from demo.faults import Fault, FaultQueue, RequestLog
 from demo.records import iso_utc, parse_rfc3339
 from demo.responses import error_name, json_response
@@ -139,6 +140,8 @@ class UpstreamApp:
         request = Request(environ)
         if request.path.startswith("/_demo/"):
             return self.admin(request)(environ, start_response)
+        if request.path == AGENT_PROFILE_PATH:  # public, like an agent's own host (docs/ucp.md)
+            return json_response(200, agent_profile())(environ, start_response)
         entry = self.requests.record(request)
         fault = self.faults.take(request.path)
         entry.fault = fault.kind if fault else None

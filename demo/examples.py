@@ -390,3 +390,39 @@ def example_companies(ts: int) -> list[GeneratedCompany]:
         (channel_off, _HVAC_PRODUCTS),
     )
     return [GeneratedCompany(record, ts, _rows(record["plugin_key"], products, ts)) for record, products in plan]
+
+
+# The docs' UCP example (docs/ucp.md) names an agent profile the mirror must fetch; on a
+# laptop there is none, so the demo upstream serves this one (a shopping agent declaring
+# the two Catalog capabilities of UCP 2026-08-25) and `make run` allows loopback `http`
+# profiles (UCP_ALLOW_INSECURE_PROFILES).
+AGENT_PROFILE_PATH = "/agent-profile.json"
+
+
+def agent_profile(version: str = "2026-08-25") -> dict:
+    """The demo's UCP agent (platform) profile of one release."""
+    base = f"https://ucp.dev/{version}"
+    service = {
+        "version": version,
+        "spec": f"{base}/specification/overview",
+        "transport": "mcp",
+        "schema": f"{base}/services/shopping/mcp.openrpc.json",
+    }
+    capabilities = {
+        f"dev.ucp.shopping.catalog.{name}": [
+            {
+                "version": version,
+                "spec": f"{base}/specification/catalog/{name}",
+                "schema": f"{base}/schemas/shopping/catalog_{name}.json",
+            }
+        ]
+        for name in ("search", "lookup")
+    }
+    return {
+        "ucp": {
+            "version": version,
+            "services": {"dev.ucp.shopping": [service]},
+            "capabilities": capabilities,
+            "payment_handlers": {},
+        }
+    }

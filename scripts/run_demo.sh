@@ -62,6 +62,9 @@ export DATABASE_URL="${DATABASE_URL:-sqlite:///$INSTANCE_DIR/mirror.sqlite3}"
 # Every 5 minutes rather than the documented 15: a change made through the demo's
 # admin API shows up while you are still looking.
 export SYNC_INTERVAL_SECONDS="${SYNC_INTERVAL_SECONDS:-300}"
+# The demo upstream serves an agent profile on loopback http (docs/ucp.md's example);
+# never in production.
+export UCP_ALLOW_INSECURE_PROFILES="${UCP_ALLOW_INSECURE_PROFILES:-true}"
 cat >"$FLASKENV_FILE" <<EOF
 # Written by scripts/run_demo.sh (make run) for the demo; not committed. Exported variables win.
 UPSTREAM_URL=$UPSTREAM_URL
@@ -69,6 +72,7 @@ UPSTREAM_TOKEN=$UPSTREAM_TOKEN
 PUBLIC_BASE_URL=$PUBLIC_BASE_URL
 DATABASE_URL=$DATABASE_URL
 SYNC_INTERVAL_SECONDS=$SYNC_INTERVAL_SECONDS
+UCP_ALLOW_INSECURE_PROFILES=$UCP_ALLOW_INSECURE_PROFILES
 EOF
 
 FLASK=("$ROOT/.venv/bin/flask" --app wsgi)
