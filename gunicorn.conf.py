@@ -15,6 +15,7 @@ on the command line. This file only holds what every deployment needs:
   invocation log is the access log), and when on, a format without the
   client's address: the invocation log keeps only a keyed hash of it.
 """
+
 from __future__ import annotations
 
 import glob
@@ -24,6 +25,7 @@ import tempfile
 # Decided here, before any worker imports prometheus_client (it reads the variable at import).
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mirror-prometheus-")
+
 
 # The app's invocation log is the access log (one JSON line per request);
 # gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).

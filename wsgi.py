@@ -5,6 +5,7 @@ mirror (database handles) to the app, then lets each package install itself
 (`init_app`: its blueprint, CLI commands and per-app state). Nothing here
 does any work per request.
 """
+
 from __future__ import annotations
 
 import logging

@@ -3,6 +3,7 @@
 Skills are the MCP tool declarations (mcp_server.tools), reached by message;
 see a2a_server/skills.py. Each module adds its routes to the one blueprint `bp`.
 """
+
 from flask import Blueprint, Flask
 
 bp = Blueprint("a2a_server", __name__)

@@ -5,6 +5,7 @@ settings (names, URLs). The cards say what the agents are: stateless (every
 answer is a Message, no tasks), no streaming, no push notifications, no
 extended card, no authentication.
 """
+
 from __future__ import annotations
 
 from a2a_server.protocol import PROTOCOL_VERSION
@@ -25,21 +26,29 @@ def company_card(settings: Settings, company: Company, endpoint: str) -> dict:
     """The agent card of one contractor's catalog agent, answering at `endpoint`."""
     name = company.name[:NAME_LIMIT]
     return _card(
-        settings, name=f"{name} catalog",
-        description=(f"Answers questions about {name}'s own published installed prices: search the catalog, compare "
-                     "Good/Better/Best tiers, check a ZIP against the service area, business details. Send a "
-                     'question as text, or a data part {"skill": id, "arguments": {...}}. ' + CONTRACTOR_TEXT_WARNING),
-        endpoint=endpoint, skills=card_skills(COMPANY_AGENT),
+        settings,
+        name=f"{name} catalog",
+        description=(
+            f"Answers questions about {name}'s own published installed prices: search the catalog, compare "
+            "Good/Better/Best tiers, check a ZIP against the service area, business details. Send a "
+            'question as text, or a data part {"skill": id, "arguments": {...}}. ' + CONTRACTOR_TEXT_WARNING
+        ),
+        endpoint=endpoint,
+        skills=card_skills(COMPANY_AGENT),
     )
 
 
 def directory_card(settings: Settings) -> dict:
     """The agent card of the install-wide directory agent (the business feed's contractors)."""
     return _card(
-        settings, name=f"{settings.provider_name} contractor directory",
-        description=("Finds contractors by ZIP, category and keywords among the businesses of the install's business "
-                     "feed; each result names the contractor's own agent and MCP server. " + CONTRACTOR_TEXT_WARNING),
-        endpoint=settings.absolute(urls.ROOT_A2A), skills=card_skills(DIRECTORY_AGENT),
+        settings,
+        name=f"{settings.provider_name} contractor directory",
+        description=(
+            "Finds contractors by ZIP, category and keywords among the businesses of the install's business "
+            "feed; each result names the contractor's own agent and MCP server. " + CONTRACTOR_TEXT_WARNING
+        ),
+        endpoint=settings.absolute(urls.ROOT_A2A),
+        skills=card_skills(DIRECTORY_AGENT),
     )
 
 

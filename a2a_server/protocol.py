@@ -5,6 +5,7 @@ Knows nothing of companies or tools. The agents are stateless: they answer
 TaskNotFound and streaming / push notifications answer their "not supported"
 errors, exactly as the agent card's `capabilities` say.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,12 @@ VERSION_NOT_SUPPORTED = -32009
 
 # Every A2A 1.0 JSON-RPC method, by the error a stateless agent answers it with.
 _NO_TASKS = ("GetTask", "CancelTask", "SubscribeToTask")
-_NO_PUSH = ("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
-            "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig")
+_NO_PUSH = (
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+)
 _ECHO_LIMIT = 100
 
 
@@ -61,8 +66,10 @@ def check_version(header: str | None) -> None:
     """Refuse any A2A-Version but 1.x (major match, as the SDK's own server does)."""
     version = (header or "").strip() or HEADERLESS_VERSION
     if version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
-        raise A2AError(VERSION_NOT_SUPPORTED,
-                       f"A2A version {version[:_ECHO_LIMIT]!r} is not supported: send A2A-Version: {PROTOCOL_VERSION}")
+        raise A2AError(
+            VERSION_NOT_SUPPORTED,
+            f"A2A version {version[:_ECHO_LIMIT]!r} is not supported: send A2A-Version: {PROTOCOL_VERSION}",
+        )
 
 
 def parse_request(raw: bytes) -> Request:
@@ -88,8 +95,9 @@ def refuse_unsupported(request: Request) -> None:
     """Raise the error a stateless, non-streaming agent answers for every method but SendMessage."""
     method = request.method
     if method in _NO_TASKS:
-        raise A2AError(TASK_NOT_FOUND, "Task not found: this agent keeps no tasks (every answer is a Message)",
-                       id=request.id)
+        raise A2AError(
+            TASK_NOT_FOUND, "Task not found: this agent keeps no tasks (every answer is a Message)", id=request.id
+        )
     if method == "ListTasks":
         raise A2AError(UNSUPPORTED_OPERATION, "This agent keeps no tasks", id=request.id)
     if method in _NO_PUSH:

@@ -10,6 +10,7 @@
 JSON-RPC errors are sent with HTTP 200, as the A2A SDK's own server does;
 the HTTP-level refusals (Host, size, Content-Type) come first.
 """
+
 from __future__ import annotations
 
 from flask import Response, request
@@ -50,7 +51,9 @@ def _card_response(card: dict) -> Response:
 def company_agent_card(key: str) -> Response:
     """One contractor's agent card."""
     company = gate(key, CHANNEL)
-    return _card_response(company_card(settings(), company, settings().absolute(urls.company_path(urls.COMPANY_A2A, company.plugin_key))))
+    return _card_response(
+        company_card(settings(), company, settings().absolute(urls.company_path(urls.COMPANY_A2A, company.plugin_key)))
+    )
 
 
 @bp.post(urls.flask_rule(urls.COMPANY_A2A))
@@ -88,8 +91,9 @@ def root_agent() -> Response:
 
 
 def _company_context(company) -> CompanyContext:
-    return CompanyContext(session=db(), company=company, settings=settings(),
-                          renderings=render_cache().entry(db(), company))
+    return CompanyContext(
+        session=db(), company=company, settings=settings(), renderings=render_cache().entry(db(), company)
+    )
 
 
 def _serve(agent: Agent, make_context) -> Response:

@@ -8,6 +8,7 @@ gunicorn, which every endpoint of the app pays too.
 
     CEILING_BODY_FILE=body.json gunicorn -w 2 -k gthread --threads 4 bench.ceiling_app:app
 """
+
 from __future__ import annotations
 
 import os

@@ -23,6 +23,7 @@ The suite holds the deterministic half of the promise
 builds no object); this script is the timing half, kept out of the default
 run because timing on a shared 2-core machine is noisy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,18 +62,32 @@ def build(database_url: str | None):
         database_url = server.set(database=SCRATCH_DATABASE).render_as_string(hide_password=False)
     upgrade(database_url)
     upstream = start_in_thread(companies=20, products=20, seed=7)
-    app = create_app({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream.url, "UPSTREAM_TOKEN": "demo-token",
-                      "PUBLIC_BASE_URL": "http://127.0.0.1:8000", "SCHEDULER_ENABLED": "false",
-                      "RATE_LIMIT_STORAGE_URI": "memory://", "RATE_LIMIT_PER_COMPANY": "1000000/hour"})
+    app = create_app(
+        {
+            "DATABASE_URL": database_url,
+            "UPSTREAM_URL": upstream.url,
+            "UPSTREAM_TOKEN": "demo-token",
+            "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
+            "SCHEDULER_ENABLED": "false",
+            "RATE_LIMIT_STORAGE_URI": "memory://",
+            "RATE_LIMIT_PER_COMPANY": "1000000/hour",
+        }
+    )
     catalog = upstream.catalog
-    base = {"name": "Timing Co", "trades": ["hvac"], "status": "active", "storefront_live": True,
-            "settings": {"channels": {"pricing": True}}}
+    base = {
+        "name": "Timing Co",
+        "trades": ["hvac"],
+        "status": "active",
+        "storefront_live": True,
+        "settings": {"channels": {"pricing": True}},
+    }
     keys = {
         "unknown": UNKNOWN_KEY,
         "churned": catalog.add_company(products=3, **{**base, "status": "churned"})["plugin_key"],
         "not live": catalog.add_company(products=3, **{**base, "storefront_live": False})["plugin_key"],
         "pricing off": catalog.add_company(products=3, **{**base, "settings": {"channels": {"pricing": False}}})[
-            "plugin_key"],
+            "plugin_key"
+        ],
     }
     result = app.extensions["mirror"].sync()
     assert result.status == "success", result.error

@@ -11,6 +11,7 @@ call: look the company up (one indexed query, the gate) and run the search
 
 It answers `POST /mcp`.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,6 +23,8 @@ from pydantic import BaseModel, Field
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from datetime import UTC  # noqa: E402
 
 from mcp.server.mcpserver import MCPServer  # noqa: E402
 from mcp.types import ToolAnnotations  # noqa: E402
@@ -64,7 +67,8 @@ mcp = MCPServer(name="peer-company-catalog", instructions="One contractor's cata
 
 
 @mcp.tool(
-    name="search_catalog", title="Search the catalog",
+    name="search_catalog",
+    title="Search the catalog",
     description="Search this contractor's published products by keywords.",
     annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False),
 )
@@ -82,15 +86,35 @@ def search_catalog_tool(
             raise ValueError("No such company.")
         synced = last_synced_at(session, company)  # known from that query: no second one
         max_cents = price_to_cents_floor(max_price) if max_price is not None else None
-        found = search_catalog(session, company.plugin_key, query, category_slug=category, tier=tier,
-                               max_price_cents=max_cents, limit=limit)
+        found = search_catalog(
+            session,
+            company.plugin_key,
+            query,
+            category_slug=category,
+            tier=tier,
+            max_price_cents=max_cents,
+            limit=limit,
+        )
     quote_open = channel_open(company, "quote")
     return SearchResults(
         query=query,
-        results=[Product(sku=h.sku, name=h.name, brand=h.brand, category=h.category_name,
-                         category_slug=h.category_slug, tier=h.tier, price=float(cents_to_decimal(h.price_cents)),
-                         model_numbers=h.model_numbers, description=h.description) for h in found.hits],
-        result_count=len(found.hits), total_matches=found.total, currency=company.currency,
+        results=[
+            Product(
+                sku=h.sku,
+                name=h.name,
+                brand=h.brand,
+                category=h.category_name,
+                category_slug=h.category_slug,
+                tier=h.tier,
+                price=float(cents_to_decimal(h.price_cents)),
+                model_numbers=h.model_numbers,
+                description=h.description,
+            )
+            for h in found.hits
+        ],
+        result_count=len(found.hits),
+        total_matches=found.total,
+        currency=company.currency,
         quote_url=SETTINGS.absolute(f"/companies/{company.plugin_key}/quote") if quote_open else None,
         last_synced_at=iso(synced),
         freshness_state=freshness(synced, SETTINGS.freshness_threshold_seconds, _now()),
@@ -98,9 +122,9 @@ def search_catalog_tool(
 
 
 def _now():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 app = mcp.streamable_http_app(stateless_http=True, json_response=True)

@@ -3,6 +3,7 @@
 Only the thread holding the GIL is sampled (`--gil`), so the shares say
 where the worker's CPU went, not where its threads waited.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -14,9 +15,24 @@ ROOT = Path(__file__).resolve().parent.parent
 def start_profile(master_pid: int, seconds: float, out: str) -> subprocess.Popen:
     """Start py-spy on the first worker of a gunicorn master, for `seconds`."""
     worker = int(Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()[0])
-    return subprocess.Popen([str(ROOT / ".venv" / "bin" / "py-spy"), "record", "--gil", "--nonblocking", "-p",
-                             str(worker), "-d", str(int(seconds) - 1), "-f", "raw", "-o", out],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [
+            str(ROOT / ".venv" / "bin" / "py-spy"),
+            "record",
+            "--gil",
+            "--nonblocking",
+            "-p",
+            str(worker),
+            "-d",
+            str(int(seconds) - 1),
+            "-f",
+            "raw",
+            "-o",
+            out,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def print_profile(profiler: subprocess.Popen, out: str, top: int = 25) -> None:

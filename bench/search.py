@@ -12,6 +12,7 @@ these shapes: one word, two words, a plural, a model number, a model prefix,
 a word no product has. The timing is `search_catalog` itself, in this
 process, on one warm connection: no HTTP, no render cache.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,7 +94,7 @@ def make_queries(session, count: int, seed: int) -> list[tuple[str, str]]:
         lambda: f"{rng.choice(vocabulary)} {rng.choice(vocabulary)}",
         lambda: f"{rng.choice(vocabulary)}s",
         lambda: rng.choice(models) if models else rng.choice(vocabulary),
-        lambda: (rng.choice(models)[:5] if models else rng.choice(vocabulary)[:3]),
+        lambda: rng.choice(models)[:5] if models else rng.choice(vocabulary)[:3],
         lambda: f"zq{rng.randrange(10**6)}",
     )
     pairs: set[tuple[str, str]] = set()
@@ -130,8 +131,9 @@ def main() -> None:
     parser.add_argument("--products", type=int, default=100)
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=15)
-    parser.add_argument("--database", default=os.environ.get("BENCH_DATABASE_URL",
-                                                             "postgresql://root@127.0.0.1:5432/postgres"))
+    parser.add_argument(
+        "--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres")
+    )
     parser.add_argument("--reuse", action="store_true", help="search the database as it is (no fresh sync)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()

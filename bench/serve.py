@@ -30,6 +30,7 @@ so absolute figures are lower than on a real deployment; the ratios are
 measured in the same run, under the same contention, and are what the
 targets are about.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,16 +53,30 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from bench.sync import _free_port, fresh_database, timed_sync  # noqa: E402
 from bench.pyspy import print_profile, start_profile  # noqa: E402
+from bench.sync import _free_port, fresh_database, timed_sync  # noqa: E402
 from bench.wrk import LoadResult, combine, run_wrk  # noqa: E402
 
 TOKEN = "bench-token"
 WORKERS, THREADS = 2, int(os.environ.get("BENCH_THREADS", "4"))  # fixed; the variable is for experiments
-GUNICORN = [str(ROOT / ".venv" / "bin" / "gunicorn"), "-w", str(WORKERS), "-k", "gthread", "--threads", str(THREADS),
-            "--keep-alive", "5", "--log-level", "warning"]
-MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": "2025-11-25"}
+GUNICORN = [
+    str(ROOT / ".venv" / "bin" / "gunicorn"),
+    "-w",
+    str(WORKERS),
+    "-k",
+    "gthread",
+    "--threads",
+    str(THREADS),
+    "--keep-alive",
+    "5",
+    "--log-level",
+    "warning",
+]
+MCP_HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2025-11-25",
+}
 QUERIES = ("air filter", "heat pump", "water heater", "furnace", "merv 13", "tankless", "thermostat", "lennox")
 ROTATION = 100  # companies the keyed endpoints cycle through (all cached: the cache holds 1,000)
 
@@ -84,10 +99,12 @@ class Endpoint:
         """This row's peak rps over the baseline's, measured interleaved."""
         other = self.paired.get(baseline)
         return self.peak.rps / other.rps if other and other.rps else None
+
     notes: list[str] = field(default_factory=list)
 
 
 # --- setup -------------------------------------------------------------------------
+
 
 def ensure_tools() -> bool:
     """wrk is required (installed from Debian when missing); nginx is optional. True when nginx is there."""
@@ -113,10 +130,29 @@ def load_catalog(database: str, companies: int, products: int, businesses: int) 
     url = fresh_database(database, "mirror_bench_serve")
     port = _free_port()
     upstream = subprocess.Popen(
-        [sys.executable, "-m", "demo.server", "--port", str(port), "--companies", str(companies),
-         "--products", str(products), "--empty-companies", str(businesses - companies), "--messiness", "0",
-         "--seed", "1", "--token", TOKEN, "--quiet"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "demo.server",
+            "--port",
+            str(port),
+            "--companies",
+            str(companies),
+            "--products",
+            str(products),
+            "--empty-companies",
+            str(businesses - companies),
+            "--messiness",
+            "0",
+            "--seed",
+            "1",
+            "--token",
+            TOKEN,
+            "--quiet",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         wait_until_up(f"http://127.0.0.1:{port}/_demo/stats", {"Authorization": f"Bearer {TOKEN}"}, 300)
@@ -134,21 +170,32 @@ def catalog_facts(url: str) -> dict:
     with engine.connect() as connection:
         in_feed = connection.execute(text("SELECT count(*) FROM companies WHERE in_feed")).scalar_one()
         products = connection.execute(text("SELECT count(*) FROM products")).scalar_one()
-        with_catalog = connection.execute(text(
-            "SELECT plugin_key FROM companies WHERE is_public AND content_version IS NOT NULL "
-            "AND EXISTS (SELECT 1 FROM offer_groups o WHERE o.plugin_key = companies.plugin_key) "
-            "ORDER BY plugin_key LIMIT :n"), {"n": ROTATION}).scalars().all()
+        with_catalog = (
+            connection.execute(
+                text(
+                    "SELECT plugin_key FROM companies WHERE is_public AND content_version IS NOT NULL "
+                    "AND EXISTS (SELECT 1 FROM offer_groups o WHERE o.plugin_key = companies.plugin_key) "
+                    "ORDER BY plugin_key LIMIT :n"
+                ),
+                {"n": ROTATION},
+            )
+            .scalars()
+            .all()
+        )
     engine.dispose()
     return {"in_feed": in_feed, "products": products, "keys": list(with_catalog)}
 
 
-def wait_until_up(url: str, headers: dict | None = None, timeout: float = 60, method: str = "GET",
-                  body: bytes | None = None) -> None:
+def wait_until_up(
+    url: str, headers: dict | None = None, timeout: float = 60, method: str = "GET", body: bytes | None = None
+) -> None:
     """Poll until the URL answers (any HTTP status counts as up)."""
     deadline = time.time() + timeout
     while True:
         try:
-            urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}, method=method, data=body), timeout=5)
+            urllib.request.urlopen(
+                urllib.request.Request(url, headers=headers or {}, method=method, data=body), timeout=5
+            )
             return
         except urllib.error.HTTPError:
             return
@@ -183,8 +230,11 @@ def app_env(database_url: str, port: int) -> dict:
     keeps one timestamp per request for the whole window.
     """
     return {
-        "DATABASE_URL": database_url, "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}", "SCHEDULER_ENABLED": "false",
-        "RATE_LIMIT_PER_COMPANY": "100000/second", "RATE_LIMIT_PER_CLIENT": "100000/second",
+        "DATABASE_URL": database_url,
+        "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "SCHEDULER_ENABLED": "false",
+        "RATE_LIMIT_PER_COMPANY": "100000/second",
+        "RATE_LIMIT_PER_CLIENT": "100000/second",
         "PYTHONPATH": str(ROOT),
     }
 
@@ -218,6 +268,7 @@ http {{
 
 # --- what is measured ----------------------------------------------------------------
 
+
 def http(url: str, method: str = "GET", headers: dict | None = None, body: bytes | None = None):
     """(status, headers, body) without following redirects."""
     import http.client
@@ -226,8 +277,9 @@ def http(url: str, method: str = "GET", headers: dict | None = None, body: bytes
     parts = urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     try:
-        connection.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=body,
-                           headers=headers or {})
+        connection.request(
+            method, parts.path + (f"?{parts.query}" if parts.query else ""), body=body, headers=headers or {}
+        )
         response = connection.getresponse()
         return response.status, dict(response.getheaders()), response.read()
     finally:
@@ -236,8 +288,12 @@ def http(url: str, method: str = "GET", headers: dict | None = None, body: bytes
 
 def mcp_call(path: str, query: str, request_id: int = 1) -> dict:
     """A tools/call search_catalog request for wrk."""
-    body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": "search_catalog", "arguments": {"query": query}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": "search_catalog", "arguments": {"query": query}},
+    }
     return {"method": "POST", "path": path, "headers": MCP_HEADERS, "body": json.dumps(body)}
 
 
@@ -261,12 +317,19 @@ def keyed_endpoints(app: str, keys: list[str]) -> list[Endpoint]:
         raise SystemExit("no company in the rotation has a quote funnel to redirect to")
     return [
         Endpoint("pricing.json (200)", "app", [{"path": f"/companies/{k}/pricing.json"} for k in keys]),
-        Endpoint("pricing.json (304)", "app", [{"path": f"/companies/{k}/pricing.json",
-                                                "headers": {"If-None-Match": etags[k]}} for k in keys]),
+        Endpoint(
+            "pricing.json (304)",
+            "app",
+            [{"path": f"/companies/{k}/pricing.json", "headers": {"If-None-Match": etags[k]}} for k in keys],
+        ),
         Endpoint("JSON-LD", "app", [{"path": f"/companies/{k}.jsonld"} for k in keys]),
         Endpoint("hosted pricing page", "app", [{"path": f"/companies/{k}/pricing"} for k in keys]),
-        Endpoint("quote redirect (302)", "app", [{"path": f"/companies/{k}/quote"} for k in redirecting],
-                 notes=[f"{len(redirecting)} companies with a funnel"]),
+        Endpoint(
+            "quote redirect (302)",
+            "app",
+            [{"path": f"/companies/{k}/quote"} for k in redirecting],
+            notes=[f"{len(redirecting)} companies with a funnel"],
+        ),
     ]
 
 
@@ -279,26 +342,39 @@ def all_endpoints(app: str, peer: str, keys: list[str], in_feed: int, with_nginx
     peer_calls = [mcp_call("/mcp", q, n) for n, q in enumerate(QUERIES)]
     for base, request in ((app, repeated[0]), (peer, peer_calls[0])):
         check_mcp(base, request)
-    rows = [Endpoint("ceiling: minimal Flask, fixed JSON", "ceiling",
-                     [{"path": f"/companies/{k}/pricing.json"} for k in keys])]
+    rows = [
+        Endpoint(
+            "ceiling: minimal Flask, fixed JSON", "ceiling", [{"path": f"/companies/{k}/pricing.json"} for k in keys]
+        )
+    ]
     if with_nginx:
         rows.append(Endpoint("nginx: static pricing.json", "nginx", [{"path": "/pricing.json"}]))
     rows.append(Endpoint("peer: MCPServer search_catalog", "peer", peer_calls))
     rows += keyed_endpoints(app, keys)
     rows += [
         Endpoint("feed, first page", "app", [{"path": "/v1/businesses?page=1&page_size=50"}]),
-        Endpoint(f"feed, last page ({last_page})", "app",
-                 [{"path": f"/v1/businesses?page={last_page}&page_size=50"}]),
-        Endpoint("MCP tools/call search_catalog", "app", repeated, peer_ratio=True,
-                 notes=[f"{len(QUERIES)} queries repeated: cached results"]),
-        Endpoint("MCP search_catalog, uncached", "app", distinct, peer_ratio=True,
-                 notes=["5,000 distinct queries: every call searches"]),
+        Endpoint(f"feed, last page ({last_page})", "app", [{"path": f"/v1/businesses?page={last_page}&page_size=50"}]),
+        Endpoint(
+            "MCP tools/call search_catalog",
+            "app",
+            repeated,
+            peer_ratio=True,
+            notes=[f"{len(QUERIES)} queries repeated: cached results"],
+        ),
+        Endpoint(
+            "MCP search_catalog, uncached",
+            "app",
+            distinct,
+            peer_ratio=True,
+            notes=["5,000 distinct queries: every call searches"],
+        ),
     ]
     return rows
 
 
-def measure(endpoint: Endpoint, bases: dict[str, str], args, script: str, app_pid: int,
-            baselines: dict[str, list[dict]]) -> None:
+def measure(
+    endpoint: Endpoint, bases: dict[str, str], args, script: str, app_pid: int, baselines: dict[str, list[dict]]
+) -> None:
     """Warm up; the peak, interleaved with the baselines; then the p99 at about half the peak rate.
 
     The peak is measured in `--slices` short runs, each preceded by a run of
@@ -307,11 +383,15 @@ def measure(endpoint: Endpoint, bases: dict[str, str], args, script: str, app_pi
     """
     base = bases[endpoint.server]
     common = {"connections": args.connections, "script_path": script}
-    wanted = ["ceiling"] + (["peer"] if endpoint.peer_ratio else []) if endpoint.server not in ("ceiling", "peer") \
-        else []
+    wanted = (
+        ["ceiling"] + (["peer"] if endpoint.peer_ratio else []) if endpoint.server not in ("ceiling", "peer") else []
+    )
     run_wrk(base, endpoint.requests, seconds=args.warmup, **common)
-    profiler = start_profile(app_pid, args.slices * args.slice * (1 + len(wanted)), script + ".prof") \
-        if args.profile and args.profile in endpoint.name else None
+    profiler = (
+        start_profile(app_pid, args.slices * args.slice * (1 + len(wanted)), script + ".prof")
+        if args.profile and args.profile in endpoint.name
+        else None
+    )
     runs: dict[str, list[LoadResult]] = {name: [] for name in ["row", *wanted]}
     for _ in range(args.slices):
         for name in wanted:
@@ -327,19 +407,30 @@ def measure(endpoint: Endpoint, bases: dict[str, str], args, script: str, app_pi
     if endpoint.half.rps < 0.85 * target:  # one correction for the time the requests themselves took
         delay -= endpoint.half.mean_ms
         endpoint.half = run_wrk(base, endpoint.requests, seconds=args.duration, delay_ms=delay, **common)
-    print(f"  {endpoint.name:<40} {endpoint.peak.rps:>8,.0f} rps  p50 {endpoint.peak.p50_ms:6.2f} ms  "
-          f"p99 {endpoint.peak.p99_ms:6.2f} ms | half load {endpoint.half.rps:,.0f} rps: p99 "
-          f"{endpoint.half.p99_ms:.2f} ms", flush=True)
+    print(
+        f"  {endpoint.name:<40} {endpoint.peak.rps:>8,.0f} rps  p50 {endpoint.peak.p50_ms:6.2f} ms  "
+        f"p99 {endpoint.peak.p99_ms:6.2f} ms | half load {endpoint.half.rps:,.0f} rps: p99 "
+        f"{endpoint.half.p99_ms:.2f} ms",
+        flush=True,
+    )
 
 
 # --- report ------------------------------------------------------------------------------
 
+
 def machine() -> str:
     """CPU, cores, memory and the versions that shape the figures."""
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor() or "unknown CPU")
-    memory_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                     if line.startswith("MemTotal"))
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor() or "unknown CPU",
+    )
+    memory_kb = next(
+        int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
+    )
 
     def version(command: list[str]) -> str:
         try:
@@ -348,23 +439,29 @@ def machine() -> str:
         except (OSError, IndexError):
             return "n/a"
 
-    return (f"{cpu}, {os.cpu_count()} cores, {memory_kb / 1024 / 1024:.0f} GB RAM; Linux {platform.release()}; "
-            f"Python {platform.python_version()}; {version(['psql', '--version'])}; "
-            f"{version([GUNICORN[0], '--version'])}; {version(['wrk', '-v'])}; {version(['nginx', '-v'])}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {memory_kb / 1024 / 1024:.0f} GB RAM; Linux {platform.release()}; "
+        f"Python {platform.python_version()}; {version(['psql', '--version'])}; "
+        f"{version([GUNICORN[0], '--version'])}; {version(['wrk', '-v'])}; {version(['nginx', '-v'])}"
+    )
 
 
 def table(rows: list[Endpoint]) -> list[str]:
     """The markdown table: one line per endpoint."""
-    lines = ["| endpoint | rps | p50 ms | p99 ms | vs ceiling (its rps alongside) | vs peer (its rps alongside) "
-             "| p99 ms at ~half rps (achieved rps) | errors |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| endpoint | rps | p50 ms | p99 ms | vs ceiling (its rps alongside) | vs peer (its rps alongside) "
+        "| p99 ms at ~half rps (achieved rps) | errors |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for row in rows:
         peak, half = row.peak, row.half
         errors = peak.socket_errors + peak.bad_statuses + half.socket_errors + half.bad_statuses
         name = row.name + (f" ({'; '.join(row.notes)})" if row.notes else "")
-        lines.append(f"| {name} | {peak.rps:,.0f} | {peak.p50_ms:.2f} | {peak.p99_ms:.2f} | "
-                     f"{_paired(row, 'ceiling')} | {_paired(row, 'peer')} | "
-                     f"{half.p99_ms:.2f} ({half.rps:,.0f}) | {errors} |")
+        lines.append(
+            f"| {name} | {peak.rps:,.0f} | {peak.p50_ms:.2f} | {peak.p99_ms:.2f} | "
+            f"{_paired(row, 'ceiling')} | {_paired(row, 'peer')} | "
+            f"{half.p99_ms:.2f} ({half.rps:,.0f}) | {errors} |"
+        )
     return lines
 
 
@@ -375,6 +472,7 @@ def _paired(row: Endpoint, baseline: str) -> str:
 
 def verdicts(rows: list[Endpoint]) -> list[str]:
     """Each target of the issue: met or missed, and by how much (rows not measured are left out)."""
+
     def row(prefix: str) -> Endpoint | None:
         return next((r for r in rows if r.name.startswith(prefix)), None)
 
@@ -388,13 +486,23 @@ def verdicts(rows: list[Endpoint]) -> list[str]:
         lines.append(_verdict("MCP search_catalog >= 2x peer rps", mcp >= 2, f"{mcp:.2f}x"))
     if row("feed, first") and row("feed, last"):
         first, last = row("feed, first").peak.p99_ms, row("feed, last").peak.p99_ms
-        lines.append(_verdict("feed last page p99 <= 1.5x first page p99", last <= 1.5 * first,
-                              f"{last:.2f} ms vs {first:.2f} ms = {last / first:.2f}x"))
+        lines.append(
+            _verdict(
+                "feed last page p99 <= 1.5x first page p99",
+                last <= 1.5 * first,
+                f"{last:.2f} ms vs {first:.2f} ms = {last / first:.2f}x",
+            )
+        )
     ours = [r for r in rows if r.server == "app"]
     if ours:
         worst = max(ours, key=lambda r: r.half.p99_ms)
-        lines.append(_verdict("p99 < 50 ms at half peak rps, every endpoint", worst.half.p99_ms < 50,
-                              f"worst {worst.name}: {worst.half.p99_ms:.2f} ms"))
+        lines.append(
+            _verdict(
+                "p99 < 50 ms at half peak rps, every endpoint",
+                worst.half.p99_ms < 50,
+                f"worst {worst.name}: {worst.half.p99_ms:.2f} ms",
+            )
+        )
     return lines
 
 
@@ -409,10 +517,13 @@ def write_report(rows: list[Endpoint], args, facts: dict) -> None:
     print("\n" + "\n".join(lines) + "\n\n" + "\n".join(targets))
     load = os.getloadavg()
     body = [
-        "# bench/serve.py — latest run", "",
-        f"Machine: {machine()}.", "",
+        "# bench/serve.py — latest run",
+        "",
+        f"Machine: {machine()}.",
+        "",
         f"Load average when the report was written (1/5/15 min): {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
-        f"(anything above ~1 means other processes shared the 2 cores with the run).", "",
+        f"(anything above ~1 means other processes shared the 2 cores with the run).",
+        "",
         f"Data: {facts['in_feed']:,} businesses in the feed, {facts['products']:,} products "
         f"({args.companies} companies x {args.products}); keyed endpoints cycle through {len(facts['keys'])} companies.",
         "",
@@ -422,13 +533,20 @@ def write_report(rows: list[Endpoint], args, facts: dict) -> None:
         "the ceiling (and, for MCP rows, the peer) of the same length: rps is summed over the runs, p50/p99 are the "
         "median run's, and each ratio compares runs interleaved in the same minutes of a shared machine. The "
         f"half-load column re-runs each row for {args.duration:g} s with per-connection pauses (wrk `delay()`) aiming "
-        "at half its peak rate. wrk, the servers and Postgres share the machine's 2 cores.", "",
-        *lines, "", "## Targets", "", *targets, "",
+        "at half its peak rate. wrk, the servers and Postgres share the machine's 2 cores.",
+        "",
+        *lines,
+        "",
+        "## Targets",
+        "",
+        *targets,
+        "",
     ]
     (ROOT / "bench" / "results.md").write_text("\n".join(body))
 
 
 # --- the run ---------------------------------------------------------------------------
+
 
 def start_servers(stack: ExitStack, url: str, key: str, work: Path, nginx: bool) -> tuple[dict[str, str], int]:
     """Start the app, then the ceiling, the peer and nginx with the app's real pricing.json.
@@ -437,17 +555,40 @@ def start_servers(stack: ExitStack, url: str, key: str, work: Path, nginx: bool)
     """
     ports = {name: _free_port() for name in ("app", "ceiling", "peer", "nginx")}
     bases = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
-    app = start(stack, [*GUNICORN, "-b", f"127.0.0.1:{ports['app']}", "wsgi:create_app()"], app_env(url, ports["app"]),
-                work / "app.log")
+    app = start(
+        stack,
+        [*GUNICORN, "-b", f"127.0.0.1:{ports['app']}", "wsgi:create_app()"],
+        app_env(url, ports["app"]),
+        work / "app.log",
+    )
     wait_until_up(bases["app"] + "/")
     status, _, body = http(f"{bases['app']}/companies/{key}/pricing.json")
     assert status == 200, status
     (work / "body.json").write_bytes(body)
-    start(stack, [*GUNICORN, "-b", f"127.0.0.1:{ports['ceiling']}", "bench.ceiling_app:app"],
-          {"CEILING_BODY_FILE": str(work / "body.json"), "PYTHONPATH": str(ROOT)}, work / "ceiling.log")
-    start(stack, [str(ROOT / ".venv" / "bin" / "uvicorn"), "--workers", str(WORKERS), "--host", "127.0.0.1",
-                  "--port", str(ports["peer"]), "--log-level", "warning", "--no-access-log", "bench.peer_fastmcp:app"],
-          {**app_env(url, ports["peer"]), "PEER_COMPANY_KEY": key}, work / "peer.log")
+    start(
+        stack,
+        [*GUNICORN, "-b", f"127.0.0.1:{ports['ceiling']}", "bench.ceiling_app:app"],
+        {"CEILING_BODY_FILE": str(work / "body.json"), "PYTHONPATH": str(ROOT)},
+        work / "ceiling.log",
+    )
+    start(
+        stack,
+        [
+            str(ROOT / ".venv" / "bin" / "uvicorn"),
+            "--workers",
+            str(WORKERS),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(ports["peer"]),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+            "bench.peer_fastmcp:app",
+        ],
+        {**app_env(url, ports["peer"]), "PEER_COMPANY_KEY": key},
+        work / "peer.log",
+    )
     if nginx:
         (work / "www").mkdir()
         (work / "www" / "pricing.json").write_bytes(body)
@@ -471,7 +612,9 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep the database of the last run (skip the load)")
     parser.add_argument("--only", default="", help="measure only the rows whose name contains this (plus the ceiling)")
     parser.add_argument("--profile", default="", help="py-spy an app worker during the rows whose name contains this")
-    parser.add_argument("--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres"))
+    parser.add_argument(
+        "--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres")
+    )
     args = parser.parse_args()
     started = time.monotonic()
     with_nginx = ensure_tools()

@@ -19,6 +19,7 @@ count), the peak RSS is the child's (os.wait4), and the demo upstream's CPU
 seconds during the run are read from /proc. The load average is recorded
 before and after; a busy machine is flagged in the results file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,9 +70,25 @@ def fresh_database(server_url: str, name: str) -> str:
 def start_upstream(companies: int, products: int, port: int) -> subprocess.Popen:
     """The demo upstream in its own process; returns once it answers."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "demo.server", "--port", str(port), "--companies", str(companies),
-         "--products", str(products), "--seed", "1", "--token", TOKEN, "--quiet"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "demo.server",
+            "--port",
+            str(port),
+            "--companies",
+            str(companies),
+            "--products",
+            str(products),
+            "--seed",
+            "1",
+            "--token",
+            TOKEN,
+            "--quiet",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.time() + 300
     while time.time() < deadline:
@@ -86,7 +103,9 @@ def start_upstream(companies: int, products: int, port: int) -> subprocess.Popen
 
 def _admin(port: int, method: str, path: str, body: dict | None = None) -> dict:
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}", method=method, data=json.dumps(body).encode() if body else None,
+        f"http://127.0.0.1:{port}{path}",
+        method=method,
+        data=json.dumps(body).encode() if body else None,
         headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=120) as response:
@@ -100,6 +119,7 @@ def _cpu_seconds(pid: int) -> float:
 
 
 # --- the two kinds of child run ---------------------------------------------------
+
 
 def child_walk(upstream_url: str) -> dict:
     """The bare walk: every page of /v1/products, parsed as the sync parses it, stored nowhere."""
@@ -124,8 +144,9 @@ def child_sync(upstream_url: str, database_url: str, full: bool) -> dict:
     from mirror.context import Mirror
 
     logging.disable(logging.WARNING)  # the demo's messy records warn; the counts say how many
-    mirror = Mirror(load_settings({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url,
-                                   "UPSTREAM_TOKEN": TOKEN}))
+    mirror = Mirror(
+        load_settings({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": TOKEN})
+    )
     wall, cpu = time.perf_counter(), time.process_time()
     result = mirror.sync(full=full)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -151,8 +172,18 @@ def measure(row: str, upstream: subprocess.Popen, args: list[str], profile: str 
     """Run `bench/sync.py --child ARGS` and collect its figures."""
     command = [sys.executable, str(Path(__file__).resolve()), "--child", *args]
     if profile:
-        command = [str(Path(sys.executable).parent / "py-spy"), "record", "-r", "100", "-f", "raw", "-o", profile,
-                   "--", *command]
+        command = [
+            str(Path(sys.executable).parent / "py-spy"),
+            "record",
+            "-r",
+            "100",
+            "-f",
+            "raw",
+            "-o",
+            profile,
+            "--",
+            *command,
+        ]
     before = _cpu_seconds(upstream.pid)
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     output = child.stdout.read()
@@ -164,8 +195,11 @@ def measure(row: str, upstream: subprocess.Popen, args: list[str], profile: str 
     # With py-spy in front, wait4 reports py-spy's own peak: leave RSS out.
     rss = 0.0 if profile else usage.ru_maxrss / 1024
     run = Run(row, detail.pop("wall"), detail.pop("cpu"), upstream_cpu, rss, detail)
-    print(f"  {row:<24} {run.wall:7.2f} s wall  {run.cpu:6.2f} s CPU  upstream {run.upstream_cpu:6.2f} s CPU  "
-          f"{run.rss_mb:5.0f} MB", flush=True)
+    print(
+        f"  {row:<24} {run.wall:7.2f} s wall  {run.cpu:6.2f} s CPU  upstream {run.upstream_cpu:6.2f} s CPU  "
+        f"{run.rss_mb:5.0f} MB",
+        flush=True,
+    )
     return run
 
 
@@ -174,7 +208,9 @@ def main() -> None:
     parser.add_argument("--companies", type=int, default=2000)
     parser.add_argument("--products", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=2, help="walk/full pairs, interleaved")
-    parser.add_argument("--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres"))
+    parser.add_argument(
+        "--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres")
+    )
     parser.add_argument("--profile", metavar="FILE", help="py-spy raw profile of the last full sync")
     parser.add_argument("--output", default=str(ROOT / "bench" / "results-sync.md"))
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -227,22 +263,32 @@ def report(args, runs: list[Run], changed: int, load_before, load_after) -> None
         return "met" if ok else "MISSED"
 
     lines = [
-        "# bench/sync.py — latest run", "",
+        "# bench/sync.py — latest run",
+        "",
         f"Machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, PostgreSQL. "
         f"Catalog: {args.companies:,} companies x {args.products} products = {total:,} products "
         f"(demo upstream, seed 1, default messiness). Load average (1/5/15 min): {_load(load_before)} before, "
-        f"{_load(load_after)} after.", "",
+        f"{_load(load_after)} after.",
+        "",
     ]
     if busy:
-        lines += [f"> **Warning: the machine was busy** (1-minute load above its {cores} cores). Wall-clock "
-                  "seconds are inflated and noisy; the interleaved ratios and the CPU seconds are the "
-                  "figures to read.", ""]
+        lines += [
+            f"> **Warning: the machine was busy** (1-minute load above its {cores} cores). Wall-clock "
+            "seconds are inflated and noisy; the interleaved ratios and the CPU seconds are the "
+            "figures to read.",
+            "",
+        ]
     lines += [
         "| run | wall s | sync CPU s | upstream CPU s | peak RSS MB |",
         "| --- | ---: | ---: | ---: | ---: |",
-        *(f"| {r.row} | {r.wall:.2f} | {r.cpu:.2f} | {r.upstream_cpu:.2f} | "
-          f"{f'{r.rss_mb:.0f}' if r.rss_mb else '(profiled)'} |" for r in runs), "",
-        "| target | result |", "| --- | --- |",
+        *(
+            f"| {r.row} | {r.wall:.2f} | {r.cpu:.2f} | {r.upstream_cpu:.2f} | "
+            f"{f'{r.rss_mb:.0f}' if r.rss_mb else '(profiled)'} |"
+            for r in runs
+        ),
+        "",
+        "| target | result |",
+        "| --- | --- |",
         f"| full sync <= {TARGET_RATIO:g}x the bare walk (wall, interleaved) | {wall_ratio:.2f}x "
         f"(pairs: {pair_ratios}): {verdict(wall_ratio <= TARGET_RATIO)} |",
         f"| the same ratio in CPU seconds of the sync process | {cpu_ratio:.2f}x |",

@@ -8,6 +8,7 @@ between requests, so the offered rate is about the one asked for (wrk 4 has
 no constant-rate mode and wrk2 is not packaged by Debian); the achieved rate
 is measured and reported, never assumed.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -53,26 +54,48 @@ def lua_script(requests: list[dict], delay_ms: float | None = None) -> str:
     for item in requests:
         headers = ", ".join(f"[{_lua_string(k)}] = {_lua_string(v)}" for k, v in item.get("headers", {}).items())
         body = _lua_string(item["body"]) if item.get("body") else "nil"
-        lines.append(f"  reqs[#reqs + 1] = wrk.format({_lua_string(item.get('method', 'GET'))}, "
-                     f"{_lua_string(item['path'])}, {{{headers}}}, {body})")
+        lines.append(
+            f"  reqs[#reqs + 1] = wrk.format({_lua_string(item.get('method', 'GET'))}, "
+            f"{_lua_string(item['path'])}, {{{headers}}}, {body})"
+        )
     lines += ["end", "request = function()", "  i = i % #reqs + 1", "  return reqs[i]", "end"]
     if delay_ms is not None:
-        lines.append(f"delay = function() return {max(0, int(round(delay_ms)))} end")
+        lines.append(f"delay = function() return {max(0, round(delay_ms))} end")
     return "\n".join(lines) + _DONE
 
 
-def run_wrk(base_url: str, requests: list[dict], *, seconds: float, connections: int, threads: int = 1,
-            delay_ms: float | None = None, script_path: str) -> LoadResult:
+def run_wrk(
+    base_url: str,
+    requests: list[dict],
+    *,
+    seconds: float,
+    connections: int,
+    threads: int = 1,
+    delay_ms: float | None = None,
+    script_path: str,
+) -> LoadResult:
     """Run wrk once against `base_url` and parse its result line."""
     with open(script_path, "w") as handle:
         handle.write(lua_script(requests, delay_ms))
-    command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds:g}s", "--timeout", "5s",
-               "-s", script_path, base_url]
+    command = [
+        "wrk",
+        "-t",
+        str(threads),
+        "-c",
+        str(connections),
+        "-d",
+        f"{seconds:g}s",
+        "--timeout",
+        "5s",
+        "-s",
+        script_path,
+        base_url,
+    ]
     output = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60, check=True).stdout
     line = next((row for row in output.splitlines() if row.startswith(_RESULT_PREFIX)), None)
     if line is None:
         raise RuntimeError(f"wrk printed no result:\n{output}")
-    count, micros, p50, p99, mean, socket_errors, bad = (int(v) for v in line[len(_RESULT_PREFIX):].split())
+    count, micros, p50, p99, mean, socket_errors, bad = (int(v) for v in line[len(_RESULT_PREFIX) :].split())
     return LoadResult(count, micros / 1e6, p50 / 1000, p99 / 1000, mean / 1000, socket_errors, bad)
 
 
@@ -82,6 +105,7 @@ def combine(runs: list[LoadResult]) -> LoadResult:
     Percentiles cannot be merged exactly without the samples; the median of
     the runs' p50 and p99 is reported (each run is a few seconds long).
     """
+
     def median(values: list[float]) -> float:
         ordered = sorted(values)
         middle = len(ordered) // 2
@@ -89,8 +113,11 @@ def combine(runs: list[LoadResult]) -> LoadResult:
 
     requests = sum(r.requests for r in runs)
     return LoadResult(
-        requests=requests, seconds=sum(r.seconds for r in runs),
-        p50_ms=median([r.p50_ms for r in runs]), p99_ms=median([r.p99_ms for r in runs]),
+        requests=requests,
+        seconds=sum(r.seconds for r in runs),
+        p50_ms=median([r.p50_ms for r in runs]),
+        p99_ms=median([r.p99_ms for r in runs]),
         mean_ms=sum(r.mean_ms * r.requests for r in runs) / requests if requests else 0.0,
-        socket_errors=sum(r.socket_errors for r in runs), bad_statuses=sum(r.bad_statuses for r in runs),
+        socket_errors=sum(r.socket_errors for r in runs),
+        bad_statuses=sum(r.bad_statuses for r in runs),
     )

@@ -7,6 +7,7 @@ token, an unknown company) is one line on stderr, `error: <what>; <fix>`, and
 a documented exit code (`EXIT_CODES`, docs/operations.md "Exit codes"),
 never a traceback.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,7 +15,7 @@ import json
 import logging
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import click
 from flask import Flask, current_app
@@ -199,9 +200,14 @@ class SyncProgress:
 
     def __enter__(self) -> SyncProgress:
         if self.tty:
-            handlers = [logging.getLogger(), *(
-                logger for logger in logging.Logger.manager.loggerDict.values() if isinstance(logger, logging.Logger)
-            )]
+            handlers = [
+                logging.getLogger(),
+                *(
+                    logger
+                    for logger in logging.Logger.manager.loggerDict.values()
+                    if isinstance(logger, logging.Logger)
+                ),
+            ]
             for owner in handlers:
                 for handler in owner.handlers:
                     if isinstance(handler, logging.StreamHandler) and handler.stream is self.stream:
@@ -320,12 +326,12 @@ def parse_since(value: str | None) -> datetime | None:
         return None
     units = {"m": "minutes", "h": "hours", "d": "days"}
     if value[-1:] in units and value[:-1].isdigit():
-        return datetime.now(timezone.utc) - timedelta(**{units[value[-1]]: int(value[:-1])})
+        return datetime.now(UTC) - timedelta(**{units[value[-1]]: int(value[:-1])})
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise click.BadParameter("use 30m, 24h, 7d or an ISO timestamp") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 @click.command("sources")
@@ -365,9 +371,14 @@ def demo_urls_command() -> None:
     key = keys[0]
     click.echo("Try:")
     for path in (
-        f"/companies/{key}/pricing", f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld",
-        f"/companies/{key}/quote", "/v1/businesses?page=1&page_size=5", f"/companies/{key}/webmcp-demo",
-        "/.well-known/mcp.json", "/llms.txt",
+        f"/companies/{key}/pricing",
+        f"/companies/{key}/pricing.json",
+        f"/companies/{key}.jsonld",
+        f"/companies/{key}/quote",
+        "/v1/businesses?page=1&page_size=5",
+        f"/companies/{key}/webmcp-demo",
+        "/.well-known/mcp.json",
+        "/llms.txt",
     ):
         click.echo(f"  {settings.absolute(path)}")
     click.echo(f"  MCP: {settings.absolute(f'/companies/{key}/mcp')} (POST JSON-RPC)")

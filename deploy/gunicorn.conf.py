@@ -13,6 +13,7 @@ loaded from there, so it is defined once; this file adds the bind address,
 the worker model and the timeouts. Each can be overridden by the environment
 variable named beside it.
 """
+
 from __future__ import annotations
 
 import os

@@ -2,6 +2,7 @@
 
 Each module adds its routes to the one blueprint `bp`; `init_app(app)` registers it.
 """
+
 from flask import Blueprint, Flask
 
 bp = Blueprint("feeds", __name__)

@@ -19,6 +19,7 @@ reads state, keys and rows in one snapshot transaction, and a page whose rows
 disagree with the cached slice rebuilds the index (a safety net; the clock
 makes it unnecessary in normal operation).
 """
+
 from __future__ import annotations
 
 import logging
@@ -54,8 +55,13 @@ PAGE_MAX = 2**31 - 1  # far past any real feed; keeps the arithmetic and the err
 CACHE_CONTROL = "public, no-cache"
 # Only what a feed record shows is loaded (JSON columns cost a decode each).
 RECORD_COLUMNS = (
-    Company.plugin_key, Company.name, Company.address, Company.phone, Company.website,
-    Company.estimate_url, Company.shop_url,
+    Company.plugin_key,
+    Company.name,
+    Company.address,
+    Company.phone,
+    Company.website,
+    Company.estimate_url,
+    Company.shop_url,
 )
 _DIGITS = re.compile(r"[0-9]{1,10}", re.ASCII)
 _ZIP = re.compile(r"[0-9]{5}", re.ASCII)
@@ -66,6 +72,7 @@ _HTTP_URL = re.compile(r"[hH][tT][tT][pP][sS]?://[^\x00-\x20\x7f/?#]+(?:[/?#][^\
 
 
 # --- the record, validated ------------------------------------------------------
+
 
 class _Strict(BaseModel):
     # Strict: the validated dict is what is served, so no value may pass by coercion.
@@ -92,8 +99,9 @@ class FeedBusiness(_Strict):
 
     id: str = Field(min_length=1, max_length=128)
     name: str = Field(min_length=1)
-    address: AddressView = Field(description="Always complete here: line1, locality, region, a 5-digit "
-                                             "postal_code and country.")
+    address: AddressView = Field(
+        description="Always complete here: line1, locality, region, a 5-digit postal_code and country."
+    )
     location: GeoView = Field(description="WGS84 coordinates.")
     phone_number: str = Field(pattern=r"^\+1[2-9][0-9]{2}[2-9][0-9]{6}$")
     website_url: str
@@ -110,8 +118,14 @@ class FeedBusiness(_Strict):
     def _complete(cls, value: AddressView) -> AddressView:
         # The feed lists complete addresses only (docs/contracts/surfaces.md); the
         # shape is the view's, the rule is the feed's.
-        if not (value.line1 and value.locality and value.region and value.country
-                and value.postal_code and _ZIP.fullmatch(value.postal_code)):
+        if not (
+            value.line1
+            and value.locality
+            and value.region
+            and value.country
+            and value.postal_code
+            and _ZIP.fullmatch(value.postal_code)
+        ):
             raise ValueError("incomplete address")
         return value
 
@@ -154,19 +168,22 @@ def feed_record(company: Company, config: Settings) -> dict:
         "phone_number": company.phone,
         "website_url": company.website,
         "platform_url": stamp_referrer(funnel, config.referrer_stamp) if is_safe_redirect(funnel) else quote_page,
-        "service_providers": [{
-            "provider": config.provider_name,
-            "provider_business_id": company.plugin_key,
-            "action_type": "request_a_quote",
-            "provider_action_url": quote_page,
-            "display_name": "Get Quote",
-        }],
+        "service_providers": [
+            {
+                "provider": config.provider_name,
+                "provider_business_id": company.plugin_key,
+                "action_type": "request_a_quote",
+                "provider_action_url": quote_page,
+                "display_name": "Get Quote",
+            }
+        ],
     }
     FeedBusiness.model_validate(record)  # one validation pass; the dict itself is what is served
     return record
 
 
 # --- request parameters ---------------------------------------------------------
+
 
 class BadParameter(ValueError):
     """A query parameter out of range; the message names it."""
@@ -219,6 +236,7 @@ def plan_walk(token: str | None, clock_ms: int, departed_ms: int) -> Walk:
 
 
 # --- the page-boundary index ------------------------------------------------------
+
 
 class FeedIndex:
     """Per-process LRU of ordered key lists, one per (feed clock, walk)."""
@@ -279,7 +297,7 @@ def load_page(session: Session, clock_ms: int, walk: Walk, page: int, page_size:
     """(total count, the page's companies) by keyed range, never OFFSET."""
     index = feed_index()
     keys = index.keys(session, clock_ms, walk)
-    wanted = keys[(page - 1) * page_size: page * page_size]
+    wanted = keys[(page - 1) * page_size : page * page_size]
     if not wanted:
         return len(keys), []
     rows = _page_rows(session, walk, wanted)
@@ -288,12 +306,13 @@ def load_page(session: Session, clock_ms: int, walk: Walk, page: int, page_size:
         # without moving its clock: re-read the keys in this snapshot.
         log.warning("business feed index disagreed with the table at clock %s; rebuilding", clock_ms)
         keys = index.keys(session, clock_ms, walk, rebuild=True)
-        wanted = keys[(page - 1) * page_size: page * page_size]
+        wanted = keys[(page - 1) * page_size : page * page_size]
         rows = _page_rows(session, walk, wanted) if wanted else []
     return len(keys), rows
 
 
 # --- the endpoint ---------------------------------------------------------------------
+
 
 def _records(companies: list[Company], config: Settings) -> list[dict]:
     records = []

@@ -10,12 +10,14 @@ systems, one `Offer` per published tier). Every node has an absolute `@id`
 under PUBLIC_BASE_URL and every offer names the business as its `seller`.
 Facts the mirror does not hold are left out, never sent as empty strings.
 """
+
 from __future__ import annotations
 
 import json
 from decimal import Decimal
 from urllib.parse import quote
 
+from feeds import bp
 from mirror.config import Settings
 from mirror.public_view import AddressView, CategoryView, CompanyView
 from mirror.records import TIERS
@@ -23,8 +25,6 @@ from mirror.urls import JSONLD, company_path, flask_rule
 from web.db import db, render_cache, settings
 from web.gate import gate
 from web.responses import conditional
-
-from feeds import bp
 
 CHANNEL = "jsonld"
 MIMETYPE = "application/ld+json"

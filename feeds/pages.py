@@ -7,10 +7,11 @@ same `CompanyView` as the visible text. `GET /companies/<key>/quote` sends the
 visitor to the contractor's own funnel when it has one, else shows how to
 reach the contractor. No JavaScript anywhere; contractor text is autoescaped.
 """
+
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import NamedTuple
 from urllib.parse import urlsplit
@@ -40,8 +41,20 @@ CURRENCY_SYMBOLS = {"USD": "$"}
 BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # The pages are English (<html lang="en">); month names are spelled out here
 # rather than by strftime("%B"), which follows the process's locale.
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 TRADE_LABELS = {"hvac": "Heating & cooling", "plumbing": "Plumbing", "electrical": "Electrical", "roofing": "Roofing"}
 
 
@@ -56,8 +69,10 @@ def bidi_safe(text: str) -> str:
 def pricing_page(key: str):
     """The reference pricing page."""
     company = gate(key, PRICING_CHANNEL, html=True)
-    rendered = render_cache().entry(db(), company).body(
-        "pricing.html", lambda view: _page("pricing.html", view, company, view.categories)
+    rendered = (
+        render_cache()
+        .entry(db(), company)
+        .body("pricing.html", lambda view: _page("pricing.html", view, company, view.categories))
     )
     return _html(rendered)
 
@@ -135,14 +150,14 @@ def freshness_note(view: CompanyView) -> DatedNote:
     """When these prices were last confirmed against the contractor's catalog, as a person reads it."""
     if view.last_synced_at is None:
         return DatedNote("These prices have not been confirmed yet.")
-    confirmed = view.last_synced_at.astimezone(timezone.utc)
+    confirmed = view.last_synced_at.astimezone(UTC)
     after = "; the contractor's prices may have changed since." if view.freshness_state == "stale" else "."
     return DatedNote("Prices last confirmed", human_date(confirmed), iso(confirmed), after)
 
 
 def human_date(value: datetime) -> str:
     """'December 1, 2026' (the UTC date; the exact instant goes in the <time> element's datetime)."""
-    value = value.astimezone(timezone.utc)
+    value = value.astimezone(UTC)
     return f"{MONTHS[value.month - 1]} {value.day}, {value.year}"
 
 
@@ -183,8 +198,10 @@ def answer_sentence(view: CompanyView) -> str:
     low = min(c.price_low for c in view.categories)
     high = max(c.price_high for c in view.categories)
     things = "1 category" if count == 1 else f"{count} categories"
-    span = format_money(low, view.currency) if low == high else (
-        f"{format_money(low, view.currency)} to {format_money(high, view.currency)}"
+    span = (
+        format_money(low, view.currency)
+        if low == high
+        else (f"{format_money(low, view.currency)} to {format_money(high, view.currency)}")
     )
     return f"{name} publishes its own installed prices for {things}, from {span}."
 

@@ -6,15 +6,15 @@ strong ETag over every byte, so a poller (the WordPress plugin) can ask
 `last_synced_at` is part of the body, so the tag also moves after every
 successful sync; `content_version` inside it moves only with pricing content.
 """
+
 from __future__ import annotations
 
+from feeds import bp
 from mirror.public_view import CompanyView
 from mirror.urls import PRICING_JSON, flask_rule
 from web.db import db, render_cache
 from web.gate import gate
 from web.responses import conditional, dumps
-
-from feeds import bp
 
 CHANNEL = "pricing"
 CACHE_CONTROL = "public, max-age=300"

@@ -6,6 +6,7 @@ The card follows the draft MCP Server Card shape (SEP-2127): the provider
 server is the card's remote; the per-company servers are described under a
 namespaced `_meta` key with their URL template and tools.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -53,13 +54,20 @@ def server_card(settings: Settings) -> dict:
         # The server-card schema caps this at 100 characters; the company servers are described in _meta.
         "description": "Contractors' installed prices, service areas and quote links. Read-only, no authentication.",
         "websiteUrl": base,
-        "remotes": [{"type": "streamable-http", "url": settings.absolute(urls.PROVIDER_MCP),
-                     "supportedProtocolVersions": list(SUPPORTED_VERSIONS)}],
+        "remotes": [
+            {
+                "type": "streamable-http",
+                "url": settings.absolute(urls.PROVIDER_MCP),
+                "supportedProtocolVersions": list(SUPPORTED_VERSIONS),
+            }
+        ],
         "capabilities": {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}},
         "tools": [tool.list_entry() for tool in PROVIDER_TOOLS],
         "resources": [WIDGET_RESOURCE.list_entry()],
-        "_meta": {f"{namespace}/company-servers": _company_servers(settings),
-                  f"{namespace}/discovery": discovery_links(settings)},
+        "_meta": {
+            f"{namespace}/company-servers": _company_servers(settings),
+            f"{namespace}/discovery": discovery_links(settings),
+        },
     }
 
 
@@ -68,11 +76,13 @@ def _company_servers(settings: Settings) -> dict:
         "description": "Every listed contractor has its own catalog MCP server at this URL template.",
         "type": "streamable-http",
         "urlTemplate": settings.absolute(COMPANY_TEMPLATE),
-        "variables": {"plugin_key": {
-            "description": "The contractor's pluginKey: the id in the business feed (/v1/businesses), also returned "
-                           "as business_id by search_businesses.",
-            "isRequired": True,
-        }},
+        "variables": {
+            "plugin_key": {
+                "description": "The contractor's pluginKey: the id in the business feed (/v1/businesses), also returned "
+                "as business_id by search_businesses.",
+                "isRequired": True,
+            }
+        },
         "supportedProtocolVersions": list(SUPPORTED_VERSIONS),
         "tools": [tool.list_entry() for tool in COMPANY_TOOLS],
     }

@@ -7,6 +7,7 @@ before routing matters and before any other work (the gate, rate limits,
 body parsing). Spellings with extra slashes match no route, so with an
 allowed Host they are the normal 404; none is ever redirected.
 """
+
 from __future__ import annotations
 
 import re

@@ -8,6 +8,7 @@ be reached from the machine itself, and local tools (curl, the inspector, the
 conformance suite) may call it as localhost, 127.0.0.1 or [::1] alike. A
 public deployment never accepts loopback Host values.
 """
+
 from __future__ import annotations
 
 import ipaddress

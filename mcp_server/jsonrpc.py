@@ -4,13 +4,15 @@ Knows nothing of HTTP beyond the status each error is sent with
 (docs/contracts/surfaces.md: -32700 and -32600 with 400, -32601 and -32602 with 200; the
 2026-07-28 revision sends -32601 with 404 and its envelope errors with 400).
 """
+
 from __future__ import annotations
 
 import base64
 import binascii
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 MODERN_VERSION = "2026-07-28"
@@ -31,8 +33,9 @@ SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 NAME_BEARING_PARAMS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
 # 2026-07-28 cacheable results: how long a client may reuse them. The lists
 # change only with a deploy, so five minutes is safe; nothing is per-user.
-CACHEABLE = frozenset({"server/discover", "tools/list", "resources/list", "resources/templates/list",
-                       "prompts/list", "resources/read"})
+CACHEABLE = frozenset(
+    {"server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list", "resources/read"}
+)
 CACHE_TTL_MS = 300_000
 _ECHO_LIMIT = 100
 MAX_BATCH = 16  # one POST, one rate-limit charge: a batch must not multiply the work behind it
@@ -89,7 +92,8 @@ def era_from_header(value: str | None) -> Era:
 def unsupported_version_body(requested: str) -> dict:
     """400 body for an MCP-Protocol-Version we do not speak (lists what we do)."""
     return RpcError(
-        UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
         data={"supported": list(SUPPORTED_VERSIONS), "requested": requested[:_ECHO_LIMIT]},
     ).body()
 
@@ -121,8 +125,10 @@ def batch_messages(payload: list, era: Era) -> list:
     `initialize` (which MUST NOT be batched), becomes an error response in place.
     """
     if era.version != HEADERLESS_VERSION:
-        raise RpcError(INVALID_REQUEST, f"Batch requests are not supported under {era.version[:_ECHO_LIMIT]}: "
-                                        "send one JSON-RPC message per POST")
+        raise RpcError(
+            INVALID_REQUEST,
+            f"Batch requests are not supported under {era.version[:_ECHO_LIMIT]}: send one JSON-RPC message per POST",
+        )
     if not payload:
         raise RpcError(INVALID_REQUEST, "Invalid Request: an empty batch")
     if len(payload) > MAX_BATCH:
@@ -135,8 +141,11 @@ def batch_messages(payload: list, era: Era) -> list:
             elements.append(error)
             continue
         if message.method == "initialize":
-            message = RpcError(INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch",
-                               id=message.id if message.kind == "request" else None)
+            message = RpcError(
+                INVALID_REQUEST,
+                "Invalid Request: initialize must not be part of a batch",
+                id=message.id if message.kind == "request" else None,
+            )
         elements.append(message)
     return elements
 
@@ -202,18 +211,21 @@ def _decode_header(value: str | None) -> str | None:
     if value is None or not (value.startswith("=?base64?") and value.endswith("?=")):
         return value
     try:
-        return base64.b64decode(value[len("=?base64?"):-2], validate=True).decode("utf-8")
+        return base64.b64decode(value[len("=?base64?") : -2], validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         return None
 
 
 # --- methods ---------------------------------------------------------------------
 
+
 def dispatch(spec, message: Message, era: Era) -> dict:
     """Run one request against a ServerSpec; the result object (era fields added)."""
     handler = _METHODS.get(message.method)
-    if handler is None or (era.modern and message.method == "initialize") or (
-        not era.modern and message.method == "server/discover"
+    if (
+        handler is None
+        or (era.modern and message.method == "initialize")
+        or (not era.modern and message.method == "server/discover")
     ):
         text = f"Method not found: {message.method[:_ECHO_LIMIT]}"
         raise RpcError(METHOD_NOT_FOUND, text, status=404 if era.modern else 200, id=message.id)

@@ -18,6 +18,7 @@
 - Other methods answer 405 with `Allow: POST, OPTIONS` without looking the key
   up, so they reveal nothing about which keys exist.
 """
+
 from __future__ import annotations
 
 from flask import Response
@@ -28,8 +29,8 @@ from mcp_server import (
     server_cards,  # noqa: F401  (registers the AI Catalog and the server cards)
 )
 from mcp_server.servers import company_server, provider_origins, provider_server
-from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the UCP profile and endpoint)
 from mcp_server.transport import method_not_allowed, preflight, serve
+from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the UCP profile and endpoint)
 from mirror.urls import COMPANY_MCP, PROVIDER_MCP, WEBMCP_MCP, flask_rule
 from web.db import db, render_cache, settings
 from web.gate import gate

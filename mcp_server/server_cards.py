@@ -15,6 +15,7 @@ one tool declaration. Every document is public, read-only, `Cache-Control:
 public, max-age=3600`, with an ETag (304 on If-None-Match) and the CORS headers
 browser clients need.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,8 @@ from mcp_server import bp
 from mcp_server.discovery import CACHE_CONTROL, CARD_SCHEMA, COMPANY_TEMPLATE, card_namespace
 from mcp_server.jsonrpc import SUPPORTED_VERSIONS
 from mcp_server.servers import SERVER_VERSION
-from mirror.config import Settings
 from mirror import urls
+from mirror.config import Settings
 from mirror.models import Company
 from web.db import settings
 from web.gate import gate
@@ -47,7 +48,7 @@ CARD_CORS = {
 TITLE_LIMIT = 100  # the schema's maxLength for title (and description)
 PLUGIN_KEY_VARIABLE = {
     "description": "The contractor's pluginKey: the id in the business feed (/v1/businesses), also returned as "
-                   "business_id by the provider server's search_businesses.",
+    "business_id by the provider server's search_businesses.",
     "isRequired": True,
 }
 
@@ -86,7 +87,7 @@ def company_card(settings: Settings, company: Company) -> dict:
     """
     card = company_template_card(settings)
     card["name"] = f"{card_namespace(settings)}/company-{company.plugin_key}"
-    card["title"] = f"{company.name[:TITLE_LIMIT - len(' catalog')]} catalog"
+    card["title"] = f"{company.name[: TITLE_LIMIT - len(' catalog')]} catalog"
     card["remotes"] = [_remote(settings.absolute(urls.company_path(urls.COMPANY_MCP, company.plugin_key)))]
     return card
 
@@ -97,10 +98,16 @@ def ai_catalog(settings: Settings) -> dict:
     return {
         "specVersion": AI_CATALOG_SPEC_VERSION,
         "entries": [
-            {"identifier": f"urn:air:{publisher}:mcp:{settings.provider_name}", "type": SERVER_CARD_TYPE,
-             "url": settings.absolute(urls.PROVIDER_SERVER_CARD)},
-            {"identifier": f"urn:air:{publisher}:mcp:company-catalog", "type": SERVER_CARD_TYPE,
-             "url": settings.absolute(urls.COMPANY_TEMPLATE_SERVER_CARD)},
+            {
+                "identifier": f"urn:air:{publisher}:mcp:{settings.provider_name}",
+                "type": SERVER_CARD_TYPE,
+                "url": settings.absolute(urls.PROVIDER_SERVER_CARD),
+            },
+            {
+                "identifier": f"urn:air:{publisher}:mcp:company-catalog",
+                "type": SERVER_CARD_TYPE,
+                "url": settings.absolute(urls.COMPANY_TEMPLATE_SERVER_CARD),
+            },
         ],
     }
 
@@ -152,11 +159,20 @@ def company_card_document(key: str) -> Response:
 
 def _register_preflights() -> None:
     """OPTIONS on every discovery document: the CORS answer, with no key looked up."""
-    paths = (urls.AI_CATALOG, urls.PROVIDER_SERVER_CARD, urls.COMPANY_TEMPLATE_SERVER_CARD,
-             urls.flask_rule(urls.COMPANY_SERVER_CARD))
+    paths = (
+        urls.AI_CATALOG,
+        urls.PROVIDER_SERVER_CARD,
+        urls.COMPANY_TEMPLATE_SERVER_CARD,
+        urls.flask_rule(urls.COMPANY_SERVER_CARD),
+    )
     for number, path in enumerate(paths):
-        bp.add_url_rule(path, f"discovery_{number}_preflight", lambda **_: _preflight(), methods=["OPTIONS"],
-                        provide_automatic_options=False)
+        bp.add_url_rule(
+            path,
+            f"discovery_{number}_preflight",
+            lambda **_: _preflight(),
+            methods=["OPTIONS"],
+            provide_automatic_options=False,
+        )
 
 
 _register_preflights()

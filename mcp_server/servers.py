@@ -3,6 +3,7 @@
 A spec is built per request (it is cheap: no query runs until a method needs
 one) around that request's database snapshot.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,7 +41,7 @@ WIDGET_RESOURCE = Resource(
     name="request-service-card",
     title="Quote request card",
     description="Shows a contractor's name, address, phone, published installed price ranges and quote link; "
-                "rendered for request_service results.",
+    "rendered for request_service results.",
     mime_type=WIDGET_MIME_TYPE,
     text=widget_html,
     meta={
@@ -53,8 +54,9 @@ WIDGET_RESOURCE = Resource(
 )
 
 
-def company_server(session: Session, company: Company, settings: Settings,
-                   renderings: CompanyRenderings | None = None) -> ServerSpec:
+def company_server(
+    session: Session, company: Company, settings: Settings, renderings: CompanyRenderings | None = None
+) -> ServerSpec:
     """The catalog server of one (already gated) company.
 
     With `renderings` (the render cache's entry for this snapshot), the view

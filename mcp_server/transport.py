@@ -32,11 +32,13 @@ Serving another endpoint (e.g. UCP) takes a spec and three route functions::
 `mcp_server.tools.declaration.ToolSpec` (pydantic models) and its
 `tool_success`/`tool_error` helpers build such tools and results.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from flask import Response, request
 
@@ -65,8 +67,13 @@ class Resource:
 
     def list_entry(self) -> dict:
         """The resources/list entry."""
-        entry = {"uri": self.uri, "name": self.name, "title": self.title,
-                 "description": self.description, "mimeType": self.mime_type}
+        entry = {
+            "uri": self.uri,
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "mimeType": self.mime_type,
+        }
         if self.meta:
             entry["_meta"] = dict(self.meta)
         return entry
@@ -115,6 +122,7 @@ class ServerSpec:
 
 
 # --- HTTP entry points ---------------------------------------------------------
+
 
 def serve(spec: ServerSpec, charge: Callable[[], None] | None = None) -> Response:
     """Answer one POST to an MCP endpoint (the route has already passed its gate).
@@ -201,6 +209,7 @@ def method_not_allowed(spec_origins: frozenset[str] | None) -> Response:
 
 # --- HTTP-level checks ---------------------------------------------------------
 
+
 def _foreign_refusal(spec: ServerSpec) -> Response | None:
     """421 for a Host that is not ours (DNS rebinding), 403 for an Origin the endpoint refuses; else None."""
     if not host_allowed(request.host, current_settings()):
@@ -255,6 +264,7 @@ def _origin_allowed(allowed: frozenset[str] | None, origin: str | None) -> bool:
 
 
 # --- responses -------------------------------------------------------------------
+
 
 def _cors_headers(response: Response, allowed: frozenset[str] | None, origin: str | None) -> None:
     if allowed is _ANY_ORIGIN:

@@ -4,6 +4,7 @@ On Postgres, migrations take an advisory lock (two deploys never migrate at
 once) and a lock_timeout (a migration waiting behind a long query fails fast
 instead of blocking every reader queued behind it).
 """
+
 from __future__ import annotations
 
 from alembic import context
@@ -31,8 +32,13 @@ def _url() -> str:
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True,
-                      include_object=_include_object)
+    context.configure(
+        url=_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=True,
+        include_object=_include_object,
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -45,8 +51,12 @@ def run_migrations_online() -> None:
             connection.execute(text("SET lock_timeout = '10s'"))
             connection.execute(text("SELECT pg_advisory_lock(:id)"), {"id": MIGRATION_LOCK_ID})
             connection.commit()
-        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=not postgres,
-                          include_object=_include_object)
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=not postgres,
+            include_object=_include_object,
+        )
         with context.begin_transaction():
             context.run_migrations()
         if postgres:

@@ -9,6 +9,7 @@ each query term scores 3 when it is in the business's name, else 2 in its
 trades, else 1 in the categories it sells (its offer groups), stemmed and by
 prefix like the catalog search.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -78,7 +79,7 @@ def search_feed_businesses(
 def _groups_of(session: Session, keys: list[str]) -> dict[str, list[OfferGroup]]:
     groups: dict[str, list[OfferGroup]] = {}
     for start in range(0, len(keys), 500):  # bounded IN lists
-        chunk = keys[start:start + 500]
+        chunk = keys[start : start + 500]
         for group in session.scalars(
             select(OfferGroup).where(OfferGroup.plugin_key.in_(chunk)).order_by(OfferGroup.category_slug)
         ):

@@ -5,6 +5,7 @@ switches are on, and its contact data is complete (an address with
 coordinates, a website and an E.164 phone). The feed hash covers exactly the
 facts the feed record is made of, so a catalog-only change never moves it.
 """
+
 from __future__ import annotations
 
 from mirror.channels import channel_open

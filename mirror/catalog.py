@@ -15,6 +15,7 @@ Two spellings of the one rule, kept side by side so they cannot drift:
 - `is_public_product()`: the same rule on rows already in memory (the
   offer-group rebuild reads a company's products once and summarises them).
 """
+
 from __future__ import annotations
 
 from typing import Any

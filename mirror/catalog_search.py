@@ -16,6 +16,7 @@ The order, best first:
 4. then price, name and SKU, so ties are stable.
 Words are stemmed (filters = filter) and match by prefix from three letters.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -87,11 +88,16 @@ def search_catalog(
     if not terms:
         return CatalogSearch(hits=[], total=0, terms=[])
     dialect = session.get_bind().dialect.name
-    statement = _statement(dialect, len(terms), category_slug is not None, tier is not None,
-                           max_price_cents is not None)
+    statement = _statement(
+        dialect, len(terms), category_slug is not None, tier is not None, max_price_cents is not None
+    )
     params = {
-        "plugin_key": plugin_key, "category_slug": category_slug, "tier": tier,
-        "max_price_cents": max_price_cents, "limit": limit, "compact": "".join(t.compact for t in terms),
+        "plugin_key": plugin_key,
+        "category_slug": category_slug,
+        "tier": tier,
+        "max_price_cents": max_price_cents,
+        "limit": limit,
+        "compact": "".join(t.compact for t in terms),
         **_match_params(dialect, plugin_key, terms),
     }
     rows = session.execute(statement, params).all()
@@ -128,8 +134,16 @@ def _match_params(dialect: str, plugin_key: str, terms: list[ft.Term]) -> dict:
 
 
 _COLUMNS = (
-    Product.sku, Product.name, Product.brand, Product.category_name, Product.category_slug,
-    Product.category_kind, Product.tier, Product.price_cents, Product.model_numbers, Product.description,
+    Product.sku,
+    Product.name,
+    Product.brand,
+    Product.category_name,
+    Product.category_slug,
+    Product.category_kind,
+    Product.tier,
+    Product.price_cents,
+    Product.model_numbers,
+    Product.description,
 )
 
 
@@ -156,8 +170,12 @@ def _postgres_search(term_count: int):
     rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, any_match)
     statement = select(*_COLUMNS, func.count().over().label("total")).where(vector.op("@@")(any_match))
     return statement.order_by(
-        matched.desc(), _exact_model("postgresql").desc(), rank.desc(), Product.price_cents,
-        Product.name.collate("C"), Product.sku,
+        matched.desc(),
+        _exact_model("postgresql").desc(),
+        rank.desc(),
+        Product.price_cents,
+        Product.name.collate("C"),
+        Product.sku,
     )
 
 
@@ -174,7 +192,12 @@ def _sqlite_search(term_count: int):
     )
     statement = select(*_COLUMNS, func.count().over().label("total")).join(hits, hits.c.rowid == rowid)
     return statement.order_by(
-        matched.desc(), _exact_model("sqlite").desc(), hits.c.score, Product.price_cents, Product.name, Product.sku,
+        matched.desc(),
+        _exact_model("sqlite").desc(),
+        hits.c.score,
+        Product.price_cents,
+        Product.name,
+        Product.sku,
     )
 
 
@@ -184,8 +207,13 @@ def _models(value) -> list[str]:
 
 def _hit(row) -> CatalogHit:
     return CatalogHit(
-        sku=row.sku, name=row.name, brand=row.brand, category_name=row.category_name,
-        category_slug=row.category_slug, category_kind=row.category_kind, tier=row.tier,
+        sku=row.sku,
+        name=row.name,
+        brand=row.brand,
+        category_name=row.category_name,
+        category_slug=row.category_slug,
+        category_kind=row.category_kind,
+        tier=row.tier,
         price_cents=row.price_cents,
         model_numbers=_models(row.model_numbers),
         description=row.description,

@@ -10,6 +10,7 @@ else (`mcp` closes the per-company MCP endpoint, `webmcp` the embed and the
 endpoint its tools call). Whether the company is public at all is a separate
 fact (`Company.is_public`), checked by the gate and the feed beside this one.
 """
+
 from __future__ import annotations
 
 from typing import Any

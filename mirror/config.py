@@ -14,6 +14,7 @@ and what it must look like), never a surprise at request time. A variable
 set to an empty string counts as unset, except a numeric one: an empty
 number is a mistake in an environment file, not a wish for the default.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,11 +46,12 @@ class ConfigError(ValueError):
 # --- Parsers: the variable's text -> the value. Each raises ValueError with the
 # rest of a sentence that starts with the variable's name.
 
+
 def normalise_database_url(url: str) -> str:
     """Accept postgresql:// and postgresql+psycopg:// alike (psycopg 3 either way)."""
     for prefix in ("postgresql://", "postgres://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     if url.startswith(("postgresql+psycopg://", "sqlite://")):
         return url
     raise ConfigError(f"DATABASE_URL must be a postgresql:// or sqlite:/// URL, got {url[:40]!r}")
@@ -64,8 +66,10 @@ def _database_url(raw: str) -> str:
     if path and path != ":memory:" and not Path(path).parent.is_dir():
         # SQLite would create the file, but a missing folder is a typo far more often than a wish.
         folder = Path(path).parent
-        raise ValueError(f"names a SQLite file in {str(folder)!r}, which does not exist: "
-                         f"create it (mkdir -p {folder}) or fix the path")
+        raise ValueError(
+            f"names a SQLite file in {str(folder)!r}, which does not exist: "
+            f"create it (mkdir -p {folder}) or fix the path"
+        )
     return url
 
 
@@ -83,6 +87,7 @@ def _whole_number(unit: str, minimum: int) -> Callable[[Any], int]:
         if value < minimum:
             raise ValueError(f"must be at least {minimum}, got {value}")
         return value
+
     return parse
 
 
@@ -101,6 +106,7 @@ def _decimal_number(minimum: float, maximum: float | None = None) -> Callable[[A
             bounds = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
             raise ValueError(f"must be {bounds}, got {raw!r}")
         return value
+
     return parse
 
 
@@ -131,8 +137,9 @@ def _rate(raw: str) -> str:
 def _storage_uri(raw: str) -> str:
     scheme = raw.strip().partition("://")[0]
     if "://" not in raw or scheme not in _STORAGE_SCHEMES:
-        raise ValueError(f"must be memory:// or redis://... (one of {', '.join(s + '://' for s in _STORAGE_SCHEMES)}), "
-                         f"got {raw!r}")
+        raise ValueError(
+            f"must be memory:// or redis://... (one of {', '.join(s + '://' for s in _STORAGE_SCHEMES)}), got {raw!r}"
+        )
     return raw.strip()
 
 
@@ -179,59 +186,86 @@ class Settings(BaseSettings):
     """The process's settings, read once from the environment (one field per variable)."""
 
     model_config = SettingsConfigDict(
-        frozen=True, case_sensitive=False, env_ignore_empty=False, extra="ignore", str_strip_whitespace=True,
-        validate_default=False)  # defaults are written in their final form; the default folder is created on first use
+        frozen=True,
+        case_sensitive=False,
+        env_ignore_empty=False,
+        extra="ignore",
+        str_strip_whitespace=True,
+        validate_default=False,
+    )  # defaults are written in their final form; the default folder is created on first use
 
     database_url: DatabaseUrl = setting(
         f"sqlite:///{DEFAULT_SQLITE_PATH}",
-        "`postgresql://…` or `postgresql+psycopg://…` (psycopg 3 either way), or `sqlite:///…` "
-        "(its folder must exist)", shown="`sqlite:///instance/mirror.sqlite3`")
+        "`postgresql://…` or `postgresql+psycopg://…` (psycopg 3 either way), or `sqlite:///…` (its folder must exist)",
+        shown="`sqlite:///instance/mirror.sqlite3`",
+    )
     upstream_url: HttpUrl | None = setting(None, "base URL of the platform API (required to sync)")
     upstream_token: str | None = setting(None, "bearer token for the platform API (required to sync)")
     public_base_url: HttpUrl = setting(
-        "http://127.0.0.1:8000", "makes every URL in a payload absolute; its host is the one MCP accepts")
+        "http://127.0.0.1:8000", "makes every URL in a payload absolute; its host is the one MCP accepts"
+    )
     sync_interval_seconds: PositiveSeconds = setting(900, "scheduler interval")
     sync_overlap_seconds: Seconds = setting(60, "watermark safety overlap")
     freshness_threshold_seconds: PositiveSeconds = setting(
-        86400, "a last success older than this is `stale`, and `/readyz` answers 503")
+        86400, "a last success older than this is `stale`, and `/readyz` answers 503"
+    )
     scheduler_enabled: Boolean = setting(
-        False, "run the scheduler inside each web process; prefer the separate `flask --app wsgi scheduler` process")
+        False, "run the scheduler inside each web process; prefer the separate `flask --app wsgi scheduler` process"
+    )
     provider_name: str = setting("contractor_commerce", "the feed's `service_providers[].provider`")
     referrer_stamp: str = setting("ai_interfaces", "value stamped on `ref`/`referrer`/`utm_source` of published URLs")
     allowed_origins: Origins = setting((), "browser origins the provider MCP server accepts (comma-separated)")
     company_hosts: HostMap = setting(
-        {}, "`host=pluginKey,…`: custom domains whose root serves that company's `/.well-known/ucp` and `/ucp/mcp`")
+        {}, "`host=pluginKey,…`: custom domains whose root serves that company's `/.well-known/ucp` and `/ucp/mcp`"
+    )
     rate_limit_per_company: RateLimit = setting(
-        "1000/hour", "every keyed request for one company, all surfaces together")
+        "1000/hour", "every keyed request for one company, all surfaces together"
+    )
     rate_limit_per_client: RateLimit = setting(
-        "600/minute", "per client address: the provider server `POST /mcp` and the feed `/v1/businesses` together")
+        "600/minute", "per client address: the provider server `POST /mcp` and the feed `/v1/businesses` together"
+    )
     rate_limit_storage_uri: StorageUri = setting(
-        "memory://", "where the counts live; `redis://host:6379/0` shares them across workers and hosts")
+        "memory://", "where the counts live; `redis://host:6379/0` shares them across workers and hosts"
+    )
     rate_limit_company_client_share: Share = setting(
-        0.25, "one client's share of `RATE_LIMIT_PER_COMPANY` at each company (at least one request); see "
-              "docs/operations.md, rate limits")
+        0.25,
+        "one client's share of `RATE_LIMIT_PER_COMPANY` at each company (at least one request); see "
+        "docs/operations.md, rate limits",
+    )
     rate_limit_company_ceiling: Multiple = setting(
-        2.0, "all clients of one company together stop at this multiple of `RATE_LIMIT_PER_COMPANY`")
+        2.0, "all clients of one company together stop at this multiple of `RATE_LIMIT_PER_COMPANY`"
+    )
     rate_limit_storage_retry_seconds: PositiveSeconds = setting(
-        30, "after a counter (Redis) failure, serve without limits this long, then probe once")
+        30, "after a counter (Redis) failure, serve without limits this long, then probe once"
+    )
     rate_limit_key_prefix: str = setting("mirror", "namespace of the counters, so several installs can share one Redis")
     trusted_proxy_hops: Count = setting(
-        0, "proxies in front of the app whose `X-Forwarded-For`/`-Proto` to believe (1 behind one load balancer). "
-           "0 ignores those headers, so a client cannot spoof its way past its limit")
+        0,
+        "proxies in front of the app whose `X-Forwarded-For`/`-Proto` to believe (1 behind one load balancer). "
+        "0 ignores those headers, so a client cannot spoof its way past its limit",
+    )
     usage_hash_key: str = setting(
-        "", "HMAC key of the hashed agent id in the invocation log (see below)", shown="random per process")
+        "", "HMAC key of the hashed agent id in the invocation log (see below)", shown="random per process"
+    )
     ucp_profile_fetch_concurrency: Concurrency = setting(
-        2, "UCP agent-profile fetches in flight per process; a call past it is refused at once (keep it below "
-           "gunicorn's threads)")
+        2,
+        "UCP agent-profile fetches in flight per process; a call past it is refused at once (keep it below "
+        "gunicorn's threads)",
+    )
     ucp_profile_fetches_per_client: RateLimit = setting(
-        "30/minute", "UCP agent-profile fetches (cache misses) per client")
+        "30/minute", "UCP agent-profile fetches (cache misses) per client"
+    )
     ucp_allow_insecure_profiles: Boolean = setting(
-        False, "allow `http://` loopback UCP agent profiles (tests, local development only; never in production)")
+        False, "allow `http://` loopback UCP agent profiles (tests, local development only; never in production)"
+    )
     gunicorn_access_log: Boolean = setting(
-        False, "also write gunicorn's own access log to stdout; the invocation log is already one line per request")
+        False, "also write gunicorn's own access log to stdout; the invocation log is already one line per request"
+    )
     prometheus_multiproc_dir: str | None = setting(
-        None, "where gunicorn workers share their metrics (see below); gunicorn.conf.py sets it",
-        shown="fresh temp dir per gunicorn start")
+        None,
+        "where gunicorn workers share their metrics (see below); gunicorn.conf.py sets it",
+        shown="fresh temp dir per gunicorn start",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -239,8 +273,11 @@ class Settings(BaseSettings):
         """An empty variable takes the default, except a number (its parser refuses it)."""
         if not isinstance(values, dict):
             return values
-        return {name: value for name, value in values.items()
-                if not (isinstance(value, str) and value.strip() == "" and not _is_number(cls.model_fields.get(name)))}
+        return {
+            name: value
+            for name, value in values.items()
+            if not (isinstance(value, str) and value.strip() == "" and not _is_number(cls.model_fields.get(name)))
+        }
 
     @property
     def public_host(self) -> str:
@@ -304,6 +341,7 @@ def _one_line(error: Mapping[str, Any], environ: Mapping[str, str]) -> str:
 
 
 # --- The docs table, from the same declaration.
+
 
 def _shown_default(field: FieldInfo) -> str:
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}

@@ -1,4 +1,5 @@
 """The mirror's handles on its database: one object the app, CLI and tests share."""
+
 from __future__ import annotations
 
 from functools import cached_property
@@ -31,8 +32,10 @@ class Mirror:
     @cached_property
     def writer_engine(self):
         """The sync's engine."""
-        return make_engine(self.settings.database_url, writer=True, pool_size=2) if self.is_postgres else make_engine(
-            self.settings.database_url, writer=True
+        return (
+            make_engine(self.settings.database_url, writer=True, pool_size=2)
+            if self.is_postgres
+            else make_engine(self.settings.database_url, writer=True)
         )
 
     @property
@@ -41,12 +44,12 @@ class Mirror:
         return self.settings.database_url.startswith("postgresql")
 
     @cached_property
-    def Session(self):  # noqa: N802 - a factory, named like a class on purpose
+    def Session(self):
         """Read-side session factory."""
         return make_session_factory(self.engine)
 
     @cached_property
-    def WriterSession(self):  # noqa: N802
+    def WriterSession(self):
         """Sync-side session factory."""
         return make_session_factory(self.writer_engine)
 
@@ -63,8 +66,11 @@ class Mirror:
         client = kwargs.pop("client", None) or self.upstream_client()
         try:
             return run_sync(
-                self.writer_engine, self.WriterSession, client,
-                overlap_seconds=self.settings.sync_overlap_seconds, **kwargs,
+                self.writer_engine,
+                self.WriterSession,
+                client,
+                overlap_seconds=self.settings.sync_overlap_seconds,
+                **kwargs,
             )
         finally:
             client.close()

@@ -3,14 +3,15 @@
 The schema itself is owned by Alembic (migrations/): every database, the
 tests' included, is built by running the migrations; nothing calls `create_all`.
 """
+
 from __future__ import annotations
 
 import select
 from pathlib import Path
 
 from sqlalchemy import MetaData, create_engine, event
-from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 
 # Stable constraint names on every database, so migrations can refer to them.
@@ -97,7 +98,7 @@ def _discard_closed_connections(dbapi_connection, _record, _proxy) -> None:
         poller = select.poll()
         poller.register(dbapi_connection.pgconn.socket, select.POLLIN)
         spoke = bool(poller.poll(0))
-    except Exception:  # noqa: BLE001 - no usable socket is as bad as a closed one
+    except Exception:
         spoke = True
     if spoke:
         raise DisconnectionError("the server closed the connection while it was idle")

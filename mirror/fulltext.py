@@ -14,6 +14,7 @@ from three characters on) or, for a multi-part term, when its compact form
 with the Porter/Snowball English rules and keep stop words, so plural and
 singular meet and the two backends agree.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,11 +29,44 @@ MAX_TERMS = 8
 PREFIX_FROM = 3  # shorter words match whole only ("13" is not "130")
 # Words that carry no product meaning in questions such as "what do air
 # filters cost?"; dropped unless nothing else is left.
-STOP_WORDS = frozenset({
-    "a", "an", "and", "any", "are", "can", "cost", "costs", "do", "does", "for", "have", "how", "i", "in",
-    "installed", "is", "it", "me", "much", "my", "of", "on", "or", "price", "prices", "show", "the", "to",
-    "what", "which", "with", "you", "your",
-})
+STOP_WORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "any",
+        "are",
+        "can",
+        "cost",
+        "costs",
+        "do",
+        "does",
+        "for",
+        "have",
+        "how",
+        "i",
+        "in",
+        "installed",
+        "is",
+        "it",
+        "me",
+        "much",
+        "my",
+        "of",
+        "on",
+        "or",
+        "price",
+        "prices",
+        "show",
+        "the",
+        "to",
+        "what",
+        "which",
+        "with",
+        "you",
+        "your",
+    }
+)
 _WORD_RE = re.compile(r"[^\W_]+")
 # The separators SQLite's trigger removes from model numbers (it has no
 # regexp_replace; migration 0003); Postgres removes every non-alphanumeric.
@@ -86,6 +120,7 @@ def is_search_index_object(name: str | None, type_: str) -> bool:
 
 # --- Postgres: tsquery text ------------------------------------------------------
 
+
 def _pg_word(word: str, weights: str = "") -> str:
     return f"{word}:*{weights}" if len(word) >= PREFIX_FROM else (f"{word}:{weights}" if weights else word)
 
@@ -120,6 +155,7 @@ def pg_matches(table: str, query_text: str | None, name: str) -> ColumnElement[b
 
 
 # --- SQLite: FTS5 MATCH text ------------------------------------------------------
+
 
 def _fts_word(word: str) -> str:
     # Words are letters and digits only, so quoting needs no escaping.
@@ -165,14 +201,16 @@ def fts_hits(fts_table: str, match: str | None, weights: tuple[float, ...], name
     """(rowid, score) of the rows matching, score = bm25 with per-column weights (lower is better)."""
     weight_list = ", ".join(repr(float(w)) for w in weights)
     return (
-        select(literal_column("rowid").label("rowid"),
-               literal_column(f"bm25({fts_table}, {weight_list})").label("score"))
+        select(
+            literal_column("rowid").label("rowid"), literal_column(f"bm25({fts_table}, {weight_list})").label("score")
+        )
         .select_from(text(fts_table))
         .where(text(f"{fts_table} MATCH :{name}").bindparams(_bound(name, match)))
     )
 
 
 # --- shared -----------------------------------------------------------------------
+
 
 def _bound(name: str, value: str | None):
     # A text parameter, with its value now or (None) from the execution's parameters.

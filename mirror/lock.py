@@ -5,12 +5,13 @@ drops it when that connection dies, so a killed sync never leaves it held.
 SQLite: an OS file lock beside the database file, released by the kernel when
 the process exits, however it exits.
 """
+
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -76,11 +77,16 @@ def sync_running(engine: Engine) -> bool | None:
     if engine.dialect.name == "postgresql":
         with engine.connect() as connection:
             # A bigint advisory key is stored as classid (high 32 bits), objid (low 32 bits), objsubid 1.
-            return bool(connection.execute(text(
-                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
-                "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-                "AND classid::text::bigint = :high AND objid::text::bigint = :low AND objsubid = 1)"
-            ), {"high": SYNC_LOCK_ID >> 32, "low": SYNC_LOCK_ID & 0xFFFFFFFF}).scalar())
+            return bool(
+                connection.execute(
+                    text(
+                        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                        "AND classid::text::bigint = :high AND objid::text::bigint = :low AND objsubid = 1)"
+                    ),
+                    {"high": SYNC_LOCK_ID >> 32, "low": SYNC_LOCK_ID & 0xFFFFFFFF},
+                ).scalar()
+            )
     return _file_locked(_lock_path(engine))
 
 
@@ -96,5 +102,7 @@ def _file_locked(path: str) -> bool | None:
     except OSError:
         return None
     device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
-    return any(len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == device
-               for fields in (line.split() for line in table.splitlines()))
+    return any(
+        len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == device
+        for fields in (line.split() for line in table.splitlines())
+    )

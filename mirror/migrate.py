@@ -5,6 +5,7 @@
 whose message names the database (password redacted) and the fix; the CLI
 prints it as one line (docs/operations.md, "Exit codes").
 """
+
 from __future__ import annotations
 
 import logging
@@ -66,7 +67,9 @@ def database_problem(error: BaseException, database_url: str) -> DatabaseProblem
     reason = _first_line(error).replace(make_url(database_url).password or "\0", "***")
     missing_table = "no such table" in reason or "UndefinedTable" in type(getattr(error, "orig", error)).__name__
     if isinstance(error, (OperationalError, ProgrammingError)) and missing_table:
-        return DatabaseProblem("not_migrated", f"the database {where} is not migrated ({reason}); run `{UPGRADE_COMMAND}`")
+        return DatabaseProblem(
+            "not_migrated", f"the database {where} is not migrated ({reason}); run `{UPGRADE_COMMAND}`"
+        )
     if isinstance(error, DBAPIError) and (error.connection_invalidated or isinstance(error, OperationalError)):
         return DatabaseProblem(
             "unreachable", f"cannot use the database {where} ({reason}); check DATABASE_URL and that the server is up"

@@ -4,6 +4,7 @@ Only public facts are stored: the upstream client drops private fields
 (internal ids, owner data, cost, dealer notes) before anything reaches here.
 Money is integer cents, so no float ever touches a price.
 """
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -11,12 +11,13 @@ sync stored, on both databases):
 
 The content version is a function of exactly the public pricing content.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 import orjson
 from sqlalchemy import Select, and_, case, func, or_, select, text, tuple_
@@ -27,8 +28,18 @@ from mirror.records import TIERS
 
 # The columns of an offer-group row, in the order both spellings build them.
 GROUP_COLUMNS = (
-    "plugin_key", "category_slug", "category_name", "kind", "currency", "price_low_cents", "price_high_cents",
-    "offer_count", "good_cents", "better_cents", "best_cents", "image_url",
+    "plugin_key",
+    "category_slug",
+    "category_name",
+    "kind",
+    "currency",
+    "price_low_cents",
+    "price_high_cents",
+    "offer_count",
+    "good_cents",
+    "better_cents",
+    "best_cents",
+    "image_url",
 )
 
 
@@ -57,7 +68,7 @@ def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
     # deterministically so the content version does not flap.
     name = min(p.category_name for p in items)
     kind = "system" if any(p.category_kind == "system" for p in items) else "accessory"
-    tiers = {tier: None for tier in TIERS}
+    tiers = dict.fromkeys(TIERS)
     if kind == "system":
         for product in items:
             if product.tier in tiers:
@@ -103,14 +114,26 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
     # One pass: rank each group's products that have an image by (price,
     # SKU, URL), then aggregate; the image is the first ranked one's.
     has_image = case((and_(p.image_url.is_not(None), p.image_url != ""), 1), else_=0)
-    ranked = select(
-        p.plugin_key, p.category_slug, p.category_name, p.category_kind, p.tier, p.price_cents, p.image_url,
-        has_image.label("has_image"),
-        func.row_number().over(
-            partition_by=(p.plugin_key, p.category_slug, has_image),
-            order_by=(p.price_cents, codepoints(p.sku), codepoints(p.image_url)),
-        ).label("rank"),
-    ).where(public).subquery()
+    ranked = (
+        select(
+            p.plugin_key,
+            p.category_slug,
+            p.category_name,
+            p.category_kind,
+            p.tier,
+            p.price_cents,
+            p.image_url,
+            has_image.label("has_image"),
+            func.row_number()
+            .over(
+                partition_by=(p.plugin_key, p.category_slug, has_image),
+                order_by=(p.price_cents, codepoints(p.sku), codepoints(p.image_url)),
+            )
+            .label("rank"),
+        )
+        .where(public)
+        .subquery()
+    )
     r = ranked.c
     is_system = func.max(case((r.category_kind == "system", 1), else_=0)) == 1
 
@@ -118,10 +141,14 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
         return case((is_system, func.min(case((r.tier == tier, r.price_cents))))).label(f"{tier}_cents")
 
     return select(
-        r.plugin_key, r.category_slug, func.min(codepoints(r.category_name)).label("category_name"),
+        r.plugin_key,
+        r.category_slug,
+        func.min(codepoints(r.category_name)).label("category_name"),
         case((is_system, "system"), else_="accessory").label("kind"),
-        func.min(r.price_cents).label("low"), func.max(r.price_cents).label("high"),
-        func.count().label("count"), *(tier_low(tier) for tier in TIERS),
+        func.min(r.price_cents).label("low"),
+        func.max(r.price_cents).label("high"),
+        func.count().label("count"),
+        *(tier_low(tier) for tier in TIERS),
         func.max(case((and_(r.has_image == 1, r.rank == 1), r.image_url))).label("image_url"),
     ).group_by(r.plugin_key, r.category_slug)
 

@@ -12,9 +12,10 @@ pricing.json and the JSON error are generated from them, and the feed record
 validates with them. Only public facts exist here; nothing in this module
 knows about HTTP (URLs come from mirror.urls' route table).
 """
+
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
@@ -23,9 +24,8 @@ from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from mirror import channels
+from mirror import channels, urls
 from mirror import state as st
-from mirror import urls
 from mirror.businesses import funnel_url
 from mirror.config import Settings
 from mirror.models import Company, OfferGroup, SyncState
@@ -96,7 +96,7 @@ class AddressView(_View):
     formatted: str
 
     @classmethod
-    def from_stored(cls, stored: dict | None) -> "AddressView | None":
+    def from_stored(cls, stored: dict | None) -> AddressView | None:
         """None when the company has no address at all."""
         if not stored or not any(stored.get(k) for k in ("line1", "line2", "locality", "region", "postal_code")):
             return None
@@ -104,9 +104,13 @@ class AddressView(_View):
         region_zip = " ".join(p for p in (stored.get("region"), stored.get("postal_code")) if p)
         formatted = ", ".join(p for p in [*parts, region_zip] if p)
         return cls(
-            line1=stored.get("line1"), line2=stored.get("line2"), locality=stored.get("locality"),
-            region=stored.get("region"), postal_code=stored.get("postal_code"),
-            country=stored.get("country"), formatted=formatted,
+            line1=stored.get("line1"),
+            line2=stored.get("line2"),
+            locality=stored.get("locality"),
+            region=stored.get("region"),
+            postal_code=stored.get("postal_code"),
+            country=stored.get("country"),
+            formatted=formatted,
         )
 
 
@@ -141,7 +145,8 @@ class PricingCategory(_View):
     price_high: Money
     offer_count: int
     tiers: TierPrices | None = Field(
-        default=None, exclude_if=lambda value: value is None,
+        default=None,
+        exclude_if=lambda value: value is None,
         description="Good/Better/Best prices; present on installed-system categories only.",
     )
 
@@ -159,7 +164,8 @@ class Provenance(_View):
 
     quote_url: str | None = Field(description="Where the user requests a quote; null when quoting is switched off.")
     last_synced_at: Timestamp = Field(
-        description="When the mirror last confirmed this data (RFC 3339, UTC); null if never.")
+        description="When the mirror last confirmed this data (RFC 3339, UTC); null if never."
+    )
     freshness_state: FreshnessState
 
 
@@ -215,8 +221,16 @@ class ErrorBody(_View):
 # pricing.json's published key order (fields inherited from Provenance would
 # otherwise come first).
 PRICING_ORDER = (
-    "business", "categories", "currency", "price_description", "data_provenance", "quote_url",
-    "last_synced_at", "content_updated_at", "freshness_state", "content_version",
+    "business",
+    "categories",
+    "currency",
+    "price_description",
+    "data_provenance",
+    "quote_url",
+    "last_synced_at",
+    "content_updated_at",
+    "freshness_state",
+    "content_version",
 )
 _PRICING = TypeAdapter(PricingDocument)
 
@@ -259,12 +273,12 @@ def iso(value: datetime | None) -> str | None:
     """RFC 3339 UTC with a Z, or None."""
     if value is None:
         return None
-    value = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    value = value if value.tzinfo else value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _aware(value: datetime | None) -> datetime | None:
-    return value if value is None or value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value is None or value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def channel_open(company: Company | None, channel: str | None) -> bool:
@@ -287,8 +301,9 @@ def find_public_company(session: Session, plugin_key: str, channel: str | None, 
     return load_company(session, plugin_key, open_for=tuple(c for c in (channel, *also) if c is not None))
 
 
-def load_company(session: Session, plugin_key: str, *, in_transaction: bool = False,
-                 open_for: tuple[str, ...] | None = None) -> Company | None:
+def load_company(
+    session: Session, plugin_key: str, *, in_transaction: bool = False, open_for: tuple[str, ...] | None = None
+) -> Company | None:
     """The company row and the last whole-run success time, in ONE round trip.
 
     Both are remembered (until the session's next transaction), so the gate,
@@ -323,7 +338,7 @@ def load_company(session: Session, plugin_key: str, *, in_transaction: bool = Fa
         memo = _transaction_memo(session)  # the query began the transaction
     if values is None:
         return None
-    company = Company(**dict(zip(_COMPANY_COLUMNS, values)))
+    company = Company(**dict(zip(_COMPANY_COLUMNS, values[:-1], strict=True)))  # last: the success time
     last_success = values[-1]
     memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
     memo["companies"][plugin_key] = company
@@ -342,18 +357,22 @@ def _lookup_statement(open_for: tuple[str, ...] | None):
     if statement is None:
         table = Company.__table__
         statement = select(
-            *table.columns, select(SyncState.value).where(SyncState.name == bindparam("name")).scalar_subquery(),
+            *table.columns,
+            select(SyncState.value).where(SyncState.name == bindparam("name")).scalar_subquery(),
         ).where(table.c.plugin_key == bindparam("key"))
         if open_for is not None:  # a missing switch means on (channel_open's rule, in SQL)
-            statement = statement.where(table.c.is_public.is_(True),
-                                        *(channels.channel_open_clause(table.c.channels, c) for c in open_for))
+            statement = statement.where(
+                table.c.is_public.is_(True), *(channels.channel_open_clause(table.c.channels, c) for c in open_for)
+            )
         _LOOKUPS[open_for] = statement
     return statement
 
 
 def _autocommit_sql(open_for: tuple[str, ...] | None) -> str:
-    sql = (f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
-           "FROM companies WHERE plugin_key = %(key)s")
+    sql = (
+        f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
+        "FROM companies WHERE plugin_key = %(key)s"
+    )
     if open_for is not None:
         sql += " AND is_public" + "".join(f" AND {channels.channel_open_sql(c)}" for c in open_for)
     return sql
@@ -419,9 +438,11 @@ def company_urls(settings: Settings, plugin_key: str) -> dict[str, str]:
     }
 
 
-def build_company_view(session: Session, company: Company, settings: Settings, now: datetime | None = None) -> CompanyView:
+def build_company_view(
+    session: Session, company: Company, settings: Settings, now: datetime | None = None
+) -> CompanyView:
     """Assemble the public view of a company from its row and offer groups."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     groups = session.scalars(select(OfferGroup).where(OfferGroup.plugin_key == company.plugin_key)).all()
     categories = sorted((_category_view(g) for g in groups), key=lambda c: (c.kind != "system", c.name.lower(), c.slug))
     synced = last_synced_at(session, company)

@@ -7,12 +7,13 @@ database. A record missing a required field, or with one
 unparseable, is invalid (skipped and counted by the sync); any other malformed
 field counts as missing and the record is kept.
 """
+
 from __future__ import annotations
 
 import functools
 import ipaddress
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -31,6 +32,7 @@ _NOT_SLUG = re.compile(r"[^a-z0-9]+")  # compiled once: slugify runs for every p
 
 
 # --- normalisers: each returns the honest normal form or None -----------------
+
 
 def normalise_phone(value: Any) -> str | None:
     """A US number as E.164 (+1 and ten digits, NANP rules), else None."""
@@ -69,7 +71,7 @@ def normalise_url(value: Any, *, bare_host_ok: bool = False) -> str | None:
         host, port = parts.hostname, parts.port  # .port raises ValueError when out of range or not a number
     except ValueError:
         return None
-    if parts.scheme.lower() not in ("http", "https") or not host or "." not in host and host != "localhost":
+    if parts.scheme.lower() not in ("http", "https") or not host or ("." not in host and host != "localhost"):
         return None
     if port is not None and not 1 <= port <= 65535:
         return None
@@ -129,6 +131,7 @@ def slugify(text: str) -> str:
 
 
 # --- records ------------------------------------------------------------------
+
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
@@ -198,7 +201,7 @@ class InvalidRecord(BaseModel):
 def _aware(value: datetime) -> datetime:
     if value.tzinfo is None:
         raise ValueError("timestamp without a UTC offset")
-    return value.astimezone(timezone.utc)
+    return value.astimezone(UTC)
 
 
 class _Required(_Record):
@@ -260,15 +263,25 @@ def _product_required(raw: Any) -> _ProductRequired | _PlainProductFields:
     """
     if type(raw) is dict:
         key, sku, name = raw.get("plugin_key"), raw.get("sku"), raw.get("name")
-        category, price, published, updated = raw.get("category"), raw.get("price"), raw.get("published"), raw.get("updated_at")
+        category, price, published, updated = (
+            raw.get("category"),
+            raw.get("price"),
+            raw.get("published"),
+            raw.get("updated_at"),
+        )
         if (
-            type(key) is str and 0 < len(key) <= 128
-            and type(sku) is str and 0 < len(sku) <= 255
-            and type(name) is str and name
+            type(key) is str
+            and 0 < len(key) <= 128
+            and type(sku) is str
+            and 0 < len(sku) <= 255
+            and type(name) is str
+            and name
             and type(category) is dict
-            and type(price) is str and PRICE_RE.fullmatch(price)
+            and type(price) is str
+            and PRICE_RE.fullmatch(price)
             and type(published) is bool
-            and type(updated) is str and _PLAIN_TIMESTAMP.fullmatch(updated)
+            and type(updated) is str
+            and _PLAIN_TIMESTAMP.fullmatch(updated)
         ):
             try:
                 stamp = datetime.fromisoformat(updated)

@@ -43,14 +43,16 @@ Memory is bounded: at most `max_companies` entries (least recently used
 evicted first), each holding its few bodies and at most `max_results` tool
 results (an LRU keyed by the tool's normalised arguments).
 """
+
 from __future__ import annotations
 
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable, Hashable
+from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -138,8 +140,14 @@ class CompanyEntry:
 class RenderCache:
     """Per-process cache of company renderings (an LRU of `CompanyEntry`)."""
 
-    def __init__(self, settings: Settings, etag: Callable[[bytes], str], *,
-                 max_companies: int = MAX_COMPANIES, max_results: int = MAX_RESULTS_PER_COMPANY) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        etag: Callable[[bytes], str],
+        *,
+        max_companies: int = MAX_COMPANIES,
+        max_results: int = MAX_RESULTS_PER_COMPANY,
+    ) -> None:
         self.settings = settings
         self._etag = etag
         self.max_companies = max_companies
@@ -157,7 +165,7 @@ class RenderCache:
         A hit costs no query (the gate already loaded what the stamp needs); a
         content miss builds the view in the same snapshot and replaces the old entry.
         """
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         content = (company.generation, company.record_hash, company.content_version)
         synced = last_synced_at(session, company)
         timing = (synced, freshness(synced, self.settings.freshness_threshold_seconds, now))

@@ -6,10 +6,11 @@ processes run a scheduler (the dedicated `flask scheduler` process, or
 gunicorn workers with SCHEDULER_ENABLED), one sync runs at a time, and a
 tick that finds a recent run from another process skips.
 """
+
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
@@ -27,12 +28,14 @@ def scheduled_sync(mirror) -> str:
     with mirror.Session() as session:
         last_end = session.scalar(select(func.max(SyncRun.finished_at)).where(SyncRun.company_key.is_(None)))
     if last_end is not None:
-        last_end = last_end if last_end.tzinfo else last_end.replace(tzinfo=timezone.utc)
-        age = datetime.now(timezone.utc) - last_end
+        last_end = last_end if last_end.tzinfo else last_end.replace(tzinfo=UTC)
+        age = datetime.now(UTC) - last_end
         if age < timedelta(seconds=interval / 2):
             log.info(
                 "scheduled sync skipped: the last run ended %.0fs ago, under half the %ss interval "
-                "(another process syncs too)", age.total_seconds(), interval,
+                "(another process syncs too)",
+                age.total_seconds(),
+                interval,
             )
             return "skipped-recent"
     try:
@@ -46,9 +49,14 @@ def scheduled_sync(mirror) -> str:
 
 def _add_job(scheduler, mirror) -> None:
     scheduler.add_job(
-        scheduled_sync, "interval", args=[mirror], seconds=mirror.settings.sync_interval_seconds,
-        id="incremental-sync", max_instances=1, coalesce=True,
-        next_run_time=datetime.now(timezone.utc) + timedelta(seconds=5),
+        scheduled_sync,
+        "interval",
+        args=[mirror],
+        seconds=mirror.settings.sync_interval_seconds,
+        id="incremental-sync",
+        max_instances=1,
+        coalesce=True,
+        next_run_time=datetime.now(UTC) + timedelta(seconds=5),
     )
 
 

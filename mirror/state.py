@@ -4,6 +4,7 @@ Watermarks, the time of the last successful run, and the business feed's
 change clock all live in `sync_state`, written inside the sync's transaction,
 so they can never run ahead of the data.
 """
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -8,6 +8,7 @@ answer their normal invalid-argument error naming the argument (their input
 base models call `first_unstorable()`), and a key in a URL path answers the
 surface's 404 (the gate calls `storable()`).
 """
+
 from __future__ import annotations
 
 import re

@@ -14,6 +14,7 @@ Walk order (docs/contracts/upstream.md):
 3. Offer groups, content versions and feed state are rebuilt for the
    companies the run touched; watermarks and the success time are written.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,9 @@ import queue
 import sys
 import threading
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Callable, Iterable, Iterator
+from datetime import UTC, datetime, timedelta
 
 import orjson
 from sqlalchemy import JSON, delete, insert, select, text, tuple_, update
@@ -59,17 +60,43 @@ log = logging.getLogger(__name__)
 INVALID_EXAMPLES = 5
 
 COMPANY_FIELDS = (
-    "name", "trades", "status", "storefront_live", "phone", "website", "address",
-    "service_postal_codes", "currency", "price_description", "estimate_url", "shop_url", "channels",
+    "name",
+    "trades",
+    "status",
+    "storefront_live",
+    "phone",
+    "website",
+    "address",
+    "service_postal_codes",
+    "currency",
+    "price_description",
+    "estimate_url",
+    "shop_url",
+    "channels",
 )
 PRODUCT_FIELDS = (
-    "name", "category_name", "category_slug", "category_kind", "tier", "brand", "model_numbers",
-    "description", "price_cents", "published", "image_url", "specs",
+    "name",
+    "category_name",
+    "category_slug",
+    "category_kind",
+    "tier",
+    "brand",
+    "model_numbers",
+    "description",
+    "price_cents",
+    "published",
+    "image_url",
+    "specs",
 )
 # Bulk inserts (COPY) apply no column defaults: a new company starts with these.
 NEW_COMPANY_BOOKKEEPING = {
-    "generation": 1, "in_feed": False, "feed_hash": None, "feed_changed_ms": None,
-    "content_version": None, "content_updated_at": None, "last_synced_at": None,
+    "generation": 1,
+    "in_feed": False,
+    "feed_hash": None,
+    "feed_changed_ms": None,
+    "content_version": None,
+    "content_updated_at": None,
+    "last_synced_at": None,
 }
 # Companies per offer-group rebuild: the database summarises a batch's
 # products in one pass (mirror.offers.offer_groups_query).
@@ -118,7 +145,7 @@ class SyncResult:
 
 def utcnow() -> datetime:
     """The current time, aware, in UTC."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 @dataclass
@@ -166,7 +193,10 @@ def _log_invalid_summary(run_id: int, run: _RunState) -> None:
     reasons = ", ".join(f"{reason}: {count}" for reason, count in run.invalid_reasons.most_common())
     log.warning(
         "sync run %s skipped %d invalid records (%s); first: %s",
-        run_id, run.counts.invalid_records, reasons, ", ".join(run.invalid_examples),
+        run_id,
+        run.counts.invalid_records,
+        reasons,
+        ", ".join(run.invalid_examples),
     )
 
 
@@ -300,7 +330,7 @@ def _walk_products(session: Session, client, run: _RunState, since, progress: Pr
 
 def _delete_products(session: Session, run: _RunState, keys: list[tuple[str, str]]) -> None:
     for start in range(0, len(keys), 500):
-        chunk = keys[start:start + 500]
+        chunk = keys[start : start + 500]
         session.execute(delete(Product).where(tuple_(Product.plugin_key, Product.sku).in_(chunk)))
     run.counts.products_removed += len(keys)
     run.touched_catalogs.update(key for key, _ in keys)
@@ -308,6 +338,7 @@ def _delete_products(session: Session, run: _RunState, keys: list[tuple[str, str
 
 
 # --- companies -----------------------------------------------------------------
+
 
 def _company_values(record: CompanyRecord) -> dict:
     values = {name: getattr(record, name) for name in COMPANY_FIELDS}
@@ -339,8 +370,9 @@ def _apply_companies(session: Session, run: _RunState, raw_records: list) -> Non
     held = {
         row.plugin_key: row
         for row in session.execute(
-            select(Company.plugin_key, Company.record_hash, Company.upstream_updated_at, Company.generation)
-            .where(Company.plugin_key.in_(latest))
+            select(Company.plugin_key, Company.record_hash, Company.upstream_updated_at, Company.generation).where(
+                Company.plugin_key.in_(latest)
+            )
         )
     }
     inserts, updates = [], []
@@ -364,7 +396,7 @@ def _apply_companies(session: Session, run: _RunState, raw_records: list) -> Non
 
 def _aware(value: datetime) -> datetime:
     # SQLite hands back naive datetimes; everything stored is UTC.
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def _remove_unseen_companies(session: Session, run: _RunState) -> None:
@@ -389,6 +421,7 @@ def _remove_companies(session: Session, run: _RunState, keys: list[str]) -> None
 
 
 # --- products ------------------------------------------------------------------
+
 
 def _product_values(record: ProductRecord) -> dict:
     values = {name: getattr(record, name) for name in PRODUCT_FIELDS}
@@ -463,11 +496,13 @@ def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
     if session.get_bind().dialect.name == "postgresql":
         # Two array parameters instead of a bind pair per key: a batch is
         # thousands of keys.
-        pairs = text("(products.plugin_key, products.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))")
+        pairs = text(
+            "(products.plugin_key, products.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))"
+        )
         statements = [select(*columns).where(pairs).params(k=[k for k, _ in keys], s=[s for _, s in keys])]
     else:
         statements = [
-            select(*columns).where(tuple_(Product.plugin_key, Product.sku).in_(keys[start:start + 500]))
+            select(*columns).where(tuple_(Product.plugin_key, Product.sku).in_(keys[start : start + 500]))
             for start in range(0, len(keys), 500)
         ]
     return {(row.plugin_key, row.sku): row for statement in statements for row in session.execute(statement)}
@@ -508,6 +543,7 @@ def _write_products(session: Session, run: _RunState, latest: dict, maybe_held: 
 
 # --- finishing: offer groups, feed state, clocks -------------------------------
 
+
 def _finish(session: Session, run: _RunState, finished_at: datetime, company_key: str | None) -> None:
     session.flush()
     saved = st.read_state(session)
@@ -516,7 +552,7 @@ def _finish(session: Session, run: _RunState, finished_at: datetime, company_key
     if touched and session.get_bind().dialect.name == "postgresql":
         session.execute(text("SET LOCAL work_mem = '128MB'"))  # the rebuild sorts a batch's products in memory
     for start in range(0, len(touched), REBUILD_BATCH):
-        _rebuild(session, run, touched[start:start + REBUILD_BATCH], finished_at, feed_stamp)
+        _rebuild(session, run, touched[start : start + REBUILD_BATCH], finished_at, feed_stamp)
     if run.feed_moved or run.feed_departure:
         st.put(session, st.FEED_CLOCK_MS, feed_stamp)
     if run.feed_departure:
@@ -542,8 +578,10 @@ def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, f
                 by_company[row.plugin_key].append(dict(row._mapping))
     # The database summarises the products (mirror.offers: the set-wise
     # spelling of build_offer_groups); only the groups come back.
-    rebuilt = [offer_group_row(row, companies[row[0]].currency)
-               for row in session.execute(offer_groups_query(whole, dialect, pairs))]
+    rebuilt = [
+        offer_group_row(row, companies[row[0]].currency)
+        for row in session.execute(offer_groups_query(whole, dialect, pairs))
+    ]
     for group in rebuilt:
         by_company[group["plugin_key"]].append(group)
     session.execute(delete(OfferGroup).where(OfferGroup.plugin_key.in_(whole)))
@@ -665,7 +703,7 @@ def prefetch(pages: Iterator, depth: int = 2) -> Iterator:
                 if stop.is_set():
                     return
             buffer.put(("end", done))
-        except BaseException as error:  # noqa: BLE001 - handed to the consumer
+        except BaseException as error:
             buffer.put(("error", error))
 
     worker = threading.Thread(target=produce, name="upstream-prefetch", daemon=True)

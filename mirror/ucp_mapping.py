@@ -32,10 +32,11 @@ per release):
 All text (names, descriptions, brands) is contractor-authored data: it is
 passed through as JSON strings, never interpreted.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from sqlalchemy.orm import Session
 
@@ -83,21 +84,26 @@ class Identifier:
 def parse_identifier(raw: str) -> Identifier:
     """Classify a lookup identifier by its prefix."""
     if raw.startswith(PRODUCT_PREFIX):
-        return Identifier(raw=raw, slug=raw[len(PRODUCT_PREFIX):], sku=None)
+        return Identifier(raw=raw, slug=raw[len(PRODUCT_PREFIX) :], sku=None)
     if raw.startswith(VARIANT_PREFIX):
-        return Identifier(raw=raw, slug=None, sku=raw[len(VARIANT_PREFIX):])
+        return Identifier(raw=raw, slug=None, sku=raw[len(VARIANT_PREFIX) :])
     return Identifier(raw=raw, slug=raw.strip().lower(), sku=raw)
 
 
 # --- read side -----------------------------------------------------------------------
+
 
 def _price_order():
     return (Product.price_cents, Product.name, Product.sku)
 
 
 def products_in_categories(
-    session: Session, plugin_key: str, slugs: Iterable[str] | None = None,
-    *, min_cents: int | None = None, max_cents: int | None = None,
+    session: Session,
+    plugin_key: str,
+    slugs: Iterable[str] | None = None,
+    *,
+    min_cents: int | None = None,
+    max_cents: int | None = None,
 ) -> list[Product]:
     """Public products of a company (of some categories), cheapest first within the price bounds."""
     query = select_public_products(plugin_key)
@@ -120,8 +126,12 @@ def products_by_sku(session: Session, plugin_key: str, skus: Iterable[str]) -> d
 
 
 def ranked_skus(
-    session: Session, plugin_key: str, slugs: Iterable[str] | None = None,
-    *, min_cents: int | None = None, max_cents: int | None = None,
+    session: Session,
+    plugin_key: str,
+    slugs: Iterable[str] | None = None,
+    *,
+    min_cents: int | None = None,
+    max_cents: int | None = None,
 ) -> list[tuple[str, str]]:
     """(category slug, SKU) of public products within the bounds, cheapest first (a browse, no query)."""
     query = select_public_products(plugin_key, Product.category_slug, Product.sku)
@@ -139,8 +149,11 @@ def option_values(session: Session, plugin_key: str, slugs: Iterable[str]) -> di
     wanted = sorted(set(slugs))
     if not wanted:
         return {}
-    query = (select_public_products(plugin_key, Product.category_slug, Product.tier, Product.brand).distinct()
-             .where(Product.category_slug.in_(wanted)))
+    query = (
+        select_public_products(plugin_key, Product.category_slug, Product.tier, Product.brand)
+        .distinct()
+        .where(Product.category_slug.in_(wanted))
+    )
     pairs: dict[str, list] = {slug: [] for slug in wanted}
     for row in session.execute(query):
         pairs[row.category_slug].append(row)
@@ -161,6 +174,7 @@ def featured_products(session: Session, plugin_key: str, slugs: Iterable[str]) -
 
 # --- mapping ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Storefront:
     """What every product and variant of one response shares."""
@@ -172,10 +186,11 @@ class Storefront:
     sale_basis: bool = False  # variants state their quantity_unit (a field since UCP 2026-08-25)
 
     @classmethod
-    def of(cls, view: CompanyView, served: bool = True, *, sale_basis: bool = False) -> "Storefront":
+    def of(cls, view: CompanyView, served: bool = True, *, sale_basis: bool = False) -> Storefront:
         """The storefront of a company's public view; `served` is the buyer's postal-code coverage."""
-        return cls(currency=view.currency, quote_url=view.quote_url, seller=seller(view), served=served,
-                   sale_basis=sale_basis)
+        return cls(
+            currency=view.currency, quote_url=view.quote_url, seller=seller(view), served=served, sale_basis=sale_basis
+        )
 
     def price(self, cents: int) -> dict:
         """A UCP Price: integer minor units (the mirror's cents) and the currency."""
@@ -267,8 +282,9 @@ def _variant_metadata(product: Product) -> dict:
     }
 
 
-def ucp_product(category: CategoryView, variants: list[dict], option_source: Iterable,
-                storefront: Storefront, view: CompanyView) -> dict:
+def ucp_product(
+    category: CategoryView, variants: list[dict], option_source: Iterable, storefront: Storefront, view: CompanyView
+) -> dict:
     """An offer group as a UCP Product with the given variants (featured first)."""
     product = {
         "id": product_id(category.slug),
@@ -276,8 +292,10 @@ def ucp_product(category: CategoryView, variants: list[dict], option_source: Ite
         "title": category.name,
         "description": {"plain": category_description(category, view)},
         "categories": [{"value": category.slug, "taxonomy": "merchant"}],
-        "price_range": {"min": storefront.price(cents(category.price_low)),
-                        "max": storefront.price(cents(category.price_high))},
+        "price_range": {
+            "min": storefront.price(cents(category.price_low)),
+            "max": storefront.price(cents(category.price_high)),
+        },
         "options": product_options(option_source),
         "variants": variants,
         "tags": [category.kind],
@@ -302,8 +320,10 @@ def category_description(category: CategoryView, view: CompanyView) -> str:
     """A plain-text summary of what the offer group is and what its prices cover."""
     count = category.offer_count
     options = "option" if count == 1 else "options"
-    text = (f"{category.name}: {count} installed {options} published by {view.business.name}, "
-            f"{view.currency} {category.price_low:,.2f} to {category.price_high:,.2f} installed.")
+    text = (
+        f"{category.name}: {count} installed {options} published by {view.business.name}, "
+        f"{view.currency} {category.price_low:,.2f} to {category.price_high:,.2f} installed."
+    )
     if view.price_description:
         text += f" {view.price_description}"
     return text
@@ -332,15 +352,21 @@ def price_policies(view: CompanyView) -> list[dict]:
 
 # --- messages --------------------------------------------------------------------------
 
+
 def estimate_warning(quote_url: str | None) -> dict:
     """The warning every result carries: prices are published estimates; the quote page is next."""
-    text = ("Installed prices are the contractor's own published estimates, not a firm quote, an order or a "
-            "reservation; the final price depends on the home and is confirmed by the contractor. ")
+    text = (
+        "Installed prices are the contractor's own published estimates, not a firm quote, an order or a "
+        "reservation; the final price depends on the home and is confirmed by the contractor. "
+    )
     if quote_url:
         text += f"The next step is the contractor's quote page: {quote_url}"
         return {"type": "warning", "code": "published_estimate", "content": text, "url": quote_url}
-    return {"type": "warning", "code": "published_estimate",
-            "content": text + "Contact the contractor for a firm price."}
+    return {
+        "type": "warning",
+        "code": "published_estimate",
+        "content": text + "Contact the contractor for a firm price.",
+    }
 
 
 def service_area_warning(postal_code: str) -> dict:
@@ -349,7 +375,7 @@ def service_area_warning(postal_code: str) -> dict:
         "type": "warning",
         "code": OUTSIDE_SERVICE_AREA,
         "content": f"The contractor does not list postal code {postal_code} in its service area, so these "
-                   "installations are marked unavailable there.",
+        "installations are marked unavailable there.",
     }
 
 

@@ -5,15 +5,16 @@ failures are retried with backoff a bounded number of times, 429s wait as told,
 an expired cursor restarts that walk, and anything that means "the client is
 wrong" (400, 401) stops the run at once.
 """
+
 from __future__ import annotations
 
 import json
 import logging
 import random
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable, Iterator
+from datetime import UTC, datetime
 
 import orjson
 import requests
@@ -66,12 +67,12 @@ def parse_time(text: str) -> datetime:
     value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if value.tzinfo is None:
         raise ValueError("timestamp without offset")
-    return value.astimezone(timezone.utc)
+    return value.astimezone(UTC)
 
 
 def format_time(value: datetime) -> str:
     """RFC 3339 in UTC with a Z, microseconds kept when present."""
-    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class UpstreamClient:

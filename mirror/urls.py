@@ -5,6 +5,7 @@ register their rules from them (`flask_rule`), the OpenAPI document lists
 them as they are, and every absolute URL a payload carries is built from
 them (`company_path`). `{key}` is the company's pluginKey.
 """
+
 from __future__ import annotations
 
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
@@ -79,7 +80,7 @@ def stamp_referrer(url: str, stamp: str) -> str:
 
 
 def _stamp_segment(segment: str, stamp: str) -> str:
-    name, sep, _value = segment.partition("=")
+    name, _sep, _value = segment.partition("=")
     if unquote_plus(name).lower() not in REFERRER_VARIABLES:
         return segment
     return name + "=" + quote(stamp, safe="")

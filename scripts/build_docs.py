@@ -4,6 +4,7 @@ Today that is the configuration table in README.md, written from the one
 settings declaration (mirror/config.py). tests/test_config.py fails when the
 committed table differs from what this writes.
 """
+
 from __future__ import annotations
 
 import sys

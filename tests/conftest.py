@@ -4,6 +4,7 @@ TEST_DATABASE_URL is set), a real demo upstream over HTTP, and the app.
 Postgres is never optional once asked for: if TEST_DATABASE_URL is set and the
 server cannot be reached, the tests that need it fail rather than skip.
 """
+
 from __future__ import annotations
 
 import os
@@ -43,7 +44,7 @@ def postgres_url():
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as error:  # noqa: BLE001 - report, never skip
+    except Exception as error:
         pytest.fail(f"PostgreSQL at TEST_DATABASE_URL is unreachable: {error}")
     url = server.set(database=name).render_as_string(hide_password=False)
     upgrade(url)

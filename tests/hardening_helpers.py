@@ -5,6 +5,7 @@
 - `hanging_host()`: a loopback listener that accepts every connection and
   never answers, the shape of a hostile agent-profile host or a hung Redis.
 """
+
 from __future__ import annotations
 
 import socket

@@ -1,4 +1,5 @@
 """Helpers for tests that compare whole mirrors."""
+
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -59,16 +60,21 @@ def assert_offer_groups_in_step(mirror: Mirror) -> None:
     with mirror.Session() as session:
         for company in session.scalars(select(Company)):
             products = session.scalars(select(Product).where(Product.plugin_key == company.plugin_key)).all()
-            expected = build_offer_groups(company.plugin_key, company.currency, products,
-                                          company_public=company.is_public)
+            expected = build_offer_groups(
+                company.plugin_key, company.currency, products, company_public=company.is_public
+            )
             stored = _rows(session, OfferGroup, [OfferGroup.plugin_key, OfferGroup.category_slug])
             stored = [g for g in stored if g["plugin_key"] == company.plugin_key]
-            assert sorted(stored, key=lambda g: g["category_slug"]) == sorted(expected, key=lambda g: g["category_slug"])
+            assert sorted(stored, key=lambda g: g["category_slug"]) == sorted(
+                expected, key=lambda g: g["category_slug"]
+            )
 
 
 def fresh_mirror(database_url: str, upstream_url: str) -> Mirror:
     """A Mirror on an already-migrated database."""
-    return Mirror(load_settings({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": "demo-token"}))
+    return Mirror(
+        load_settings({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": "demo-token"})
+    )
 
 
 def migrated_sqlite(tmp_path, name: str = "other.sqlite3") -> str:

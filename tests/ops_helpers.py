@@ -7,6 +7,7 @@
   never optional: unreachable means the test fails;
 - `running_gunicorn()`: the app under gunicorn with several workers, over HTTP.
 """
+
 from __future__ import annotations
 
 import os
@@ -52,8 +53,12 @@ class Surface:
 
 
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-A2A_SEND = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-            "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "furnace"}]}}}
+A2A_SEND = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "SendMessage",
+    "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "furnace"}]}},
+}
 KEYED_SURFACES = (
     Surface("pricing.json", "GET", "/companies/{key}/pricing.json", ("pricing",)),
     Surface("jsonld", "GET", "/companies/{key}.jsonld", ("jsonld",)),
@@ -67,8 +72,13 @@ KEYED_SURFACES = (
     Surface("mcp server card", "GET", "/companies/{key}/mcp/server-card", ("mcp",)),
     Surface("a2a agent card", "GET", "/companies/{key}/.well-known/agent-card.json", ("a2a",)),
     Surface("a2a agent", "POST", "/companies/{key}/a2a", ("a2a",), body=A2A_SEND),
-    Surface("ucp release profile", "GET", "/companies/{key}/.well-known/ucp/2026-04-08", ("mcp",),
-            rule="/companies/<key>/.well-known/ucp/<version>"),
+    Surface(
+        "ucp release profile",
+        "GET",
+        "/companies/{key}/.well-known/ucp/2026-04-08",
+        ("mcp",),
+        rule="/companies/<key>/.well-known/ucp/<version>",
+    ),
 )
 
 
@@ -86,6 +96,7 @@ def closed_companies(upstream, channels: tuple[str, ...]) -> dict[str, str]:
 
 
 # --- Redis ----------------------------------------------------------------------------
+
 
 def redis_client():
     """A client on the test Redis; the test fails (never skips) when it is unreachable."""
@@ -111,6 +122,7 @@ def redis_keys(client, prefix: str) -> list[bytes]:
 
 # --- real servers ------------------------------------------------------------------------
 
+
 def free_port() -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as s:
@@ -121,8 +133,12 @@ def free_port() -> int:
 def process_env(database_url: str, upstream, **extra) -> dict:
     """The environment of a child process running this app."""
     return {
-        "PATH": os.environ["PATH"], "DATABASE_URL": database_url, "UPSTREAM_URL": upstream.url,
-        "UPSTREAM_TOKEN": "demo-token", "PYTHONPATH": str(REPO_ROOT), "SCHEDULER_ENABLED": "false",
+        "PATH": os.environ["PATH"],
+        "DATABASE_URL": database_url,
+        "UPSTREAM_URL": upstream.url,
+        "UPSTREAM_TOKEN": "demo-token",
+        "PYTHONPATH": str(REPO_ROOT),
+        "SCHEDULER_ENABLED": "false",
         **{k: str(v) for k, v in extra.items()},
     }
 
@@ -139,9 +155,22 @@ def running_gunicorn(env: dict, workers: int = 2, *extra_args: str):
     env = {**env, "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}"}
     log = tempfile.TemporaryFile()  # a pipe could fill up with invocation lines and stall the workers
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"127.0.0.1:{port}", *extra_args,
-         "wsgi:create_app()"],
-        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--workers",
+            str(workers),
+            "--bind",
+            f"127.0.0.1:{port}",
+            *extra_args,
+            "wsgi:create_app()",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:

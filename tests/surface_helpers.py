@@ -4,6 +4,7 @@ the structured-data validator, and readers for the hosted pages.
 Companies are put into the mirror the way real data arrives: through the demo
 upstream's mutation API, then a real sync over HTTP.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 NODE_BIN_DIR = REPO_ROOT / "tools" / "node_modules" / ".bin"
 VALIDATOR = REPO_ROOT / "tools" / "validate_structured_data.mjs"
 BASE_URL = "http://127.0.0.1:8000"
-ALL_CHANNELS = {"jsonld": True, "mcp": True, "webmcp": True, "feed": True, "pricing": True, "quote": True,
-                "a2a": True}
+ALL_CHANNELS = {"jsonld": True, "mcp": True, "webmcp": True, "feed": True, "pricing": True, "quote": True, "a2a": True}
 PRICE_DESCRIPTION = "Fully-installed price. Includes installation and permits."
 HEAT_PUMP = {"name": "Heat Pump System", "slug": "heat-pump-system", "kind": "system"}
 SOFTENER = {"name": "Water Softener", "slug": "water-softener", "kind": "system"}
@@ -48,8 +48,14 @@ def company_fields(**overrides) -> dict:
         "phone": "(636) 555-0134",
         "website": "ridgeline.example",
         "address": {
-            "line1": "12 Main St", "line2": "Suite 200", "city": "Wentzville", "state": "MO",
-            "postal_code": "63385-1234", "country": "US", "latitude": 38.8114, "longitude": -90.8529,
+            "line1": "12 Main St",
+            "line2": "Suite 200",
+            "city": "Wentzville",
+            "state": "MO",
+            "postal_code": "63385-1234",
+            "country": "US",
+            "latitude": 38.8114,
+            "longitude": -90.8529,
         },
         "service_area": {"postal_codes": ["63385", "63376", " 63376 "]},
         "settings": {"currency": "USD", "price_description": PRICE_DESCRIPTION, "channels": dict(ALL_CHANNELS)},

@@ -6,6 +6,7 @@ bodies at every public endpoint, on SQLite and on Postgres (which refuses
 NUL characters in text, a classic source of 500s). HTML routes may answer
 their HTML 404; everything else that refuses answers JSON.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,16 +24,57 @@ from tests.surface_helpers import add_company, sync
 
 BACKENDS = ["sqlite"] + (["postgres"] if os.environ.get("TEST_DATABASE_URL", "").strip() else [])
 PUBLIC = "bad-input-public"
-EXAMPLES = settings(max_examples=60, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-HOSTILE_KEYS = ["..", "../..", "../../etc/passwd", "%2e%2e%2f", "a%2Fb", "%00", "\x00", "a\x00b", "%ff%fe",
-                "%", "%zz", "<script>alert(1)</script>", "' OR 1=1 --", "é" * 200, "k" * 129, "k" * 20000,
-                "\u202e\u0000\ud7ff", "🔥" * 50, " ", "\t\n", "CON", "key.jsonld", "key/pricing.json"]
-JSON_ENDPOINTS = ["/v1/businesses", f"/companies/{PUBLIC}/pricing.json", f"/companies/{PUBLIC}.jsonld",
-                  f"/companies/{PUBLIC}/webmcp.json", f"/companies/{PUBLIC}/.well-known/ucp", "/.well-known/mcp.json",
-                  "/readyz", "/healthz", "/openapi.json"]
-OTHER_ENDPOINTS = [f"/companies/{PUBLIC}/pricing", f"/companies/{PUBLIC}/quote", f"/companies/{PUBLIC}/webmcp-demo",
-                   "/llms.txt", "/webmcp.js", "/metrics"]
+EXAMPLES = settings(
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+HOSTILE_KEYS = [
+    "..",
+    "../..",
+    "../../etc/passwd",
+    "%2e%2e%2f",
+    "a%2Fb",
+    "%00",
+    "\x00",
+    "a\x00b",
+    "%ff%fe",
+    "%",
+    "%zz",
+    "<script>alert(1)</script>",
+    "' OR 1=1 --",
+    "é" * 200,
+    "k" * 129,
+    "k" * 20000,
+    "\u202e\u0000\ud7ff",
+    "🔥" * 50,
+    " ",
+    "\t\n",
+    "CON",
+    "key.jsonld",
+    "key/pricing.json",
+]
+JSON_ENDPOINTS = [
+    "/v1/businesses",
+    f"/companies/{PUBLIC}/pricing.json",
+    f"/companies/{PUBLIC}.jsonld",
+    f"/companies/{PUBLIC}/webmcp.json",
+    f"/companies/{PUBLIC}/.well-known/ucp",
+    "/.well-known/mcp.json",
+    "/readyz",
+    "/healthz",
+    "/openapi.json",
+]
+OTHER_ENDPOINTS = [
+    f"/companies/{PUBLIC}/pricing",
+    f"/companies/{PUBLIC}/quote",
+    f"/companies/{PUBLIC}/webmcp-demo",
+    "/llms.txt",
+    "/webmcp.js",
+    "/metrics",
+]
 MCP_ENDPOINTS = [f"/companies/{PUBLIC}/mcp", "/mcp", f"/companies/{PUBLIC}/ucp/mcp"]
 LATIN1 = st.characters(min_codepoint=32, max_codepoint=255, exclude_characters="\x7f")
 
@@ -50,9 +92,16 @@ def client(request, tmp_path_factory):
         database_url = request.getfixturevalue("postgres_url")
     with start_in_thread(companies=3, products=8, seed=11) as upstream:
         add_company(upstream, plugin_key=PUBLIC)
-        app = create_app({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream.url, "UPSTREAM_TOKEN": "demo-token",
-                          "PUBLIC_BASE_URL": "http://127.0.0.1:8000", "RATE_LIMIT_PER_COMPANY": "1000000/hour",
-                          "RATE_LIMIT_PER_CLIENT": "1000000/minute"})
+        app = create_app(
+            {
+                "DATABASE_URL": database_url,
+                "UPSTREAM_URL": upstream.url,
+                "UPSTREAM_TOKEN": "demo-token",
+                "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
+                "RATE_LIMIT_PER_COMPANY": "1000000/hour",
+                "RATE_LIMIT_PER_CLIENT": "1000000/minute",
+            }
+        )
         app.config["TESTING"] = True
         sync(app.extensions["mirror"])
         yield app.test_client()
@@ -74,9 +123,12 @@ def assert_clean(response, *, html_ok: bool = False) -> None:
     assert payload.get("error"), payload
 
 
-keys = st.one_of(st.sampled_from(HOSTILE_KEYS), st.text(min_size=1, max_size=300),
-                 st.text(min_size=1000, max_size=4000), st.binary(min_size=1, max_size=40).map(
-                     lambda raw: raw.decode("latin-1")))
+keys = st.one_of(
+    st.sampled_from(HOSTILE_KEYS),
+    st.text(min_size=1, max_size=300),
+    st.text(min_size=1000, max_size=4000),
+    st.binary(min_size=1, max_size=40).map(lambda raw: raw.decode("latin-1")),
+)
 
 
 @EXAMPLES
@@ -90,10 +142,16 @@ def test_any_key_on_any_surface_is_a_clean_404(client, key, encode, surface):
 
 
 @EXAMPLES
-@given(params=st.dictionaries(st.sampled_from(["page", "page_size", "changes_token", "source", "q", "page[]", ""]),
-                              st.one_of(st.text(max_size=200), st.integers().map(str), st.just("\x00"),
-                                        st.text(min_size=5000, max_size=9000)), max_size=4),
-       path=st.sampled_from(JSON_ENDPOINTS + OTHER_ENDPOINTS))
+@given(
+    params=st.dictionaries(
+        st.sampled_from(["page", "page_size", "changes_token", "source", "q", "page[]", ""]),
+        st.one_of(
+            st.text(max_size=200), st.integers().map(str), st.just("\x00"), st.text(min_size=5000, max_size=9000)
+        ),
+        max_size=4,
+    ),
+    path=st.sampled_from(JSON_ENDPOINTS + OTHER_ENDPOINTS),
+)
 def test_any_query_string_is_answered_cleanly(client, params, path):
     response = client.get(path, query_string=params)
     assert_clean(response, html_ok=True)
@@ -102,11 +160,27 @@ def test_any_query_string_is_answered_cleanly(client, params, path):
 
 
 @EXAMPLES
-@given(if_none_match=st.lists(st.text(alphabet=LATIN1, max_size=3000), min_size=1, max_size=30),
-       others=st.dictionaries(st.sampled_from(["Accept", "Accept-Encoding", "User-Agent", "Cookie", "Range",
-                                               "X-Forwarded-For", "MCP-Protocol-Version", "Origin", "Content-Type"]),
-                              st.text(alphabet=LATIN1, max_size=2000), max_size=4),
-       path=st.sampled_from(JSON_ENDPOINTS + OTHER_ENDPOINTS))
+@given(
+    if_none_match=st.lists(st.text(alphabet=LATIN1, max_size=3000), min_size=1, max_size=30),
+    others=st.dictionaries(
+        st.sampled_from(
+            [
+                "Accept",
+                "Accept-Encoding",
+                "User-Agent",
+                "Cookie",
+                "Range",
+                "X-Forwarded-For",
+                "MCP-Protocol-Version",
+                "Origin",
+                "Content-Type",
+            ]
+        ),
+        st.text(alphabet=LATIN1, max_size=2000),
+        max_size=4,
+    ),
+    path=st.sampled_from(JSON_ENDPOINTS + OTHER_ENDPOINTS),
+)
 def test_huge_and_repeated_headers_are_answered_cleanly(client, if_none_match, others, path):
     headers = [("If-None-Match", value) for value in if_none_match] + list(others.items())
     assert_clean(client.get(path, headers=headers), html_ok=True)
@@ -121,14 +195,28 @@ def test_a_huge_if_none_match_is_ignored_not_matched(client):
 
 
 @EXAMPLES
-@given(body=st.one_of(st.binary(max_size=3000), st.text(max_size=3000).map(str.encode),
-                      st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=30),
-                                   lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10),
-                                                                                               inner, max_size=4),
-                                   max_leaves=20).map(lambda v: json.dumps(v).encode())),
-       content_type=st.sampled_from(["application/json", "application/json; charset=latin-1", "text/plain",
-                                     "application/x-www-form-urlencoded", "", "multipart/form-data; boundary=x"]),
-       path=st.sampled_from(MCP_ENDPOINTS))
+@given(
+    body=st.one_of(
+        st.binary(max_size=3000),
+        st.text(max_size=3000).map(str.encode),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+            max_leaves=20,
+        ).map(lambda v: json.dumps(v).encode()),
+    ),
+    content_type=st.sampled_from(
+        [
+            "application/json",
+            "application/json; charset=latin-1",
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "",
+            "multipart/form-data; boundary=x",
+        ]
+    ),
+    path=st.sampled_from(MCP_ENDPOINTS),
+)
 def test_any_body_on_an_mcp_endpoint_is_answered_cleanly(client, body, content_type, path):
     headers = {"Accept": "application/json"} | ({"Content-Type": content_type} if content_type else {})
     response = client.post(path, data=body, headers=headers)
@@ -158,6 +246,7 @@ def test_other_methods_on_read_only_routes_are_a_json_405(client, path, method):
 @pytest.mark.parametrize("host", ["", "evil.example", "127.0.0.1:8000@evil", "[::1", "a" * 5000, "é.example"])
 @pytest.mark.parametrize("path", MCP_ENDPOINTS)
 def test_a_foreign_or_broken_host_is_refused_cleanly(client, path, host):
-    response = client.post(path, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
-                           headers={**MCP_HEADERS, "Host": host})
+    response = client.post(
+        path, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={**MCP_HEADERS, "Host": host}
+    )
     assert 400 <= response.status_code < 500 and "error" in response.get_json()

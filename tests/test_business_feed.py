@@ -3,6 +3,7 @@
 Every test drives the real demo upstream over HTTP, runs the real sync and
 reads the feed through the app, on SQLite and (with TEST_DATABASE_URL) Postgres.
 """
+
 from __future__ import annotations
 
 from math import ceil
@@ -19,8 +20,14 @@ from mirror.state import FEED_CLOCK_MS, get_int, read_state
 # collation: '-' < '.' < digits < upper case < '_' < lower case < '~'.
 TRICKY_KEYS = ("zeta", "Zeta", "_under", "apple", "Apple", "0zero", "-dash", "~tilde", "a.b", "a-b", "AB", "aB")
 ADDRESS = {
-    "line1": "12 Main St", "line2": "Suite 4", "city": "St. Louis", "state": "MO",
-    "postal_code": "63103-1234", "country": "US", "latitude": 38.627, "longitude": -90.1994,
+    "line1": "12 Main St",
+    "line2": "Suite 4",
+    "city": "St. Louis",
+    "state": "MO",
+    "postal_code": "63103-1234",
+    "country": "US",
+    "latitude": 38.627,
+    "longitude": -90.1994,
 }
 ALL_ON = dict.fromkeys(("jsonld", "mcp", "webmcp", "feed", "pricing", "quote"), True)
 
@@ -61,7 +68,9 @@ def get_feed(client, **params) -> dict:
 def walk(client, page_size: int, **params) -> tuple[list[str], list[dict]]:
     """Every page of one walk: the ids in order and the page envelopes."""
     first = get_feed(client, page=1, page_size=page_size, **params)
-    pages = [first] + [get_feed(client, page=n, page_size=page_size, **params) for n in range(2, first["total_pages"] + 1)]
+    pages = [first] + [
+        get_feed(client, page=n, page_size=page_size, **params) for n in range(2, first["total_pages"] + 1)
+    ]
     return [b["id"] for p in pages for b in p["businesses"]], pages
 
 
@@ -84,6 +93,7 @@ def world(upstream, mirror):
 
 # --- eligibility ---------------------------------------------------------------------
 
+
 def _eligible_upstream(record: dict) -> bool:
     """An oracle written from the issue's rule, applied to the raw upstream record."""
     address = record.get("address") or {}
@@ -93,11 +103,14 @@ def _eligible_upstream(record: dict) -> bool:
     except (KeyError, TypeError, ValueError):
         coordinates = False
     return bool(
-        record.get("status") == "active" and record.get("storefront_live") is True
-        and channels.get("quote", True) is not False and channels.get("feed", True) is not False
+        record.get("status") == "active"
+        and record.get("storefront_live") is True
+        and channels.get("quote", True) is not False
+        and channels.get("feed", True) is not False
         and all(str(address.get(k) or "").strip() for k in ("line1", "city", "state", "postal_code", "country"))
         and coordinates
-        and normalise_phone(record.get("phone")) and normalise_url(record.get("website"), bare_host_ok=True)
+        and normalise_phone(record.get("phone"))
+        and normalise_url(record.get("website"), bare_host_ok=True)
     )
 
 
@@ -123,10 +136,20 @@ NO_COORDINATES = {k: v for k, v in ADDRESS.items() if k not in ("latitude", "lon
         ({"phone": MISSING}, {"phone": "314-555-0142"}),
         ({"phone": "+44 20 7946 0958"}, {"phone": "+1 314 555 0142"}),
     ],
-    ids=["no-coordinates", "latitude-out-of-range", "no-address", "blank-line1", "no-website", "bad-website",
-         "no-phone", "foreign-phone"],
+    ids=[
+        "no-coordinates",
+        "latitude-out-of-range",
+        "no-address",
+        "blank-line1",
+        "no-website",
+        "bad-website",
+        "no-phone",
+        "foreign-phone",
+    ],
 )
-def test_incomplete_contact_data_is_left_out_and_comes_back_after_the_upstream_fix(client, mirror, world, broken, fixed):
+def test_incomplete_contact_data_is_left_out_and_comes_back_after_the_upstream_fix(
+    client, mirror, world, broken, fixed
+):
     key = add_company(world, "incomplete-co")
     world.catalog.touch_company(key, **broken)
     sync(mirror)
@@ -151,8 +174,10 @@ def test_companies_that_are_not_public_are_left_out(client, mirror, world, overr
     assert "hidden-co" not in feed_ids(client)
 
 
-@pytest.mark.parametrize("switch, listed", [("quote", False), ("feed", False), ("jsonld", True), ("mcp", True),
-                                            ("webmcp", True), ("pricing", True)])
+@pytest.mark.parametrize(
+    "switch, listed",
+    [("quote", False), ("feed", False), ("jsonld", True), ("mcp", True), ("webmcp", True), ("pricing", True)],
+)
 def test_the_quote_and_feed_switches_take_a_company_out_and_no_other_switch_does(client, mirror, world, switch, listed):
     add_company(world, "switchy", settings={"channels": {**ALL_ON, switch: False}})
     sync(mirror)
@@ -164,6 +189,7 @@ def test_the_quote_and_feed_switches_take_a_company_out_and_no_other_switch_does
 
 # --- the record ------------------------------------------------------------------------
 
+
 def _record(client, key: str) -> dict:
     matches = [b for b in get_feed(client, page_size=500)["businesses"] if b["id"] == key]
     assert len(matches) == 1
@@ -171,36 +197,58 @@ def _record(client, key: str) -> dict:
 
 
 def test_record_shape(client, mirror, world):
-    add_company(world, "shape-co", name="Shape </script> & Sons ‮ 🔧",
-                settings={"channels": ALL_ON, "systems_estimate_url": "https://shape.example/estimate?utm_source=site",
-                          "systems_estimate_url_verified": True})
+    add_company(
+        world,
+        "shape-co",
+        name="Shape </script> & Sons ‮ 🔧",
+        settings={
+            "channels": ALL_ON,
+            "systems_estimate_url": "https://shape.example/estimate?utm_source=site",
+            "systems_estimate_url_verified": True,
+        },
+    )
     sync(mirror)
     quote_page = "http://127.0.0.1:8000/companies/shape-co/quote"
     assert _record(client, "shape-co") == {
         "id": "shape-co",
         "name": "Shape </script> & Sons ‮ 🔧",
         "address": {
-            "line1": "12 Main St", "line2": "Suite 4", "locality": "St. Louis", "region": "MO",
-            "postal_code": "63103", "country": "US", "formatted": "12 Main St, Suite 4, St. Louis, MO 63103",
+            "line1": "12 Main St",
+            "line2": "Suite 4",
+            "locality": "St. Louis",
+            "region": "MO",
+            "postal_code": "63103",
+            "country": "US",
+            "formatted": "12 Main St, Suite 4, St. Louis, MO 63103",
         },
         "location": {"latitude": 38.627, "longitude": -90.1994},
         "phone_number": "+13145550142",
         "website_url": "https://gateway-hvac.example",
         "platform_url": "https://shape.example/estimate?utm_source=ai_interfaces",
-        "service_providers": [{
-            "provider": "contractor_commerce",
-            "provider_business_id": "shape-co",
-            "action_type": "request_a_quote",
-            "provider_action_url": quote_page,
-            "display_name": "Get Quote",
-        }],
+        "service_providers": [
+            {
+                "provider": "contractor_commerce",
+                "provider_business_id": "shape-co",
+                "action_type": "request_a_quote",
+                "provider_action_url": quote_page,
+                "display_name": "Get Quote",
+            }
+        ],
     }
 
 
 def test_every_record_of_the_seeded_catalog_has_the_full_shape(client, world):
     for record in get_feed(client, page_size=500)["businesses"]:
-        assert list(record) == ["id", "name", "address", "location", "phone_number", "website_url",
-                                "platform_url", "service_providers"]
+        assert list(record) == [
+            "id",
+            "name",
+            "address",
+            "location",
+            "phone_number",
+            "website_url",
+            "platform_url",
+            "service_providers",
+        ]
         assert set(record["address"]) == {"line1", "line2", "locality", "region", "postal_code", "country", "formatted"}
         assert record["phone_number"].startswith("+1") and len(record["phone_number"]) == 12
         assert record["website_url"].startswith(("http://", "https://"))
@@ -211,19 +259,38 @@ def test_every_record_of_the_seeded_catalog_has_the_full_shape(client, world):
 @pytest.mark.parametrize(
     "settings, expected",
     [
-        ({"systems_estimate_url": "https://a.example/est?Ref=abc&zip=63103#top", "systems_estimate_url_verified": True,
-          "concom_shop_url": "https://shop.example/a/?utm_source=concom"},
-         "https://a.example/est?Ref=ai_interfaces&zip=63103#top"),
-        ({"systems_estimate_url": "https://a.example/est?ref=abc", "systems_estimate_url_verified": False,
-          "concom_shop_url": "https://shop.example/a/?UTM_SOURCE=concom&x=1"},
-         "https://shop.example/a/?UTM_SOURCE=ai_interfaces&x=1"),
-        ({"systems_estimate_url": "https://a.example/est?zip=63103", "systems_estimate_url_verified": True},
-         "https://a.example/est?zip=63103"),
+        (
+            {
+                "systems_estimate_url": "https://a.example/est?Ref=abc&zip=63103#top",
+                "systems_estimate_url_verified": True,
+                "concom_shop_url": "https://shop.example/a/?utm_source=concom",
+            },
+            "https://a.example/est?Ref=ai_interfaces&zip=63103#top",
+        ),
+        (
+            {
+                "systems_estimate_url": "https://a.example/est?ref=abc",
+                "systems_estimate_url_verified": False,
+                "concom_shop_url": "https://shop.example/a/?UTM_SOURCE=concom&x=1",
+            },
+            "https://shop.example/a/?UTM_SOURCE=ai_interfaces&x=1",
+        ),
+        (
+            {"systems_estimate_url": "https://a.example/est?zip=63103", "systems_estimate_url_verified": True},
+            "https://a.example/est?zip=63103",
+        ),
         ({"systems_estimate_url": "javascript:alert(1)", "systems_estimate_url_verified": True}, None),
         ({"concom_shop_url": "ftp://files.example/quote"}, None),
         ({}, None),
     ],
-    ids=["verified-estimate-stamped", "unverified-falls-to-shop", "no-variable-added", "script-url", "ftp-url", "no-funnel"],
+    ids=[
+        "verified-estimate-stamped",
+        "unverified-falls-to-shop",
+        "no-variable-added",
+        "script-url",
+        "ftp-url",
+        "no-funnel",
+    ],
 )
 def test_platform_url_is_the_stamped_funnel_else_the_quote_page(client, mirror, world, settings, expected):
     add_company(world, "funnel-co", settings={"channels": ALL_ON, **settings})
@@ -244,6 +311,7 @@ def test_configuration_names_the_provider_the_stamp_and_the_base_url(make_app, u
 
 
 # --- paging --------------------------------------------------------------------------------
+
 
 def test_order_is_byte_order_of_the_key(client, world):
     listed = feed_ids(client)
@@ -284,15 +352,36 @@ def test_default_paging_and_the_page_past_the_end(client, world):
 
 def test_an_empty_feed_has_no_pages(client, mirror):
     payload = get_feed(client)
-    assert payload == {"checksum": True, "page": 1, "page_size": 50, "total_pages": 0,
-                       "changes_token": "chg_1_0", "businesses": []}
+    assert payload == {
+        "checksum": True,
+        "page": 1,
+        "page_size": 50,
+        "total_pages": 0,
+        "changes_token": "chg_1_0",
+        "businesses": [],
+    }
 
 
 @pytest.mark.parametrize(
     "name, value",
-    [("page", "0"), ("page", "-1"), ("page", "abc"), ("page", "1.5"), ("page", ""), ("page", " 1"), ("page", "1e2"),
-     ("page", "\uff11"), ("page", "1_0"), ("page", "2147483648"), ("page", "9" * 400),
-     ("page_size", "0"), ("page_size", "501"), ("page_size", "x"), ("page_size", "-5"), ("page_size", "50.0")],
+    [
+        ("page", "0"),
+        ("page", "-1"),
+        ("page", "abc"),
+        ("page", "1.5"),
+        ("page", ""),
+        ("page", " 1"),
+        ("page", "1e2"),
+        ("page", "\uff11"),
+        ("page", "1_0"),
+        ("page", "2147483648"),
+        ("page", "9" * 400),
+        ("page_size", "0"),
+        ("page_size", "501"),
+        ("page_size", "x"),
+        ("page_size", "-5"),
+        ("page_size", "50.0"),
+    ],
 )
 def test_out_of_range_paging_is_a_400_naming_the_parameter(client, world, name, value):
     response = client.get("/v1/businesses", query_string={name: value})
@@ -364,6 +453,7 @@ def test_a_record_that_fails_validation_is_left_out_and_logged(client, mirror, w
 
 # --- HTTP details ------------------------------------------------------------------------------
 
+
 def test_head_etag_and_cache_control(client, mirror, world):
     response = client.get("/v1/businesses?page_size=5")
     etag = response.headers["ETag"]
@@ -381,6 +471,7 @@ def test_head_etag_and_cache_control(client, mirror, world):
 
 # --- changes tokens ----------------------------------------------------------------------------
 
+
 def _clock(mirror) -> int:
     with mirror.Session() as session:
         return get_int(read_state(session), FEED_CLOCK_MS)
@@ -394,8 +485,14 @@ def test_a_current_token_with_nothing_changed_answers_checksum_false(client, mir
     token = get_feed(client)["changes_token"]
     sync(mirror)  # a run that changes nothing
     payload = get_feed(client, changes_token=token, page_size=7)
-    assert payload == {"checksum": False, "page": 1, "page_size": 7, "total_pages": 0,
-                       "changes_token": token, "businesses": []}
+    assert payload == {
+        "checksum": False,
+        "page": 1,
+        "page_size": 7,
+        "total_pages": 0,
+        "changes_token": token,
+        "businesses": [],
+    }
 
 
 def test_a_company_record_change_is_listed_alone(client, mirror, world):
@@ -482,10 +579,25 @@ def test_a_departure_since_the_token_answers_the_full_walk(client, mirror, world
 
 def _stale_tokens(clock: int) -> list[str]:
     return [
-        f"chg_2_{clock}", f"chg_0_{clock}", f"chg_{clock}", "chg_123",  # other versions, legacy
-        f"chg_1_{clock + 1}", f"chg_1_{clock + 10**9}",  # from the future
-        "", "garbage", "chg_1_", "chg__1", f"chg_1_{clock}x", f"CHG_1_{clock}", f" chg_1_{clock}", f"chg_1_-{clock}",
-        "chg_1_\u0661\u0662", "chg_1_" + "9" * 40, "chg_1_1_1", "\x00", "chg_1_12%00",
+        f"chg_2_{clock}",
+        f"chg_0_{clock}",
+        f"chg_{clock}",
+        "chg_123",  # other versions, legacy
+        f"chg_1_{clock + 1}",
+        f"chg_1_{clock + 10**9}",  # from the future
+        "",
+        "garbage",
+        "chg_1_",
+        "chg__1",
+        f"chg_1_{clock}x",
+        f"CHG_1_{clock}",
+        f" chg_1_{clock}",
+        f"chg_1_-{clock}",
+        "chg_1_\u0661\u0662",
+        "chg_1_" + "9" * 40,
+        "chg_1_1_1",
+        "\x00",
+        "chg_1_12%00",
     ]
 
 

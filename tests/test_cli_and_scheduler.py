@@ -1,4 +1,5 @@
 """The CLI (sync summary and exit codes, db verbs) and one-sync-at-a-time across processes."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,12 @@ from tests.conftest import REPO_ROOT
 
 def _env(database_url: str, upstream, **extra) -> dict:
     return {
-        "PATH": os.environ["PATH"], "DATABASE_URL": database_url, "UPSTREAM_URL": upstream.url,
-        "UPSTREAM_TOKEN": "demo-token", "PYTHONPATH": str(REPO_ROOT), **extra,
+        "PATH": os.environ["PATH"],
+        "DATABASE_URL": database_url,
+        "UPSTREAM_URL": upstream.url,
+        "UPSTREAM_TOKEN": "demo-token",
+        "PYTHONPATH": str(REPO_ROOT),
+        **extra,
     }
 
 
@@ -49,8 +54,10 @@ def test_db_verbs(app):
 def test_concurrent_sync_processes_run_one_at_a_time(database_url, upstream, mirror):
     upstream.faults.add("slow", seconds=3, path="/v1/companies", nth=1)
     env = _env(database_url, upstream)
-    processes = [subprocess.Popen(_flask("sync"), cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                 for _ in range(3)]
+    processes = [
+        subprocess.Popen(_flask("sync"), cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(3)
+    ]
     codes = sorted(p.wait(60) for p in processes)
     assert codes == [0, 75, 75]
     with mirror.Session() as session:
@@ -69,11 +76,20 @@ def _free_port() -> int:
 
 def test_gunicorn_workers_with_the_scheduler_start_one_sync(database_url, upstream, mirror):
     port = _free_port()
-    env = _env(database_url, upstream, SCHEDULER_ENABLED="true", SYNC_INTERVAL_SECONDS="3600",
-               PUBLIC_BASE_URL=f"http://127.0.0.1:{port}")
+    env = _env(
+        database_url,
+        upstream,
+        SCHEDULER_ENABLED="true",
+        SYNC_INTERVAL_SECONDS="3600",
+        PUBLIC_BASE_URL=f"http://127.0.0.1:{port}",
+    )
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}", "wsgi:create_app()"],
-        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         deadline = time.time() + 25
@@ -101,15 +117,22 @@ BAD_LINE = "configuration error: SYNC_INTERVAL_SECONDS must be a whole number of
 
 def test_importing_wsgi_builds_no_app():
     code = "import wsgi, threading; assert not hasattr(wsgi, 'app'); print(threading.active_count())"
-    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=BAD_SETTING, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, env=BAD_SETTING, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr  # the bad setting is not even read
     assert result.stdout.strip() == "1"  # no writer, no scheduler
 
 
 def test_the_cli_finds_the_factory_and_refuses_a_bad_setting_in_one_line(database_url):
-    good = subprocess.run(_flask("db", "current"), cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
-                          env={**BAD_SETTING, "SYNC_INTERVAL_SECONDS": "900", "DATABASE_URL": database_url})
+    good = subprocess.run(
+        _flask("db", "current"),
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**BAD_SETTING, "SYNC_INTERVAL_SECONDS": "900", "DATABASE_URL": database_url},
+    )
     assert good.returncode == 0, good.stderr
     assert "(head)" in good.stdout
     for args in (("--help",), ("db", "current"), ("sync",)):
@@ -121,8 +144,21 @@ def test_the_cli_finds_the_factory_and_refuses_a_bad_setting_in_one_line(databas
 def test_gunicorn_refuses_a_bad_setting_at_once_in_one_line():
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{_free_port()}", "wsgi:create_app()"],
-        cwd=REPO_ROOT, env=BAD_SETTING, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--workers",
+            "2",
+            "--bind",
+            f"127.0.0.1:{_free_port()}",
+            "wsgi:create_app()",
+        ],
+        cwd=REPO_ROOT,
+        env=BAD_SETTING,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode != 0
     assert BAD_LINE in result.stderr.splitlines()

@@ -49,7 +49,11 @@ def run_cli(*args: str, database_url: str, upstream_url: str = "", token: str = 
     }
     return subprocess.run(
         [sys.executable, "-m", "flask", "--app", "wsgi", *args],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -240,13 +244,21 @@ def test_gunicorns_access_log_is_off_unless_the_setting_turns_it_on(tmp_path, se
     database = f"sqlite:///{tmp_path / 'm.sqlite3'}"
     upgrade(database)
     port = free_port()
-    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO_ROOT), "DATABASE_URL": database,
-           "GUNICORN_ACCESS_LOG": setting, "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": str(REPO_ROOT),
+        "DATABASE_URL": database,
+        "GUNICORN_ACCESS_LOG": setting,
+        "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
+    }
     log = tmp_path / "gunicorn.log"
     with log.open("wb") as out:
         server = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{port}", "wsgi:create_app()"],
-            cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     try:
         deadline = time.monotonic() + 30

@@ -1,4 +1,5 @@
 """Configuration: one declaration (mirror/config.py) gives the defaults, the errors and the docs table."""
+
 from __future__ import annotations
 
 import ast
@@ -19,7 +20,11 @@ NUMERIC = [env_name(name) for name, field in Settings.model_fields.items() if fi
 def test_defaults():
     settings = load_settings({})
     assert settings.database_url.startswith("sqlite:///") and settings.database_url.endswith("instance/mirror.sqlite3")
-    assert (settings.sync_interval_seconds, settings.sync_overlap_seconds, settings.freshness_threshold_seconds) == (900, 60, 86400)
+    assert (settings.sync_interval_seconds, settings.sync_overlap_seconds, settings.freshness_threshold_seconds) == (
+        900,
+        60,
+        86400,
+    )
     assert settings.provider_name == "contractor_commerce" and settings.referrer_stamp == "ai_interfaces"
     assert settings.rate_limit_per_company == "1000/hour" and settings.rate_limit_per_client == "600/minute"
     assert settings.rate_limit_storage_uri == "memory://" and settings.company_hosts == {}
@@ -30,10 +35,16 @@ def test_defaults():
 
 
 def test_values_are_parsed_and_the_settings_are_frozen():
-    settings = load_settings({
-        "SYNC_INTERVAL_SECONDS": " 30 ", "SCHEDULER_ENABLED": "yes", "UPSTREAM_URL": "http://up.example/",
-        "ALLOWED_ORIGINS": "https://a.example/, https://b.example", "PROVIDER_NAME": "  acme  ", "TRUSTED_PROXY_HOPS": "1",
-    })
+    settings = load_settings(
+        {
+            "SYNC_INTERVAL_SECONDS": " 30 ",
+            "SCHEDULER_ENABLED": "yes",
+            "UPSTREAM_URL": "http://up.example/",
+            "ALLOWED_ORIGINS": "https://a.example/, https://b.example",
+            "PROVIDER_NAME": "  acme  ",
+            "TRUSTED_PROXY_HOPS": "1",
+        }
+    )
     assert (settings.sync_interval_seconds, settings.scheduler_enabled, settings.trusted_proxy_hops) == (30, True, 1)
     assert settings.upstream_url == "http://up.example" and settings.provider_name == "acme"
     assert settings.allowed_origins == ("https://a.example", "https://b.example")
@@ -53,13 +64,24 @@ def test_postgres_urls_use_psycopg3(url):
     assert load_settings({"DATABASE_URL": url}).database_url == "postgresql+psycopg://u@h/db"
 
 
-@pytest.mark.parametrize("name, value", [
-    ("SYNC_INTERVAL_SECONDS", "soon"), ("SYNC_OVERLAP_SECONDS", "-1"), ("FRESHNESS_THRESHOLD_SECONDS", "0"),
-    ("TRUSTED_PROXY_HOPS", "two"), ("SCHEDULER_ENABLED", "maybe"), ("UCP_ALLOW_INSECURE_PROFILES", "2"),
-    ("PUBLIC_BASE_URL", "example.com"), ("UPSTREAM_URL", "ftp://x"), ("DATABASE_URL", "mysql://x"),
-    ("RATE_LIMIT_PER_COMPANY", "lots"), ("RATE_LIMIT_PER_CLIENT", "5/fortnight"), ("COMPANY_HOSTS", "nokey"),
-    ("RATE_LIMIT_STORAGE_URI", "file:///tmp"),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("SYNC_INTERVAL_SECONDS", "soon"),
+        ("SYNC_OVERLAP_SECONDS", "-1"),
+        ("FRESHNESS_THRESHOLD_SECONDS", "0"),
+        ("TRUSTED_PROXY_HOPS", "two"),
+        ("SCHEDULER_ENABLED", "maybe"),
+        ("UCP_ALLOW_INSECURE_PROFILES", "2"),
+        ("PUBLIC_BASE_URL", "example.com"),
+        ("UPSTREAM_URL", "ftp://x"),
+        ("DATABASE_URL", "mysql://x"),
+        ("RATE_LIMIT_PER_COMPANY", "lots"),
+        ("RATE_LIMIT_PER_CLIENT", "5/fortnight"),
+        ("COMPANY_HOSTS", "nokey"),
+        ("RATE_LIMIT_STORAGE_URI", "file:///tmp"),
+    ],
+)
 def test_a_bad_value_is_one_line_naming_the_variable(name, value):
     with pytest.raises(ConfigError) as raised:
         load_settings({name: value})
@@ -76,12 +98,16 @@ def test_wrong_type_says_what_it_must_be():
 @pytest.mark.parametrize("name", NUMERIC)
 @pytest.mark.parametrize("value", ["", "   "])
 def test_an_empty_number_is_refused_not_defaulted(name, value):
-    with pytest.raises(ConfigError, match=rf"^{name} is set but empty: give a (whole )?number.*unset it for the default$"):
+    with pytest.raises(
+        ConfigError, match=rf"^{name} is set but empty: give a (whole )?number.*unset it for the default$"
+    ):
         load_settings({name: value})
 
 
 def test_an_empty_non_numeric_value_takes_the_default():
-    empty = {env_name(name): "" for name, field in Settings.model_fields.items() if field.annotation not in (int, float)}
+    empty = {
+        env_name(name): "" for name, field in Settings.model_fields.items() if field.annotation not in (int, float)
+    }
     assert load_settings(empty) == load_settings({})
 
 
@@ -90,7 +116,8 @@ def test_an_unknown_enum_value_lists_the_choices():
         load_settings({"RATE_LIMIT_STORAGE_URI": "file:///tmp"})
     assert str(raised.value) == (
         "RATE_LIMIT_STORAGE_URI must be memory:// or redis://... (one of memory://, redis://, rediss://, "
-        "redis+cluster://, redis+sentinel://, memcached://), got 'file:///tmp'")
+        "redis+cluster://, redis+sentinel://, memcached://), got 'file:///tmp'"
+    )
 
 
 def test_a_future_enum_setting_also_fails_in_one_line():
@@ -111,25 +138,39 @@ def test_a_sqlite_path_in_a_missing_folder_is_refused(tmp_path):
         load_settings({"DATABASE_URL": f"sqlite:///{missing}"})
     assert str(raised.value) == (
         f"DATABASE_URL names a SQLite file in '{missing.parent}', which does not exist: "
-        f"create it (mkdir -p {missing.parent}) or fix the path")
+        f"create it (mkdir -p {missing.parent}) or fix the path"
+    )
     assert not missing.parent.exists(), "the folder is not created behind the operator's back"
     assert load_settings({"DATABASE_URL": f"sqlite:///{tmp_path / 'ok.sqlite3'}"}).database_url.endswith("ok.sqlite3")
 
 
 def test_company_hosts_parse():
     assert load_settings({"COMPANY_HOSTS": "Pros.Example=abc, localhost=def"}).company_hosts == {
-        "pros.example": "abc", "localhost": "def"}
+        "pros.example": "abc",
+        "localhost": "def",
+    }
 
 
-@pytest.mark.parametrize("env, first_words", [
-    ({"SYNC_INTERVAL_SECONDS": "often"}, "configuration error: SYNC_INTERVAL_SECONDS must be a whole number"),
-    ({"TRUSTED_PROXY_HOPS": ""}, "configuration error: TRUSTED_PROXY_HOPS is set but empty"),
-    ({"DATABASE_URL": "sqlite:////no/such/folder/m.sqlite3"}, "configuration error: DATABASE_URL names a SQLite file in '/no/such/folder'"),
-])
+@pytest.mark.parametrize(
+    "env, first_words",
+    [
+        ({"SYNC_INTERVAL_SECONDS": "often"}, "configuration error: SYNC_INTERVAL_SECONDS must be a whole number"),
+        ({"TRUSTED_PROXY_HOPS": ""}, "configuration error: TRUSTED_PROXY_HOPS is set but empty"),
+        (
+            {"DATABASE_URL": "sqlite:////no/such/folder/m.sqlite3"},
+            "configuration error: DATABASE_URL names a SQLite file in '/no/such/folder'",
+        ),
+    ],
+)
 def test_the_app_refuses_to_start_with_one_line(env, first_words):
     result = subprocess.run(
-        [sys.executable, "-c", "import wsgi; wsgi.create_app()"], cwd=REPO_ROOT, capture_output=True, text=True,
-        check=False, env={"PATH": "/usr/bin:/bin", **env}, timeout=60,
+        [sys.executable, "-c", "import wsgi; wsgi.create_app()"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", **env},
+        timeout=60,
     )
     assert result.returncode != 0
     assert result.stderr.startswith(first_words) and result.stderr.count("\n") == 1, result.stderr
@@ -137,9 +178,10 @@ def test_the_app_refuses_to_start_with_one_line(env, first_words):
 
 # --- The docs table is generated from the declaration.
 
+
 def _doc_table(text: str) -> str:
     start = text.index(config.TABLE_START) + len(config.TABLE_START) + 1
-    return text[start:text.index(config.TABLE_END)]
+    return text[start : text.index(config.TABLE_END)]
 
 
 def test_the_docs_table_is_the_declaration():
@@ -169,10 +211,22 @@ def test_the_table_follows_a_changed_declaration():
     assert "`EXTRA_SECONDS`" not in config.with_table(text)
     assert "| `EXTRA_SECONDS` | 5 | an example |" in config.with_table(text, WithMore)
 
+
 # --- Nothing else reads a setting from the environment.
 
-APP_CODE = ["mirror", "web", "feeds", "mcp_server", "webmcp", "commands", "demo", "migrations", "scripts", "wsgi.py",
-            "gunicorn.conf.py"]
+APP_CODE = [
+    "mirror",
+    "web",
+    "feeds",
+    "mcp_server",
+    "webmcp",
+    "commands",
+    "demo",
+    "migrations",
+    "scripts",
+    "wsgi.py",
+    "gunicorn.conf.py",
+]
 # gunicorn.conf.py *sets* PROMETHEUS_MULTIPROC_DIR for prometheus_client, which reads it itself at import,
 # before any worker loads the app; it is the one file that must touch that variable in os.environ.
 ALLOWED = {"mirror/config.py", "gunicorn.conf.py"}
@@ -188,7 +242,8 @@ def _reads_by_name(tree: ast.AST, names: set[str]) -> list[int]:
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             func = node.func
             if (isinstance(func, ast.Attribute) and func.attr in ("get", "getenv", "pop")) or (
-                    isinstance(func, ast.Name) and func.id == "getenv"):
+                isinstance(func, ast.Name) and func.id == "getenv"
+            ):
                 key = node.args[0].value
         if key in names:
             lines.append(node.lineno)
@@ -200,7 +255,7 @@ def test_no_module_but_config_reads_a_setting_from_the_environment():
     found = []
     for entry in APP_CODE:
         root = REPO_ROOT / entry
-        for path in ([root] if root.is_file() else sorted(root.rglob("*.py"))):
+        for path in [root] if root.is_file() else sorted(root.rglob("*.py")):
             relative = path.relative_to(REPO_ROOT).as_posix()
             if relative not in ALLOWED:
                 found += [f"{relative}:{line}" for line in _reads_by_name(ast.parse(path.read_text()), names)]

@@ -76,6 +76,7 @@ def position(record: dict) -> tuple:
 
 # --- paging ---------------------------------------------------------------------------
 
+
 def test_small_pages_partition_the_walk_exactly(shared):
     stats = shared.catalog.stats()
     small, pages = walk(shared, "/v1/products", limit=7)
@@ -143,13 +144,13 @@ def test_unknown_plugin_key_is_404(shared):
 
 # --- tombstones and per-company lists -------------------------------------------------
 
+
 def test_tombstones_appear_on_products_and_incremental_company_walks_only(upstream):
     key = upstream.catalog.company_keys()[0]
     sku = upstream.catalog.products_of(key)[0]["sku"]
     upstream.clock.now += 10
     upstream.catalog.delete_product(key, sku)
-    tombstone = {"plugin_key": key, "sku": sku, "deleted": True,
-                 "updated_at": iso_utc(upstream.clock.now)}
+    tombstone = {"plugin_key": key, "sku": sku, "deleted": True, "updated_at": iso_utc(upstream.clock.now)}
     everything, _ = walk(upstream, "/v1/products", limit=500)
     assert tombstone in everything
     full_catalog, _ = walk(upstream, f"/v1/companies/{key}/products", limit=500)
@@ -169,6 +170,7 @@ def test_per_company_walk_is_that_company_in_sku_order(shared):
 
 
 # --- changes -------------------------------------------------------------------------
+
 
 def test_mutation_is_seen_by_an_incremental_walk_from_the_watermark(upstream):
     first = get(upstream, "/v1/products", limit=500).json()
@@ -230,19 +232,25 @@ def test_admin_api_changes_what_the_list_api_serves(upstream):
     key = upstream.catalog.company_keys()[1]
     upstream.clock.now += 5
     since = iso_utc(upstream.clock.now)
-    patched = requests.patch(f"{upstream.url}/_demo/companies/{key}", headers=headers, timeout=5,
-                             json={"name": "Renamed Heating & Air", "_unset": ["phone"]}).json()
+    patched = requests.patch(
+        f"{upstream.url}/_demo/companies/{key}",
+        headers=headers,
+        timeout=5,
+        json={"name": "Renamed Heating & Air", "_unset": ["phone"]},
+    ).json()
     assert patched["name"] == "Renamed Heating & Air" and "phone" not in patched
-    added = requests.post(f"{upstream.url}/_demo/companies", headers=headers, timeout=5,
-                          json={"products": 3, "status": "churned"})
+    added = requests.post(
+        f"{upstream.url}/_demo/companies", headers=headers, timeout=5, json={"products": 3, "status": "churned"}
+    )
     assert added.status_code == 201
     new_key = added.json()["plugin_key"]
     changes, _ = walk(upstream, "/v1/companies", updated_since=since)
     assert {r["plugin_key"] for r in changes} == {key, new_key}
     assert len(walk(upstream, f"/v1/companies/{new_key}/products")[0]) == 3
     upstream.clock.now += 5
-    mutated = requests.post(f"{upstream.url}/_demo/mutate", headers=headers, timeout=5,
-                            json={"fraction": 0.02, "seed": 1}).json()
+    mutated = requests.post(
+        f"{upstream.url}/_demo/mutate", headers=headers, timeout=5, json={"fraction": 0.02, "seed": 1}
+    ).json()
     repriced, _ = walk(upstream, "/v1/products", updated_since=iso_utc(upstream.clock.now))
     assert mutated["changed_count"] == len(mutated["changed"]) == len(repriced) > 0
     assert sorted(mutated["changed"]) == sorted([r["plugin_key"], r["sku"]] for r in repriced)
@@ -250,6 +258,7 @@ def test_admin_api_changes_what_the_list_api_serves(upstream):
 
 
 # --- data ------------------------------------------------------------------------------
+
 
 def test_same_seed_same_catalog_and_another_seed_another(shared):
     again = start_in_thread(make_catalog())
@@ -298,6 +307,7 @@ def test_products_look_like_an_hvac_and_plumbing_catalog(shared):
 
 # --- faults ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("status", [500, 502, 503])
 def test_status_fault_answers_that_status_once(shared, status):
     shared.faults.add("status", status=status, path="/v1/companies")
@@ -305,12 +315,15 @@ def test_status_fault_answers_that_status_once(shared, status):
     assert get(shared, "/v1/companies").status_code == 200
 
 
-@pytest.mark.parametrize("kind, status, body", [
-    ("rate_limit", 429, {"error": "rate_limited"}),
-    ("cursor_expired", 410, {"error": "cursor_expired"}),
-    ("unauthorized", 401, {"error": "unauthorized"}),
-    ("bad_request", 400, {"error": "bad_request"}),
-])
+@pytest.mark.parametrize(
+    "kind, status, body",
+    [
+        ("rate_limit", 429, {"error": "rate_limited"}),
+        ("cursor_expired", 410, {"error": "cursor_expired"}),
+        ("unauthorized", 401, {"error": "unauthorized"}),
+        ("bad_request", 400, {"error": "bad_request"}),
+    ],
+)
 def test_canned_error_faults(shared, kind, status, body):
     shared.faults.add(kind, retry_after=7)
     response = get(shared, "/v1/products")
@@ -377,8 +390,12 @@ def test_faults_match_by_path_and_request_number(shared):
 def test_faults_and_request_log_over_the_admin_api(shared):
     headers = {"Authorization": f"Bearer {TOKEN}"}
     url = shared.url + "/_demo/faults"
-    added = requests.post(url, headers=headers, timeout=5,
-                          json=[{"kind": "status", "status": 502}, {"kind": "rate_limit", "retry_after": 2}])
+    added = requests.post(
+        url,
+        headers=headers,
+        timeout=5,
+        json=[{"kind": "status", "status": 502}, {"kind": "rate_limit", "retry_after": 2}],
+    )
     assert added.status_code == 201 and len(added.json()["added"]) == 2
     assert [get(shared, "/v1/companies").status_code for _ in range(3)] == [502, 429, 200]
     bad = requests.post(url, headers=headers, json={"kind": "explode"}, timeout=5)
@@ -391,8 +408,9 @@ def test_stop_cuts_a_slow_fault_short():
     server = start_in_thread(companies=1, products=1)
     server.faults.add("slow", seconds=30)
     outcome = {}
-    caller = threading.Thread(target=lambda: outcome.update(status=get(server, "/v1/companies",
-                                                                       timeout=10).status_code))
+    caller = threading.Thread(
+        target=lambda: outcome.update(status=get(server, "/v1/companies", timeout=10).status_code)
+    )
     caller.start()
     while not len(server.requests):  # the request has reached the fault
         caller.join(0.01)

@@ -1,4 +1,5 @@
 """The README stays a newcomer's page: short, pointing at every reference page, and no table exists twice."""
+
 from __future__ import annotations
 
 import re

@@ -14,6 +14,7 @@ itself, and the verdict is what the public sees over HTTP:
   answers a clean 503 JSON, the next one succeeds;
 - two scheduler processes started at once: one sync runs.
 """
+
 from __future__ import annotations
 
 import os
@@ -40,7 +41,9 @@ def public_output(client, keys) -> dict:
     for key in keys:
         response = client.get(f"/companies/{key}/pricing.json")
         document = response.get_json() if response.status_code == 200 else response.status_code
-        output[key] = {k: v for k, v in document.items() if k not in VOLATILE} if isinstance(document, dict) else document
+        output[key] = (
+            {k: v for k, v in document.items() if k not in VOLATILE} if isinstance(document, dict) else document
+        )
     feed, page = [], 1
     while True:
         body = client.get(f"/v1/businesses?page={page}&page_size=500").get_json()
@@ -73,16 +76,23 @@ def test_a_bad_upstream_day_never_shows_and_the_mirror_converges(app, mirror, cl
     before = public_output(client, keys)
     upstream.catalog.mutate(0.3, seed=21, company_fraction=0.4)
     upstream.catalog.add_company(products=6)
-    for fault in ({"kind": "status", "status": 500, "times": None}, {"kind": "truncated", "times": None},
-                  {"kind": "cursor_expired", "times": None}):
+    for fault in (
+        {"kind": "status", "status": 500, "times": None},
+        {"kind": "truncated", "times": None},
+        {"kind": "cursor_expired", "times": None},
+    ):
         upstream.faults.add(path="/v1/", nth=2, **fault)
         failed = mirror.sync(client=mirror.upstream_client(max_retries=1, backoff_seconds=0, max_cursor_restarts=1))
         assert failed.status == "failed"
         upstream.faults.clear()
         assert public_output(client, keys) == before
     # The day ends with transient trouble only: a 429, a slow page, a cut body, an expired cursor.
-    for kind, options in (("rate_limit", {"retry_after": 0}), ("slow", {"seconds": 1}), ("truncated", {}),
-                          ("cursor_expired", {})):
+    for kind, options in (
+        ("rate_limit", {"retry_after": 0}),
+        ("slow", {"seconds": 1}),
+        ("truncated", {}),
+        ("cursor_expired", {}),
+    ):
         upstream.faults.add(kind, path="/v1/", nth=2, **options)
     assert mirror.sync(client=mirror.upstream_client(backoff_seconds=0, timeout=(2.0, 5.0))).status == "success"
     keys = upstream.catalog.company_keys()
@@ -90,7 +100,8 @@ def test_a_bad_upstream_day_never_shows_and_the_mirror_converges(app, mirror, cl
 
 
 def test_a_sync_killed_between_pages_leaves_nothing_and_the_next_run_converges(
-        database_url, app, mirror, client, upstream, tmp_path, make_app):
+    database_url, app, mirror, client, upstream, tmp_path, make_app
+):
     sync(mirror)
     keys = upstream.catalog.company_keys()
     before = public_output(client, keys)
@@ -99,8 +110,13 @@ def test_a_sync_killed_between_pages_leaves_nothing_and_the_next_run_converges(
         upstream.catalog.add_company(products=5)  # each new company's catalog is its own walk
     # The second catalog page stalls: the run has written the first one (uncommitted) when it dies.
     upstream.faults.add("slow", seconds=60, path="/v1/companies/", nth=2)
-    process = subprocess.Popen(flask_command("sync"), cwd=REPO_ROOT, env=process_env(database_url, upstream),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        flask_command("sync"),
+        cwd=REPO_ROOT,
+        env=process_env(database_url, upstream),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         _wait_for(lambda: upstream.faults.fired, 60, "the sync to reach the stalled page")
         time.sleep(0.3)
@@ -123,9 +139,19 @@ def test_a_sync_killed_between_pages_leaves_nothing_and_the_next_run_converges(
 def test_two_schedulers_started_at_once_run_one_sync(database_url, mirror, upstream):
     upstream.faults.add("slow", seconds=2, path="/v1/companies", nth=1)  # the runs would overlap
     env = process_env(database_url, upstream, SYNC_INTERVAL_SECONDS="3600")
-    schedulers = [subprocess.Popen(flask_command("scheduler"), cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True) for _ in range(2)]
+    schedulers = [
+        subprocess.Popen(
+            flask_command("scheduler"),
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        for _ in range(2)
+    ]
     try:
+
         def finished() -> int:
             with mirror.Session() as session:
                 return session.scalar(select(func.count()).select_from(SyncRun).where(SyncRun.status == "success"))
@@ -143,13 +169,21 @@ def test_two_schedulers_started_at_once_run_one_sync(database_url, mirror, upstr
 
 # --- the database connection drops (Postgres: SQLite has no server connection to lose) ----------
 
+
 def _terminate(database_url: str, pid_filter: str) -> int:
     """Terminate the matching server backends and wait until they are gone; how many there were."""
     admin = create_engine(database_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
-        pids = connection.execute(text(
-            "SELECT pid FROM pg_stat_activity "
-            f"WHERE datname = current_database() AND pid <> pg_backend_pid() AND {pid_filter}")).scalars().all()
+        pids = (
+            connection.execute(
+                text(
+                    "SELECT pid FROM pg_stat_activity "
+                    f"WHERE datname = current_database() AND pid <> pg_backend_pid() AND {pid_filter}"
+                )
+            )
+            .scalars()
+            .all()
+        )
         for pid in pids:  # only this test database's backends, never another session's
             connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
         gone = text("SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = ANY(:pids)")
@@ -193,8 +227,10 @@ if TEST_DATABASE_URL:  # collected only where there is a Postgres (the CI runs b
             psycopg.Cursor.execute = original
         assert dropped_once == [1]
         assert dropped.status_code == 503
-        assert dropped.get_json() == {"error": "database_unavailable",
-                                      "message": "The database is unavailable; retry shortly."}
+        assert dropped.get_json() == {
+            "error": "database_unavailable",
+            "message": "The database is unavailable; retry shortly.",
+        }
         assert dropped.headers["Retry-After"] == "1"
         assert "Traceback" not in dropped.get_data(as_text=True)
         assert client.get(f"/companies/{key}/pricing.json").status_code == 200

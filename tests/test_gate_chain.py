@@ -6,6 +6,7 @@ single query, is never counted or refused by the rate limiter (a flood gets
 404s, never a 429), and a key's budget is spent only by requests that were
 going to be served.
 """
+
 from __future__ import annotations
 
 import threading
@@ -23,10 +24,13 @@ UNGATED = {
     # for unknown, closed and switched-off keys, so it reveals nothing either.
     ("/companies/<key>/webmcp.json", "GET"),
     # CORS preflight and the 405 for other methods never look the key up.
-    ("/companies/<key>/mcp", "OPTIONS"), ("/companies/<key>/mcp", "GET"), ("/companies/<key>/mcp", "DELETE"),
-    ("/companies/<key>/mcp", "PUT"), ("/companies/<key>/mcp", "PATCH"),
-    *((("/companies/<key>/ucp/mcp", method) for method in ("OPTIONS", "GET", "DELETE", "PUT", "PATCH"))),
-    *((("/companies/<key>/webmcp/mcp", method) for method in ("OPTIONS", "GET", "DELETE", "PUT", "PATCH"))),
+    ("/companies/<key>/mcp", "OPTIONS"),
+    ("/companies/<key>/mcp", "GET"),
+    ("/companies/<key>/mcp", "DELETE"),
+    ("/companies/<key>/mcp", "PUT"),
+    ("/companies/<key>/mcp", "PATCH"),
+    *(("/companies/<key>/ucp/mcp", method) for method in ("OPTIONS", "GET", "DELETE", "PUT", "PATCH")),
+    *(("/companies/<key>/webmcp/mcp", method) for method in ("OPTIONS", "GET", "DELETE", "PUT", "PATCH")),
 }
 
 
@@ -104,9 +108,12 @@ def test_every_json_surface_answers_one_and_the_same_404(upstream, mirror, clien
     closed = closed_companies(upstream, ("webmcp", "mcp", "pricing"))
     sync(mirror)
     json_surfaces = [s for s in KEYED_SURFACES if not s.html]
-    signatures = {(s.name, name): response_signature(s.call(client, key))
-                  for s in json_surfaces for name, key in {"unknown": UNKNOWN_KEY, **closed}.items()
-                  if name == "unknown" or name.split(" ")[0] in s.channels or name in ("churned", "not live")}
+    signatures = {
+        (s.name, name): response_signature(s.call(client, key))
+        for s in json_surfaces
+        for name, key in {"unknown": UNKNOWN_KEY, **closed}.items()
+        if name == "unknown" or name.split(" ")[0] in s.channels or name in ("churned", "not live")
+    }
     assert len(set(signatures.values())) == 1, sorted(signatures)
     assert next(iter(signatures.values()))[0] == 404
 

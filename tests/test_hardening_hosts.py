@@ -8,6 +8,7 @@
 - the provider server `POST /mcp` checks Host and Origin before it charges
   the client's budget, so requests it refuses as foreign never spend it.
 """
+
 from __future__ import annotations
 
 import requests
@@ -47,6 +48,7 @@ def test_foreign_host_or_origin_never_spends_the_provider_budget(make_app, upstr
     app = make_app(RATE_LIMIT_PER_CLIENT="2/minute")
     sync(app.extensions["mirror"])
     with serving(app) as base:
+
         def post(**headers):
             return requests.post(f"{base}/mcp", json=TOOLS_LIST, headers={**MCP_HEADERS, **headers}, timeout=10)
 

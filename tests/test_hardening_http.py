@@ -13,6 +13,7 @@
 - the unfinished-runs gauge forgets killed runs; bidi controls never reach
   <title>; source hits store the matched route.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -90,19 +91,26 @@ def live(app):
 
 # --- 2. no redirect from the request's Host; the MCP Host check first -------------------------
 
+
 def test_no_path_spelling_is_redirected_and_no_location_names_the_request_host(upstream, mirror, live):
     key = add_company(upstream)
     sync(mirror)
-    spellings = [f"//companies//{key}/pricing.json", f"/companies//{key}/pricing.json", "/v1//businesses",
-                 "//v1/businesses", f"/companies//{UNKNOWN_KEY}/pricing.json", f"/companies/{key}/pricing.json/",
-                 "//healthz", "/healthz/"]
+    spellings = [
+        f"//companies//{key}/pricing.json",
+        f"/companies//{key}/pricing.json",
+        "/v1//businesses",
+        "//v1/businesses",
+        f"/companies//{UNKNOWN_KEY}/pricing.json",
+        f"/companies/{key}/pricing.json/",
+        "//healthz",
+        "/healthz/",
+    ]
     for rule in live.app.url_map.iter_rules():  # every route, doubled and with a trailing slash
         path = rule.rule.replace("<key>", key)
         spellings += ["/" + path, path.replace("/", "//"), path + "/"]
     for path in spellings:
         for method in ("GET", "POST"):
-            status, headers, body = live.request(method, path, host=EVIL_HOST,
-                                                 body={} if method == "POST" else None)
+            status, headers, body = live.request(method, path, host=EVIL_HOST, body={} if method == "POST" else None)
             assert not 300 <= status < 400 and "location" not in headers, (method, path, status, headers)
             assert EVIL_HOST.encode() not in body, (method, path)
     # Inner doubled slashes match no route: the normal JSON 404. (A leading "//" is
@@ -112,9 +120,22 @@ def test_no_path_spelling_is_redirected_and_no_location_names_the_request_host(u
         assert status == 404 and json.loads(body)["error"] == "not_found", (path, status, body)
 
 
-@pytest.mark.parametrize("spelling", ["/companies/{key}/mcp", "//companies//{key}/mcp", "/companies/{key}//mcp",
-                                      "/companies/{key}/mcp/", "/mcp", "//mcp", "/mcp/", "/companies/{key}/ucp/mcp",
-                                      "/companies/{key}/ucp//mcp", "/ucp/mcp", "//ucp//mcp"])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "/companies/{key}/mcp",
+        "//companies//{key}/mcp",
+        "/companies/{key}//mcp",
+        "/companies/{key}/mcp/",
+        "/mcp",
+        "//mcp",
+        "/mcp/",
+        "/companies/{key}/ucp/mcp",
+        "/companies/{key}/ucp//mcp",
+        "/ucp/mcp",
+        "//ucp//mcp",
+    ],
+)
 def test_the_mcp_host_check_answers_421_first_on_every_spelling(upstream, mirror, live, spelling):
     key = add_company(upstream)
     sync(mirror)
@@ -131,6 +152,7 @@ def test_the_mcp_host_check_answers_421_first_on_every_spelling(upstream, mirror
 
 
 # --- 4. upstream URLs parsed completely; the status sent is the status recorded ----------------
+
 
 def test_an_estimate_url_with_a_port_out_of_range_is_dropped_so_quote_never_500s(upstream, mirror, live):
     key = add_company(upstream)
@@ -165,15 +187,20 @@ def test_a_response_that_fails_after_its_view_is_recorded_with_the_status_sent(m
         assert status == 500 and "location" not in headers
         assert json.loads(body)["error"] == "internal_error"
         _status, _headers, metrics = running.request("GET", "/metrics")
-    lines = [line for line in metrics.decode().splitlines() if 'endpoint="/test-bad-location"' in line
-             and line.startswith("mirror_http_requests_total")]
+    lines = [
+        line
+        for line in metrics.decode().splitlines()
+        if 'endpoint="/test-bad-location"' in line and line.startswith("mirror_http_requests_total")
+    ]
     assert lines and all('status="500"' in line for line in lines), lines
     app.extensions["invocation_recorder"].flush()
     app.extensions["source_recorder"].flush()
     with app.extensions["mirror"].Session() as session:
         from mirror.models import Invocation
 
-        assert session.scalars(select(Invocation.status).where(Invocation.endpoint == "/test-bad-location")).all() == [500]
+        assert session.scalars(select(Invocation.status).where(Invocation.endpoint == "/test-bad-location")).all() == [
+            500
+        ]
         assert session.scalars(select(SourceHit.status)).all() == [500]
 
 
@@ -192,18 +219,22 @@ def test_unstorable_text_is_an_invalid_argument_on_every_mcp_surface(upstream, m
 
 
 def _unstorable_calls(live, key: str, bad: str) -> None:
-    for tool, arguments, named in (("request_service", {"business_id": bad}, "business_id"),
-                                   ("check_service_area", {"business_id": bad, "postal_code": "63385"}, "business_id"),
-                                   ("check_service_area", {"business_id": key, "postal_code": bad}, "postal_code")):
+    for tool, arguments, named in (
+        ("request_service", {"business_id": bad}, "business_id"),
+        ("check_service_area", {"business_id": bad, "postal_code": "63385"}, "business_id"),
+        ("check_service_area", {"business_id": key, "postal_code": bad}, "postal_code"),
+    ):
         result = live.rpc("/mcp", tool, arguments)["result"]
         assert result["isError"] is True and f"{named}: " in result["content"][0]["text"], (tool, result)
     result = live.rpc(f"/companies/{key}/mcp", "check_service_area", {"postal_code": bad})["result"]
     assert result["isError"] is True and "postal_code: " in result["content"][0]["text"]
     with profile_server() as profiles:
         meta = {"ucp-agent": {"profile": profiles.url + "/agent.json"}}
-        for tool, catalog, named in (("lookup_catalog", {"ids": [bad]}, "catalog.ids.0"),
-                                     ("lookup_catalog", {"ids": ["sku:HP-GOOD", bad]}, "catalog.ids.1"),
-                                     ("get_product", {"id": bad}, "catalog.id")):
+        for tool, catalog, named in (
+            ("lookup_catalog", {"ids": [bad]}, "catalog.ids.0"),
+            ("lookup_catalog", {"ids": ["sku:HP-GOOD", bad]}, "catalog.ids.1"),
+            ("get_product", {"id": bad}, "catalog.id"),
+        ):
             answer = live.rpc(f"/companies/{key}/ucp/mcp", tool, {"meta": meta, "catalog": catalog})
             assert "error" in answer or answer["result"].get("isError") or "messages" in json.dumps(answer)
             assert named in json.dumps(answer), (tool, answer)
@@ -214,14 +245,19 @@ def test_unstorable_text_in_keys_and_feed_parameters(upstream, mirror, live):
     add_company(upstream)
     sync(mirror)
     _status, _headers, unknown = live.request("GET", f"/companies/{UNKNOWN_KEY}/pricing.json")
-    for path in ("/companies/%00/pricing.json", "/companies/a%00b/pricing.json", "/companies/%00.jsonld",
-                 "/companies/%00/pricing"):
+    for path in (
+        "/companies/%00/pricing.json",
+        "/companies/a%00b/pricing.json",
+        "/companies/%00.jsonld",
+        "/companies/%00/pricing",
+    ):
         status, _headers, body = live.request("GET", path)
         assert status == 404, (path, body)
         if path.endswith(".json"):
             assert body == unknown
-    status, _headers, body = live.request("POST", "/companies/%00/mcp", body={"jsonrpc": "2.0", "id": 1,
-                                                                            "method": "tools/list"})
+    status, _headers, body = live.request(
+        "POST", "/companies/%00/mcp", body={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    )
     assert status == 404
     status, _headers, body = live.request("GET", "/v1/businesses?page=%00")
     assert status == 400 and json.loads(body)["parameter"] == "page"
@@ -231,14 +267,22 @@ def test_unstorable_text_in_keys_and_feed_parameters(upstream, mirror, live):
 
 # --- 7. a connection lost after the view's queries ---------------------------------------------
 
+
 def test_a_connection_lost_at_rollback_is_the_documented_503(upstream, postgres_url):
     from tests.conftest import _empty_postgres
     from wsgi import create_app
 
     _empty_postgres(postgres_url)
-    app = create_app({"DATABASE_URL": postgres_url, "UPSTREAM_URL": upstream.url, "UPSTREAM_TOKEN": "demo-token",
-                      "PUBLIC_BASE_URL": "http://127.0.0.1:8000", "SCHEDULER_ENABLED": "false",
-                      "RATE_LIMIT_STORAGE_URI": "memory://"})
+    app = create_app(
+        {
+            "DATABASE_URL": postgres_url,
+            "UPSTREAM_URL": upstream.url,
+            "UPSTREAM_TOKEN": "demo-token",
+            "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
+            "SCHEDULER_ENABLED": "false",
+            "RATE_LIMIT_STORAGE_URI": "memory://",
+        }
+    )
     mirror = app.extensions["mirror"]
     key = add_company(upstream)
     sync(mirror)
@@ -272,6 +316,7 @@ def test_a_connection_lost_at_rollback_is_the_documented_503(upstream, postgres_
 
 
 # --- 9. closed keys cost exactly what unknown keys cost ----------------------------------------
+
 
 @contextmanager
 def work_on_this_thread(mirror):
@@ -341,11 +386,15 @@ def test_unknown_churned_not_live_and_switched_off_keys_do_the_same_work(upstrea
 
 # --- 10. smaller findings ------------------------------------------------------------------------
 
+
 def test_the_unfinished_runs_gauge_forgets_a_killed_run(upstream, mirror, live):
     sync(mirror)
     with mirror.Session() as session:  # a run killed before it recorded its end
-        session.add(SyncRun(mode="incremental", started_at=session.scalar(select(SyncRun.started_at)),
-                            status="running", counts={}))
+        session.add(
+            SyncRun(
+                mode="incremental", started_at=session.scalar(select(SyncRun.started_at)), status="running", counts={}
+            )
+        )
         session.commit()
     _status, _headers, body = live.request("GET", "/metrics")
     assert "mirror_sync_runs_unfinished 0.0" in body.decode()
@@ -360,19 +409,28 @@ BIDI = "\u202e\u2066\u200f"
 
 
 def test_bidi_controls_never_reach_the_title_or_meta_description(upstream, mirror, live):
-    key = add_company(upstream, name=f"Evil{BIDI}gpj.exe Heating", address={
-        "line1": "1 Main St", "city": f"Went{BIDI}zville", "state": "MO", "postal_code": "63385", "country": "US"})
+    key = add_company(
+        upstream,
+        name=f"Evil{BIDI}gpj.exe Heating",
+        address={
+            "line1": "1 Main St",
+            "city": f"Went{BIDI}zville",
+            "state": "MO",
+            "postal_code": "63385",
+            "country": "US",
+        },
+    )
     set_settings(upstream, key, channels=dict(ALL_CHANNELS))
     sync(mirror)
     for path in (f"/companies/{key}/pricing", f"/companies/{key}/quote", f"/companies/{key}/webmcp-demo"):
         status, _headers, raw = live.request("GET", path)
         assert status == 200, path
         page = raw.decode()
-        head = page[:page.index("</head>")]
-        title = head[head.index("<title>"):head.index("</title>")]
+        head = page[: page.index("</head>")]
+        title = head[head.index("<title>") : head.index("</title>")]
         assert "Evilgpj.exe Heating" in title, title
-        meta = head[head.index('<meta name="description"'):]
-        meta = meta[:meta.index(">")]
+        meta = head[head.index('<meta name="description"') :]
+        meta = meta[: meta.index(">")]
         assert not any(c in title + meta for c in BIDI), path
         if "/webmcp-demo" not in path:
             assert '<p class="eyebrow"><bdi>' in page
@@ -381,11 +439,19 @@ def test_bidi_controls_never_reach_the_title_or_meta_description(upstream, mirro
 def test_source_hits_store_the_matched_route_not_the_raw_path(upstream, mirror, live):
     key = add_company(upstream)
     sync(mirror)
-    for path in (f"/companies/{key}/pricing.json?source=a", "/companies/<script>x/pricing.json?source=b",
-                 "/wp-admin/../../etc/passwd?source=c", f"/companies/{UNKNOWN_KEY}/quote?source=d"):
+    for path in (
+        f"/companies/{key}/pricing.json?source=a",
+        "/companies/<script>x/pricing.json?source=b",
+        "/wp-admin/../../etc/passwd?source=c",
+        f"/companies/{UNKNOWN_KEY}/quote?source=d",
+    ):
         live.request("GET", path)
     live.app.extensions["source_recorder"].flush()
     with mirror.Session() as session:
         stored = dict(session.execute(select(SourceHit.label, SourceHit.endpoint)).all())
-    assert stored == {"a": f"/companies/{key}/pricing.json", "b": "/companies/<key>/pricing.json",
-                      "c": "<unmatched>", "d": "/companies/<key>/quote"}
+    assert stored == {
+        "a": f"/companies/{key}/pricing.json",
+        "b": "/companies/<key>/pricing.json",
+        "c": "<unmatched>",
+        "d": "/companies/<key>/quote",
+    }

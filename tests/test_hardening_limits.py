@@ -11,6 +11,7 @@ proxy hop), on memory:// and on the real Redis at TEST_REDIS_URL.
 A Redis that is down or hangs costs one warning per interval and at most one
 socket time-out per interval, not a traceback and a delay per request.
 """
+
 from __future__ import annotations
 
 import logging
@@ -51,8 +52,13 @@ def storage(request):
 
 def test_one_client_cannot_black_out_a_company_for_the_others(make_app, upstream, storage):
     # Budget 4/hour: each client's share is 2 (0.5), the company-wide ceiling 6 (1.5 times the budget).
-    app = make_app(RATE_LIMIT_PER_COMPANY="4/hour", RATE_LIMIT_COMPANY_CLIENT_SHARE="0.5",
-                   RATE_LIMIT_COMPANY_CEILING="1.5", TRUSTED_PROXY_HOPS="1", **storage)
+    app = make_app(
+        RATE_LIMIT_PER_COMPANY="4/hour",
+        RATE_LIMIT_COMPANY_CLIENT_SHARE="0.5",
+        RATE_LIMIT_COMPANY_CEILING="1.5",
+        TRUSTED_PROXY_HOPS="1",
+        **storage,
+    )
     key = add_company(upstream)
     other_key = add_company(upstream)
     sync(app.extensions["mirror"])
@@ -64,8 +70,12 @@ def test_one_client_cannot_black_out_a_company_for_the_others(make_app, upstream
         third = [_get(base, f"/companies/{key}.jsonld", "198.51.100.3").status_code for _ in range(2)]
         fourth = _get(base, f"/companies/{key}/pricing", "198.51.100.4")  # the company-wide ceiling (6) is reached
         elsewhere = _get(base, f"/companies/{other_key}/pricing.json", "198.51.100.1")
-        mcp = requests.post(f"{base}/companies/{key}/mcp", json=TOOLS_LIST, timeout=10,
-                            headers={**MCP_HEADERS, "X-Forwarded-For": "198.51.100.5"})
+        mcp = requests.post(
+            f"{base}/companies/{key}/mcp",
+            json=TOOLS_LIST,
+            timeout=10,
+            headers={**MCP_HEADERS, "X-Forwarded-For": "198.51.100.5"},
+        )
     assert greedy == [200, 200] + [429] * 8
     assert refusal.status_code == 429 and "this client at this company" in refusal.json()["message"]
     assert 3000 < int(refusal.headers["Retry-After"]) <= 3600
@@ -78,8 +88,9 @@ def test_one_client_cannot_black_out_a_company_for_the_others(make_app, upstream
 
 
 def test_a_304_costs_nothing_and_a_conditional_200_costs_one(make_app, upstream, storage):
-    app = make_app(RATE_LIMIT_PER_COMPANY="2/hour", RATE_LIMIT_COMPANY_CLIENT_SHARE="1", TRUSTED_PROXY_HOPS="1",
-                   **storage)
+    app = make_app(
+        RATE_LIMIT_PER_COMPANY="2/hour", RATE_LIMIT_COMPANY_CLIENT_SHARE="1", TRUSTED_PROXY_HOPS="1", **storage
+    )
     key = add_company(upstream)
     sync(app.extensions["mirror"])
     path = f"/companies/{key}/pricing.json"
@@ -110,6 +121,7 @@ def test_the_default_share_and_ceiling(make_app):
 
 # --- the counter's outage -----------------------------------------------------------------------
 
+
 def _outage_requests(app, key: str, count: int) -> tuple[list[int], list[float]]:
     statuses, durations = [], []
     with serving(app) as base:
@@ -125,8 +137,9 @@ def _limit_warnings(caplog) -> list[logging.LogRecord]:
 
 
 def test_a_down_redis_costs_one_warning_per_interval_not_a_traceback_per_request(make_app, upstream, caplog):
-    app = make_app(RATE_LIMIT_STORAGE_URI="redis://127.0.0.1:1/0", RATE_LIMIT_PER_COMPANY="1/hour",
-                   TRUSTED_PROXY_HOPS="1")
+    app = make_app(
+        RATE_LIMIT_STORAGE_URI="redis://127.0.0.1:1/0", RATE_LIMIT_PER_COMPANY="1/hour", TRUSTED_PROXY_HOPS="1"
+    )
     key = add_company(upstream)
     sync(app.extensions["mirror"])
     caplog.set_level(logging.WARNING, logger="web.limits")
@@ -139,8 +152,12 @@ def test_a_down_redis_costs_one_warning_per_interval_not_a_traceback_per_request
 
 def test_a_hanging_redis_delays_at_most_one_request_per_interval(make_app, upstream, caplog):
     with hanging_host() as redis:
-        app = make_app(RATE_LIMIT_STORAGE_URI=f"redis://127.0.0.1:{redis.port}/0", RATE_LIMIT_PER_COMPANY="1/hour",
-                       TRUSTED_PROXY_HOPS="1", RATE_LIMIT_STORAGE_RETRY_SECONDS="2")
+        app = make_app(
+            RATE_LIMIT_STORAGE_URI=f"redis://127.0.0.1:{redis.port}/0",
+            RATE_LIMIT_PER_COMPANY="1/hour",
+            TRUSTED_PROXY_HOPS="1",
+            RATE_LIMIT_STORAGE_RETRY_SECONDS="2",
+        )
         key = add_company(upstream)
         sync(app.extensions["mirror"])
         caplog.set_level(logging.WARNING, logger="web.limits")

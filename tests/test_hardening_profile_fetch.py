@@ -14,6 +14,7 @@ hostile hosts are loopback listeners that accept and never answer; profiles
 are fetched only from loopback (UCP_ALLOW_INSECURE_PROFILES, which allows
 http:// to loopback and nothing else).
 """
+
 from __future__ import annotations
 
 import threading
@@ -37,8 +38,15 @@ CALLS = 12
 
 
 def _search(base: str, key: str, profile: str, client: str | None = None) -> tuple[dict, float]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_catalog", "arguments": {
-        "meta": {"ucp-agent": {"profile": profile}}, "catalog": {"query": "filter"}}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "search_catalog",
+            "arguments": {"meta": {"ucp-agent": {"profile": profile}}, "catalog": {"query": "filter"}},
+        },
+    }
     headers = {**UCP_HEADERS, **({"X-Forwarded-For": client} if client else {})}
     started = time.monotonic()
     response = requests.post(f"{base}/companies/{key}/ucp/mcp", json=body, headers=headers, timeout=30)
@@ -54,10 +62,15 @@ def _timed_get(url: str) -> float:
 def test_hanging_profiles_cannot_starve_healthz_or_pricing(database_url, upstream, mirror):
     keys = [add_company(upstream) for _ in range(3)]  # spread over companies, as the attack did
     sync(mirror)
-    env = process_env(database_url, upstream, UCP_ALLOW_INSECURE_PROFILES="true",
-                      UCP_PROFILE_FETCH_CONCURRENCY=str(CONCURRENCY))
-    with hanging_host() as first, hanging_host() as second, hanging_host() as third, \
-            running_gunicorn(env, 1, "--threads", "4") as base:
+    env = process_env(
+        database_url, upstream, UCP_ALLOW_INSECURE_PROFILES="true", UCP_PROFILE_FETCH_CONCURRENCY=str(CONCURRENCY)
+    )
+    with (
+        hanging_host() as first,
+        hanging_host() as second,
+        hanging_host() as third,
+        running_gunicorn(env, 1, "--threads", "4") as base,
+    ):
         hosts = (first, second, third)
         baseline = max(_timed_get(f"{base}/healthz") for _ in range(3))
         answers: list[tuple[dict, float]] = []
@@ -121,8 +134,9 @@ def test_a_failed_path_does_not_block_the_hosts_other_paths():
 
 
 def test_each_client_has_a_budget_of_profile_fetches(make_app, upstream):
-    app = make_app(UCP_ALLOW_INSECURE_PROFILES="true", UCP_PROFILE_FETCHES_PER_CLIENT="2/minute",
-                   TRUSTED_PROXY_HOPS="1")
+    app = make_app(
+        UCP_ALLOW_INSECURE_PROFILES="true", UCP_PROFILE_FETCHES_PER_CLIENT="2/minute", TRUSTED_PROXY_HOPS="1"
+    )
     key = add_company(upstream)
     sync(app.extensions["mirror"])
     with profile_server() as profiles, serving(app) as base:
@@ -134,6 +148,8 @@ def test_each_client_has_a_budget_of_profile_fetches(make_app, upstream):
     assert "result" in first[0] and "result" in first[1]
     refusal = first[2]["error"]
     assert refusal["code"] == -32001 and refusal["data"]["code"] == "profile_unreachable"
-    assert "too many agent-profile fetches" in refusal["data"]["content"] and "retry after" in refusal["data"]["content"]
+    assert (
+        "too many agent-profile fetches" in refusal["data"]["content"] and "retry after" in refusal["data"]["content"]
+    )
     assert "result" in cached and "result" in other
     assert fetched == [1, 1, 0, 1]  # the refused call never reached the profile host

@@ -1,4 +1,5 @@
 """/healthz, /readyz and /metrics (Prometheus), including gunicorn's several workers."""
+
 from __future__ import annotations
 
 import subprocess
@@ -7,8 +8,8 @@ import time
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.ops_helpers import MCP_HEADERS, UNKNOWN_KEY, flask_command, process_env, running_gunicorn
 from tests.conftest import REPO_ROOT
+from tests.ops_helpers import MCP_HEADERS, UNKNOWN_KEY, flask_command, process_env, running_gunicorn
 from tests.surface_helpers import add_company, sync
 
 UNREACHABLE_DB = "postgresql://mirror:s3cret-password@127.0.0.1:1/mirror"
@@ -38,8 +39,13 @@ def test_readyz_before_and_after_the_first_sync(app, mirror, client):
     before = client.get("/readyz")
     assert before.status_code == 503
     assert before.get_json() | {"freshness_threshold_seconds": 0} == {
-        "ready": False, "reasons": ["never_synced"], "database": "ok", "last_sync_at": None,
-        "last_sync_age_seconds": None, "freshness_threshold_seconds": 0}
+        "ready": False,
+        "reasons": ["never_synced"],
+        "database": "ok",
+        "last_sync_at": None,
+        "last_sync_age_seconds": None,
+        "freshness_threshold_seconds": 0,
+    }
     sync(mirror)
     after = client.get("/readyz")
     assert after.status_code == 200
@@ -87,8 +93,17 @@ def test_request_metrics_by_route_rule(upstream, make_app):
     assert metric(found, "mirror_http_requests_total", endpoint=rule, method="GET", status="404") == 40
     assert metric(found, "mirror_http_requests_total", endpoint="<unmatched>", method="GET", status="404") == 1
     assert metric(found, "mirror_http_request_duration_seconds_count", endpoint=rule, method="GET") == 43
-    assert metric(found, "mirror_mcp_calls_total", endpoint="/companies/<key>/mcp", rpc_method="tools/call",
-                  tool="list_categories", outcome="ok") == 1
+    assert (
+        metric(
+            found,
+            "mirror_mcp_calls_total",
+            endpoint="/companies/<key>/mcp",
+            rpc_method="tools/call",
+            tool="list_categories",
+            outcome="ok",
+        )
+        == 1
+    )
     assert key not in text and UNKNOWN_KEY not in text  # labels are rules, never raw paths
 
 
@@ -99,8 +114,14 @@ def test_sync_metrics_come_from_the_database(database_url, upstream, make_app):
     assert metric(found, "mirror_database_up") == 1
     assert metric(found, "mirror_sync_last_success_timestamp_seconds") is None
     # A run made by another process (the scheduler, the CLI) shows up all the same.
-    run = subprocess.run(flask_command("sync"), cwd=REPO_ROOT, env=process_env(database_url, upstream),
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        flask_command("sync"),
+        cwd=REPO_ROOT,
+        env=process_env(database_url, upstream),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     upstream.faults.add("unauthorized", path="/v1/companies", nth=1)
     assert app.extensions["mirror"].sync().status == "failed"
@@ -136,6 +157,14 @@ def test_gunicorn_workers_report_one_set_of_metrics(database_url, upstream, mirr
         scrapes = [samples(requests.get(f"{base}/metrics", timeout=10).text) for _ in range(6)]
     assert len(list(tmp_path.glob("counter_*.db"))) >= 6
     for found in scrapes:  # whichever worker answers the scrape, the totals are the whole server's
-        assert metric(found, "mirror_http_requests_total", endpoint="/companies/<key>/pricing.json",
-                      method="GET", status="200") == 30
+        assert (
+            metric(
+                found,
+                "mirror_http_requests_total",
+                endpoint="/companies/<key>/pricing.json",
+                method="GET",
+                status="200",
+            )
+            == 30
+        )
         assert metric(found, "mirror_sync_runs_total", mode="incremental", outcome="success") == 1

@@ -6,6 +6,7 @@ real sync, and must come back verbatim: equal after JSON decoding, escaped in
 HTML so that parsing the page finds no injected element, and never able to
 close the ld+json script block.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,10 +31,17 @@ HOSTILE = [
 def hostile(request, upstream, mirror):
     """(key, text): a company whose name, price note, category and product all read `text`."""
     text = HOSTILE[request.param]
-    product = {"sku": "HOSTILE", "name": text, "category": {"name": text, "slug": "hostile", "kind": "system"},
-               "tier": "good", "price": "100"}
+    product = {
+        "sku": "HOSTILE",
+        "name": text,
+        "category": {"name": text, "slug": "hostile", "kind": "system"},
+        "tier": "good",
+        "price": "100",
+    }
     key = add_company(
-        upstream, products=(*DEFAULT_PRODUCTS, product), name=text,
+        upstream,
+        products=(*DEFAULT_PRODUCTS, product),
+        name=text,
         settings={"currency": "USD", "price_description": text},
     )
     sync(mirror)

@@ -6,6 +6,7 @@ status, outcome, duration, company, keyed agent hash), that the client's
 address appears nowhere, that recording can neither fail nor slow a
 request, and the `flask --app wsgi usage` report.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -83,14 +84,32 @@ def test_an_http_request_is_one_json_line_and_one_row(site, lines):
     entry = lines.entries[0]
     expected_agent = hmac.new(b"test-usage-key", f"{ADDRESS}\x00curl/8.5.0".encode(), hashlib.sha256).hexdigest()[:16]
     assert entry | {"ts": "-", "duration_ms": 0} == {
-        "ts": "-", "event": "invocation", "endpoint": "/companies/<key>/pricing.json", "method": "GET",
-        "protocol": "http", "rpc_method": None, "tool": None, "platform": "curl", "source": "newsletter",
-        "status": 200, "outcome": "ok", "duration_ms": 0, "company_key": key, "agent": expected_agent,
+        "ts": "-",
+        "event": "invocation",
+        "endpoint": "/companies/<key>/pricing.json",
+        "method": "GET",
+        "protocol": "http",
+        "rpc_method": None,
+        "tool": None,
+        "platform": "curl",
+        "source": "newsletter",
+        "status": 200,
+        "outcome": "ok",
+        "duration_ms": 0,
+        "company_key": key,
+        "agent": expected_agent,
     }
     assert 0 <= entry["duration_ms"] < 5000
     [row] = _rows(app)
     assert (row.endpoint, row.protocol, row.platform, row.source, row.status, row.company_key, row.agent) == (
-        "/companies/<key>/pricing.json", "http", "curl", "newsletter", 200, key, expected_agent)
+        "/companies/<key>/pricing.json",
+        "http",
+        "curl",
+        "newsletter",
+        200,
+        key,
+        expected_agent,
+    )
 
 
 def test_the_address_is_never_logged_or_stored(site, lines):
@@ -106,16 +125,27 @@ def test_the_address_is_never_logged_or_stored(site, lines):
 
 def test_mcp_calls_name_the_tool_the_platform_and_the_outcome(site, lines):
     _, client, key = site
-    _call(client, key, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                      "clientInfo": {"name": "openai-mcp", "version": "1"}},
-          **{"User-Agent": "python-httpx/0.28"})
-    _call(client, key, "tools/call", {"name": "search_catalog", "arguments": {"query": "filter"}},
-          **{"User-Agent": "Claude-User/1.0"})
+    _call(
+        client,
+        key,
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "openai-mcp", "version": "1"}},
+        **{"User-Agent": "python-httpx/0.28"},
+    )
+    _call(
+        client,
+        key,
+        "tools/call",
+        {"name": "search_catalog", "arguments": {"query": "filter"}},
+        **{"User-Agent": "Claude-User/1.0"},
+    )
     _call(client, key, "tools/call", {"name": "check_service_area", "arguments": {"postal_code": "nope"}})
     _call(client, key, "tools/call", {"name": "no_such_tool", "arguments": {}})
     _call(client, key, "bogus/method")
-    got = [(e["protocol"], e["rpc_method"], e["tool"], e["platform"], e["outcome"], e["company_key"])
-           for e in lines.entries]
+    got = [
+        (e["protocol"], e["rpc_method"], e["tool"], e["platform"], e["outcome"], e["company_key"])
+        for e in lines.entries
+    ]
     assert got == [
         ("mcp", "initialize", None, "openai", "ok", key),
         ("mcp", "tools/call", "search_catalog", "anthropic", "ok", key),
@@ -154,21 +184,27 @@ def test_probes_are_not_invocations(site, lines):
     assert lines.raw == []
 
 
-@pytest.mark.parametrize(("user_agent", "client_name", "platform"), [
-    ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot",
-     None, "openai"),
-    ("Claude-User/1.0 (+Claude-User@anthropic.com)", None, "anthropic"),
-    ("node", "claude-ai", "anthropic"),
-    ("node", "cursor-vscode", "cursor"),
-    ("node", "Visual Studio Code", "vscode"),
-    ("Mozilla/5.0 (compatible; Google-Extended)", None, "google"),
-    ("Mozilla/5.0 (compatible; Perplexity-User/1.0)", None, "perplexity"),
-    ("curl/8.5.0", None, "curl"),
-    ("python-httpx/0.28.1", "mcp", "python"),
-    ("Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36", None, "browser"),
-    (None, None, "unknown"),
-    ("", "", "unknown"),
-])
+@pytest.mark.parametrize(
+    ("user_agent", "client_name", "platform"),
+    [
+        (
+            "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot",
+            None,
+            "openai",
+        ),
+        ("Claude-User/1.0 (+Claude-User@anthropic.com)", None, "anthropic"),
+        ("node", "claude-ai", "anthropic"),
+        ("node", "cursor-vscode", "cursor"),
+        ("node", "Visual Studio Code", "vscode"),
+        ("Mozilla/5.0 (compatible; Google-Extended)", None, "google"),
+        ("Mozilla/5.0 (compatible; Perplexity-User/1.0)", None, "perplexity"),
+        ("curl/8.5.0", None, "curl"),
+        ("python-httpx/0.28.1", "mcp", "python"),
+        ("Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36", None, "browser"),
+        (None, None, "unknown"),
+        ("", "", "unknown"),
+    ],
+)
 def test_platform_detection(user_agent, client_name, platform):
     assert detect_platform(user_agent, client_name) == platform
 
@@ -268,9 +304,19 @@ def test_calls_from_webmcp_js_are_logged_as_webmcp(site, lines, tmp_path):
         module.write_bytes(app.test_client().get("/webmcp.js").get_data())
         lines.raw.clear()
         run = subprocess.run(
-            ["node", "--input-type=module", "-e", NODE_HARNESS, f"{module.as_uri()}?key={key}",
-             tmp_path.as_uri() + "/", f"http://127.0.0.1:{server.server_port}/"],
-            capture_output=True, text=True, env=node_env(), timeout=60,
+            [
+                "node",
+                "--input-type=module",
+                "-e",
+                NODE_HARNESS,
+                f"{module.as_uri()}?key={key}",
+                tmp_path.as_uri() + "/",
+                f"http://127.0.0.1:{server.server_port}/",
+            ],
+            capture_output=True,
+            text=True,
+            env=node_env(),
+            timeout=60,
         )
     finally:
         server.shutdown()

@@ -1,4 +1,5 @@
 """GET /companies/<key>.jsonld: the exact graph, the validator, extruct, and the gate."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,16 @@ from decimal import Decimal
 from demo.catalog import MISSING
 from mirror.models import Company
 from tests.surface_helpers import (
-    BASE_URL, PRICE_DESCRIPTION, add_company, extruct_graphs, graph_offer_prices, response_signature,
-    set_settings, sync, validate_structured_data, wrap_in_script,
+    BASE_URL,
+    PRICE_DESCRIPTION,
+    add_company,
+    extruct_graphs,
+    graph_offer_prices,
+    response_signature,
+    set_settings,
+    sync,
+    validate_structured_data,
+    wrap_in_script,
 )
 from web.responses import NOT_FOUND_BODY
 
@@ -24,8 +33,13 @@ def expected_graph(key: str) -> dict:
 
     def aggregate(low, high, count, tiers=None):
         offer = {
-            "@type": "AggregateOffer", "priceCurrency": "USD", "lowPrice": low, "highPrice": high,
-            "offerCount": count, "seller": business, "description": PRICE_DESCRIPTION,
+            "@type": "AggregateOffer",
+            "priceCurrency": "USD",
+            "lowPrice": low,
+            "highPrice": high,
+            "offerCount": count,
+            "seller": business,
+            "description": PRICE_DESCRIPTION,
         }
         if tiers:
             offer["offers"] = [
@@ -37,28 +51,45 @@ def expected_graph(key: str) -> dict:
         "@context": "https://schema.org",
         "@graph": [
             {
-                "@type": ["HVACBusiness", "Plumber"], "@id": base + "#business", "name": "Ridgeline Heating & Air",
+                "@type": ["HVACBusiness", "Plumber"],
+                "@id": base + "#business",
+                "name": "Ridgeline Heating & Air",
                 "address": {
-                    "@type": "PostalAddress", "streetAddress": "12 Main St, Suite 200", "addressLocality": "Wentzville",
-                    "addressRegion": "MO", "postalCode": "63385", "addressCountry": "US",
+                    "@type": "PostalAddress",
+                    "streetAddress": "12 Main St, Suite 200",
+                    "addressLocality": "Wentzville",
+                    "addressRegion": "MO",
+                    "postalCode": "63385",
+                    "addressCountry": "US",
                 },
                 "geo": {"@type": "GeoCoordinates", "latitude": 38.8114, "longitude": -90.8529},
-                "telephone": "+16365550134", "url": "https://ridgeline.example", "areaServed": ["63376", "63385"],
+                "telephone": "+16365550134",
+                "url": "https://ridgeline.example",
+                "areaServed": ["63376", "63385"],
             },
             {
-                "@type": "Product", "@id": base + "#category-heat-pump-system", "name": "Heat Pump System",
+                "@type": "Product",
+                "@id": base + "#category-heat-pump-system",
+                "name": "Heat Pump System",
                 "image": "https://images.example/hp-good.jpg",
-                "offers": aggregate("8500.00", "14200.50", 3,
-                                    [("Good", "8500.00"), ("Better", "11006.00"), ("Best", "14200.50")]),
+                "offers": aggregate(
+                    "8500.00", "14200.50", 3, [("Good", "8500.00"), ("Better", "11006.00"), ("Best", "14200.50")]
+                ),
             },
             {
                 # No image anywhere in this category: described as the service, never with an invented image.
-                "@type": "Service", "@id": base + "#category-water-softener", "name": "Water Softener",
-                "provider": business, "offers": aggregate("2499.00", "2499.00", 1, [("Good", "2499.00")]),
+                "@type": "Service",
+                "@id": base + "#category-water-softener",
+                "name": "Water Softener",
+                "provider": business,
+                "offers": aggregate("2499.00", "2499.00", 1, [("Good", "2499.00")]),
             },
             {
-                "@type": "Product", "@id": base + "#category-air-filters", "name": "Air Filters",
-                "image": "https://images.example/flt-4.jpg", "offers": aggregate("24.50", "60.05", 2),
+                "@type": "Product",
+                "@id": base + "#category-air-filters",
+                "name": "Air Filters",
+                "image": "https://images.example/flt-4.jpg",
+                "offers": aggregate("24.50", "60.05", 2),
             },
         ],
     }
@@ -86,13 +117,19 @@ def test_document_can_be_pasted_into_a_script_tag(upstream, mirror, client):
 
 def test_absent_facts_are_omitted_never_empty(upstream, mirror, client):
     key = add_company(
-        upstream, trades=[], phone=MISSING, website="javascript:alert(1)", address=MISSING, service_area=MISSING,
+        upstream,
+        trades=[],
+        phone=MISSING,
+        website="javascript:alert(1)",
+        address=MISSING,
+        service_area=MISSING,
         settings={"currency": "USD", "price_description": None},
     )
     sync(mirror)
     graph = json.loads(client.get(path(key)).get_data())
     assert graph["@graph"][0] == {
-        "@type": "HomeAndConstructionBusiness", "@id": f"{BASE_URL}/companies/{key}.jsonld#business",
+        "@type": "HomeAndConstructionBusiness",
+        "@id": f"{BASE_URL}/companies/{key}.jsonld#business",
         "name": "Ridgeline Heating & Air",
     }
     assert all("description" not in node["offers"] for node in graph["@graph"][1:])
@@ -154,7 +191,8 @@ def test_extruct_reads_back_exactly_the_published_prices(upstream, mirror, clien
     document = json.loads(client.get(f"/companies/{key}/pricing.json").get_data(), parse_float=Decimal)
     published = {
         c["name"]: {
-            "low": Decimal(c["price_low"]), "high": Decimal(c["price_high"]),
+            "low": Decimal(c["price_low"]),
+            "high": Decimal(c["price_high"]),
             "tiers": {t: Decimal(p) for t, p in (c.get("tiers") or {}).items() if p is not None},
         }
         for c in document["categories"]

@@ -53,7 +53,9 @@ def _environment(tmp_path: Path, **extra: str) -> tuple[dict, int, int]:
 
 def _start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
     with log.open("wb") as out:
-        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
 
 
 def _wait_serving(port: int, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
@@ -113,7 +115,11 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         bare = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "HOME": os.environ.get("HOME", "/tmp")}
         synced = subprocess.run(
             [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"],
-            cwd=shell, env=bare, capture_output=True, text=True, timeout=60,
+            cwd=shell,
+            env=bare,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert synced.returncode == 0, synced.stderr
         assert ": success in " in synced.stdout

@@ -6,6 +6,7 @@
 - `mcp.Client(url)` in its default mode: the 2026-07-28 revision, with
   `server/discover` and no `initialize` at all.
 """
+
 from __future__ import annotations
 
 import anyio
@@ -43,13 +44,12 @@ def url_of(live, server: str) -> str:
 
 
 async def _legacy_session(url: str, calls: dict) -> dict:
-    async with streamable_http_client(url) as (read, write):
-        async with ClientSession(read, write) as session:
-            initialized = await session.initialize()
-            listed = await session.list_tools()
-            results = {name: await session.call_tool(name, arguments) for name, arguments in calls.items()}
-            bad = await session.call_tool(next(iter(calls)), {"surprise": True})
-            return {"init": initialized, "tools": listed.tools, "results": results, "bad": bad}
+    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        initialized = await session.initialize()
+        listed = await session.list_tools()
+        results = {name: await session.call_tool(name, arguments) for name, arguments in calls.items()}
+        bad = await session.call_tool(next(iter(calls)), {"surprise": True})
+        return {"init": initialized, "tools": listed.tools, "results": results, "bad": bad}
 
 
 @pytest.mark.parametrize("server", ["company", "provider"])
@@ -67,12 +67,11 @@ def test_client_session_lists_and_calls_every_tool(live, server):
 
 
 async def _provider_widget(url: str):
-    async with streamable_http_client(url) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            listed = await session.list_resources()
-            read_back = await session.read_resource("ui://widget/request-service.html")
-            return listed, read_back
+    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        listed = await session.list_resources()
+        read_back = await session.read_resource("ui://widget/request-service.html")
+        return listed, read_back
 
 
 def test_client_session_reads_the_widget(live):

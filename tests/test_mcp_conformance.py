@@ -5,6 +5,7 @@ exits non-zero on any failure (or warning) not in the baseline, and on a
 baseline entry that now passes; the test fails whenever it does. Both runs go
 in parallel to keep the suite quick. Needs Node 22 (tools/node_modules/.bin).
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,16 @@ def live(request, tmp_path_factory):
 
 def _conformance(url: str) -> subprocess.Popen:
     env = {**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
-    command = [str(NODE_BIN / "conformance"), "server", "--url", url, "--suite", "active",
-               "--expected-failures", str(BASELINE)]
+    command = [
+        str(NODE_BIN / "conformance"),
+        "server",
+        "--url",
+        url,
+        "--suite",
+        "active",
+        "--expected-failures",
+        str(BASELINE),
+    ]
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO)
 
 

@@ -5,6 +5,7 @@ methods, tools/call with hostile names and argument objects), raw bytes and
 odd headers, and sends them over real HTTP. Whatever arrives, the answer is a
 4xx, a 202 without a body, or a 200 JSON-RPC response with the request's id.
 """
+
 from __future__ import annotations
 
 import base64
@@ -18,22 +19,36 @@ from hypothesis import strategies as st
 from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS
 from tests.mcp_helpers import live_mcp, module_database
 
-METHODS = ["initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read",
-           "resources/templates/list", "prompts/list", "server/discover", "notifications/initialized",
-           "logging/setLevel", "completion/complete"]
+METHODS = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "prompts/list",
+    "server/discover",
+    "notifications/initialized",
+    "logging/setLevel",
+    "completion/complete",
+]
 TOOL_NAMES = sorted({t.name for t in COMPANY_TOOLS + PROVIDER_TOOLS})
 ARGUMENT_NAMES = ["query", "category", "tier", "max_price", "limit", "postal_code", "business_id", "_meta"]
 
 PARAM_NAMES = ["protocolVersion", "capabilities", "clientInfo", "uri", "name", "cursor", "arguments"]
-ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}}
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
-                           | st.dictionaries(st.text(max_size=10), inner, max_size=4), max_leaves=12)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12,
+)
 arguments = st.dictionaries(st.sampled_from(ARGUMENT_NAMES) | st.text(max_size=8), json_values, max_size=4)
-garbage_messages = st.dictionaries(st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error"]),
-                                   json_values, max_size=5)
+garbage_messages = st.dictionaries(
+    st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error"]), json_values, max_size=5
+)
 
 
 def header_value(text: str) -> str:
@@ -49,8 +64,10 @@ def near_misses(draw) -> tuple[dict, dict]:
     method = draw(st.sampled_from(METHODS))
     message = {"jsonrpc": "2.0", "id": draw(st.integers(0, 2**53) | st.text(max_size=12)), "method": method}
     if method == "tools/call":
-        message["params"] = {"name": draw(st.sampled_from(TOOL_NAMES) | st.text(max_size=12)),
-                             "arguments": draw(arguments)}
+        message["params"] = {
+            "name": draw(st.sampled_from(TOOL_NAMES) | st.text(max_size=12)),
+            "arguments": draw(arguments),
+        }
     else:
         message["params"] = draw(st.dictionaries(st.sampled_from(PARAM_NAMES), json_values, max_size=3))
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -66,7 +83,8 @@ def near_misses(draw) -> tuple[dict, dict]:
         broken = draw(st.sampled_from(["jsonrpc", "id", "method", "params", "header"]))
         if broken == "header":
             headers[draw(st.sampled_from(["Mcp-Method", "Mcp-Name", "MCP-Protocol-Version", "Origin"]))] = draw(
-                st.text(alphabet="abc/=?-0123456789", max_size=12))
+                st.text(alphabet="abc/=?-0123456789", max_size=12)
+            )
         elif draw(st.booleans()):
             del message[broken]
         else:
@@ -88,10 +106,7 @@ raw_bodies = (
     | st.lists(garbage_messages, max_size=3).map(lambda batch: json.dumps(batch).encode())
     | st.binary(max_size=300)
 )
-exchanges = (
-    near_misses().map(lambda pair: (json.dumps(pair[0]).encode(), pair[1]))
-    | st.tuples(raw_bodies, raw_headers)
-)
+exchanges = near_misses().map(lambda pair: (json.dumps(pair[0]).encode(), pair[1])) | st.tuples(raw_bodies, raw_headers)
 
 
 @pytest.fixture(scope="module")

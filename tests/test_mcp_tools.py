@@ -3,6 +3,7 @@
 Every successful call is checked against its tool's outputSchema (JSON Schema
 2020-12) and its text block; the known companies are in mcp_helpers.
 """
+
 from __future__ import annotations
 
 import json
@@ -68,6 +69,7 @@ def provider(live, name, arguments=None):
 
 # --- declarations -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("server", ["company", "provider"])
 def test_every_tool_is_fully_declared(live, server):
     url = live.company_url() if server == "company" else live.provider_url
@@ -81,8 +83,12 @@ def test_every_tool_is_fully_declared(live, server):
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert "$ref" not in json.dumps(schema) and "$defs" not in json.dumps(tool["outputSchema"])
         assert tool["outputSchema"]["type"] == "object"
-        assert tool["annotations"] == {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                                       "openWorldHint": False}
+        assert tool["annotations"] == {
+            "readOnlyHint": True,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        }
 
 
 def test_launcher_tools_carry_their_widget_meta(live):
@@ -95,14 +101,21 @@ def test_launcher_tools_carry_their_widget_meta(live):
 
 # --- get_business_info, list_categories ------------------------------------------------
 
+
 def test_get_business_info(live):
     info = company(live, "get_business_info")
     base = live.url + f"/companies/{TUDI}"
     assert info["name"] == "Tudi Mechanical Systems"
     assert info["trades"] == ["hvac", "plumbing"]
-    assert info["address"] == {"line1": "12 Main St", "line2": "Suite 4", "locality": "Wentzville", "region": "MO",
-                               "postal_code": "63385", "country": "US",
-                               "formatted": "12 Main St, Suite 4, Wentzville, MO 63385"}
+    assert info["address"] == {
+        "line1": "12 Main St",
+        "line2": "Suite 4",
+        "locality": "Wentzville",
+        "region": "MO",
+        "postal_code": "63385",
+        "country": "US",
+        "formatted": "12 Main St, Suite 4, Wentzville, MO 63385",
+    }
     assert info["phone"] == "+13145551234" and info["website"] == "https://tudi.example"
     assert info["service_area"] == {"postal_code_count": 3, "postal_codes": ["63301", "63376", "63385"]}
     assert info["quote_url"] == base + "/quote" and info["pricing_url"] == base + "/pricing"
@@ -117,8 +130,15 @@ def test_list_categories_matches_pricing_json(live):
         document = build_company_view(session, company_row, live.mirror.settings).pricing_document()
     assert [{k: v for k, v in c.items() if k != "kind"} for c in listed["categories"]] == document["categories"]
     central = next(c for c in listed["categories"] if c["slug"] == "central-ac")
-    assert central == {"name": "Central AC", "slug": "central-ac", "kind": "system", "price_low": 7800,
-                       "price_high": 13500.5, "offer_count": 4, "tiers": {"good": 7800, "better": 9516, "best": 11700}}
+    assert central == {
+        "name": "Central AC",
+        "slug": "central-ac",
+        "kind": "system",
+        "price_low": 7800,
+        "price_high": 13500.5,
+        "offer_count": 4,
+        "tiers": {"good": 7800, "better": 9516, "best": 11700},
+    }
     filters = next(c for c in listed["categories"] if c["slug"] == "air-filters")
     assert "tiers" not in filters and filters["price_low"] == 14.99
     assert listed["quote_url"] == document["quote_url"] and listed["currency"] == "USD"
@@ -130,12 +150,17 @@ def test_prices_are_exact_json_numbers(live):
 
 
 def test_quote_url_is_null_when_quoting_is_off(live):
-    for name, arguments in (("get_business_info", {}), ("list_categories", {}), ("search_catalog", {"query": "a"}),
-                            ("check_service_area", {"postal_code": "63376"})):
+    for name, arguments in (
+        ("get_business_info", {}),
+        ("list_categories", {}),
+        ("search_catalog", {"query": "a"}),
+        ("check_service_area", {"postal_code": "63376"}),
+    ):
         assert company(live, name, arguments, key=QUOTE_OFF)["quote_url"] is None
 
 
 # --- search_catalog -----------------------------------------------------------------
+
 
 def names(result: dict) -> list[str]:
     return [r["name"] for r in result["results"]]
@@ -143,8 +168,10 @@ def names(result: dict) -> list[str]:
 
 def test_search_ranks_name_and_brand_words_first(live):
     found = company(live, "search_catalog", {"query": "lennox air conditioner"})
-    assert names(found)[:2] == ["Lennox 16.2 SEER2 Central Air Conditioner, 3 ton",
-                                "Lennox 20.5 SEER2 Central Air Conditioner, 4 ton"]
+    assert names(found)[:2] == [
+        "Lennox 16.2 SEER2 Central Air Conditioner, 3 ton",
+        "Lennox 20.5 SEER2 Central Air Conditioner, 4 ton",
+    ]
     assert "Lennox 96% AFUE Gas Furnace, 80,000 BTU" in names(found)  # a partial match still counts, later
     assert found["total_matches"] >= 4 and found["quote_url"].endswith("/quote")
 
@@ -188,13 +215,22 @@ def test_search_with_no_match_is_an_empty_success(live):
     assert found["results"] == [] and found["total_matches"] == 0
 
 
-@pytest.mark.parametrize("arguments,argument", [
-    ({}, "query"), ({"query": "   "}, "query"), ({"query": 7}, "query"), ({"query": "a", "limit": 0}, "limit"),
-    ({"query": "a", "limit": 51}, "limit"), ({"query": "a", "limit": "10"}, "limit"),
-    ({"query": "a", "limit": True}, "limit"), ({"query": "a", "tier": "premium"}, "tier"),
-    ({"query": "a", "max_price": -1}, "max_price"), ({"query": "a", "colour": "red"}, "colour"),
-    ({"query": "a", "category": "spaceships"}, "category"),
-])
+@pytest.mark.parametrize(
+    "arguments,argument",
+    [
+        ({}, "query"),
+        ({"query": "   "}, "query"),
+        ({"query": 7}, "query"),
+        ({"query": "a", "limit": 0}, "limit"),
+        ({"query": "a", "limit": 51}, "limit"),
+        ({"query": "a", "limit": "10"}, "limit"),
+        ({"query": "a", "limit": True}, "limit"),
+        ({"query": "a", "tier": "premium"}, "tier"),
+        ({"query": "a", "max_price": -1}, "max_price"),
+        ({"query": "a", "colour": "red"}, "colour"),
+        ({"query": "a", "category": "spaceships"}, "category"),
+    ],
+)
 def test_search_bad_arguments_are_tool_errors_naming_the_argument(live, arguments, argument):
     assert argument in tool_error(live.company_url(), "search_catalog", arguments)
 
@@ -226,6 +262,7 @@ def test_search_on_a_5000_product_catalog_is_a_bounded_query(live):
 
 # --- compare_tiers ---------------------------------------------------------------------
 
+
 def test_compare_tiers_side_by_side(live):
     compared = company(live, "compare_tiers", {"category": "central-ac"})
     assert compared["tiers"] == {"good": 7800, "better": 9516, "best": 11700}
@@ -247,19 +284,31 @@ def test_compare_tiers_with_an_empty_tier(live):
     assert good == {"tier": "good", "price": None, "offer_count": 0, "brands": [], "product": None}
 
 
-@pytest.mark.parametrize("arguments,needle", [
-    ({"category": "air-filters"}, "accessory"), ({"category": "spaceships"}, "category"), ({}, "category"),
-])
+@pytest.mark.parametrize(
+    "arguments,needle",
+    [
+        ({"category": "air-filters"}, "accessory"),
+        ({"category": "spaceships"}, "category"),
+        ({}, "category"),
+    ],
+)
 def test_compare_tiers_errors(live, arguments, needle):
     assert needle in tool_error(live.company_url(), "compare_tiers", arguments)
 
 
 # --- check_service_area ------------------------------------------------------------------
 
-@pytest.mark.parametrize("given,normalised,served", [
-    ("63376", "63376", True), ("63376-1234", "63376", True), (" 63 376 ", "63376", True), ("633011234", "63301", True),
-    ("99999", "99999", False),
-])
+
+@pytest.mark.parametrize(
+    "given,normalised,served",
+    [
+        ("63376", "63376", True),
+        ("63376-1234", "63376", True),
+        (" 63 376 ", "63376", True),
+        ("633011234", "63301", True),
+        ("99999", "99999", False),
+    ],
+)
 def test_check_service_area(live, given, normalised, served):
     answer = company(live, "check_service_area", {"postal_code": given})
     assert answer["postal_code"] == normalised and answer["served"] is served
@@ -272,6 +321,7 @@ def test_check_service_area_refuses_what_is_not_a_zip(live, value):
 
 
 # --- provider: request_service, check_service_area, search_businesses -------------------
+
 
 def test_request_service(live):
     card = provider(live, "request_service", {"business_id": TUDI})
@@ -304,16 +354,23 @@ def test_provider_check_service_area(live):
     served = provider(live, "check_service_area", {"business_id": TUDI, "postal_code": "63385-0001"})
     assert served["served"] is True and served["postal_code"] == "63385" and served["provider_business_id"] == TUDI
     assert provider(live, "check_service_area", {"business_id": TUDI, "postal_code": "10001"})["served"] is False
-    assert "postal_code" in tool_error(live.provider_url, "check_service_area", {"business_id": TUDI,
-                                                                                 "postal_code": "nope"})
+    assert "postal_code" in tool_error(
+        live.provider_url, "check_service_area", {"business_id": TUDI, "postal_code": "nope"}
+    )
 
 
 def test_search_businesses_by_postal_code_and_category(live):
     found = provider(live, "search_businesses", {"postal_code": "63301", "category": "central-ac"})
     assert [r["business_id"] for r in found["results"]] == [TUDI]
     result = found["results"][0]
-    assert result["price_range"] == {"category": "Central AC", "slug": "central-ac", "price_low": 7800,
-                                     "price_high": 13500.5, "offer_count": 4, "currency": "USD"}
+    assert result["price_range"] == {
+        "category": "Central AC",
+        "slug": "central-ac",
+        "price_low": 7800,
+        "price_high": 13500.5,
+        "offer_count": 4,
+        "currency": "USD",
+    }
     assert result["city"] == "Wentzville" and result["quote_url"] == f"{live.url}/companies/{TUDI}/quote"
     assert result["mcp_url"] == f"{live.url}/companies/{TUDI}/mcp"
     by_name = provider(live, "search_businesses", {"postal_code": "63301", "category": "central ac"})
@@ -337,15 +394,22 @@ def test_search_businesses_by_keywords_and_limit(live):
     assert provider(live, "search_businesses", {"category": "spaceships"})["results"] == []
 
 
-@pytest.mark.parametrize("arguments,argument", [
-    ({"postal_code": "abc"}, "postal_code"), ({"limit": 21}, "limit"), ({"limit": 0}, "limit"),
-    ({"city": "x"}, "city"), ({"query": ""}, "query"),
-])
+@pytest.mark.parametrize(
+    "arguments,argument",
+    [
+        ({"postal_code": "abc"}, "postal_code"),
+        ({"limit": 21}, "limit"),
+        ({"limit": 0}, "limit"),
+        ({"city": "x"}, "city"),
+        ({"query": ""}, "query"),
+    ],
+)
 def test_search_businesses_bad_arguments(live, arguments, argument):
     assert argument in tool_error(live.provider_url, "search_businesses", arguments)
 
 
 # --- the widget resource ---------------------------------------------------------------
+
 
 def test_widget_resource_is_listed_and_readable(live):
     listed = rpc(live.provider_url, "resources/list").json()["result"]["resources"]
@@ -358,5 +422,5 @@ def test_widget_resource_is_listed_and_readable(live):
     assert contents["_meta"]["ui"]["csp"] == {"connectDomains": [], "resourceDomains": []}
     html = contents["text"]
     assert html.startswith("<!doctype html>") and "ui/initialize" in html and "window.openai" in html
-    for external in ("src=\"http", "href=\"http", "@import", "url(", "<link"):
+    for external in ('src="http', 'href="http', "@import", "url(", "<link"):
         assert external not in html

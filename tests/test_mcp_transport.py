@@ -3,6 +3,7 @@
 One live app per module (SQLite): the transport does not depend on the
 database; the tools' behaviour on both backends is in test_mcp_tools.py.
 """
+
 from __future__ import annotations
 
 import base64
@@ -48,6 +49,7 @@ def error_of(response: requests.Response) -> dict:
 
 
 # --- initialize and version negotiation -------------------------------------------
+
 
 @pytest.mark.parametrize("version", LEGACY)
 def test_initialize_echoes_each_supported_version(endpoint, version):
@@ -100,6 +102,7 @@ def test_absent_header_means_2025_03_26(endpoint):
 
 # --- the 2026-07-28 revision ----------------------------------------------------------
 
+
 def test_server_discover(endpoint):
     response = rpc(endpoint, "server/discover", modern_params(), headers=modern_headers("server/discover"))
     result = response.json()["result"]
@@ -116,8 +119,12 @@ def test_modern_results_carry_result_type_and_cache_hints(endpoint):
     assert listed["resultType"] == "complete" and listed["cacheScope"] == "public" and listed["ttlMs"] >= 0
     name = listed["tools"][-1]["name"]
     arguments = {"postal_code": "63376"} if name == "check_service_area" else {}
-    called = rpc(endpoint, "tools/call", modern_params({"name": name, "arguments": arguments}),
-                 headers=modern_headers("tools/call", name)).json()["result"]
+    called = rpc(
+        endpoint,
+        "tools/call",
+        modern_params({"name": name, "arguments": arguments}),
+        headers=modern_headers("tools/call", name),
+    ).json()["result"]
     assert called["resultType"] == "complete" and "ttlMs" not in called
 
 
@@ -140,27 +147,36 @@ def test_modern_header_mismatches_are_400(live, case):
 
 def test_modern_base64_name_header_is_decoded(live):
     encoded = "=?base64?" + base64.b64encode(b"get_business_info").decode() + "?="
-    response = rpc(live.company_url(), "tools/call", modern_params({"name": "get_business_info"}),
-                   headers=modern_headers("tools/call", encoded))
+    response = rpc(
+        live.company_url(),
+        "tools/call",
+        modern_params({"name": "get_business_info"}),
+        headers=modern_headers("tools/call", encoded),
+    )
     assert response.status_code == 200 and response.json()["result"]["isError"] is False
 
 
 @pytest.mark.parametrize("method", ["initialize", "no/such/method", "logging/setLevel"])
 def test_modern_unknown_method_is_404_with_a_json_rpc_body(endpoint, method):
-    response = rpc(endpoint, method, modern_params(INIT if method == "initialize" else {}),
-                   headers=modern_headers(method))
+    response = rpc(
+        endpoint, method, modern_params(INIT if method == "initialize" else {}), headers=modern_headers(method)
+    )
     assert response.status_code == 404
     assert error_of(response)["code"] == -32601
 
 
 # --- notifications, ping, methods, batches ----------------------------------------------
 
-@pytest.mark.parametrize("body", [
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
-    {"jsonrpc": "2.0", "method": "notifications/whatever"},
-    {"jsonrpc": "2.0", "id": 9, "result": {}},
-])
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+        {"jsonrpc": "2.0", "method": "notifications/whatever"},
+        {"jsonrpc": "2.0", "id": 9, "result": {}},
+    ],
+)
 def test_notifications_and_responses_get_202_and_no_body(endpoint, body):
     response = post(endpoint, body)
     assert response.status_code == 202
@@ -198,14 +214,21 @@ def test_a_2025_03_26_batch_answers_an_array_of_responses(endpoint, version_head
 
 
 def test_a_batch_answers_each_element_as_its_own_post_would(live):
-    call = {"jsonrpc": "2.0", "id": "s", "method": "tools/call",
-            "params": {"name": "search_catalog", "arguments": {"query": "heat pump"}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": "s",
+        "method": "tools/call",
+        "params": {"name": "search_catalog", "arguments": {"query": "heat pump"}},
+    }
     unknown = {"jsonrpc": "2.0", "id": 7, "method": "no/such"}
     init = {"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": INIT}
     answers = post(live.company_url(), [call, 1, unknown, init]).json()
     assert answers[0]["result"] == rpc(live.company_url(), "tools/call", call["params"]).json()["result"]
-    assert answers[1] == {"jsonrpc": "2.0", "id": None,
-                          "error": {"code": -32600, "message": "Invalid Request: the body must be a JSON-RPC object"}}
+    assert answers[1] == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request: the body must be a JSON-RPC object"},
+    }
     assert answers[2]["id"] == 7 and answers[2]["error"]["code"] == -32601
     assert answers[3]["id"] == 8 and answers[3]["error"]["code"] == -32600  # initialize MUST NOT be batched
 
@@ -238,8 +261,11 @@ def test_the_modern_revision_refuses_batches(endpoint):
 
 # --- HTTP-level refusals --------------------------------------------------------------------
 
-@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
-                                          "application/json; charset=latin-1", "application/jsonx"])
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin-1", "application/jsonx"],
+)
 def test_wrong_content_type_is_415(endpoint, content_type):
     headers = {"Accept": "application/json"}
     if content_type:
@@ -253,11 +279,19 @@ def test_json_with_utf8_charset_is_fine(endpoint):
     assert rpc(endpoint, "ping", headers={"Content-Type": "application/json; charset=UTF-8"}).status_code == 200
 
 
-@pytest.mark.parametrize("accept,status", [
-    ("text/html", 406), ("text/event-stream", 406), ("application/json;q=0, text/event-stream", 406),
-    ("*/*", 200), ("application/*", 200), ("application/json", 200), ("", 200),
-    ("text/event-stream, application/json", 200),
-])
+@pytest.mark.parametrize(
+    "accept,status",
+    [
+        ("text/html", 406),
+        ("text/event-stream", 406),
+        ("application/json;q=0, text/event-stream", 406),
+        ("*/*", 200),
+        ("application/*", 200),
+        ("application/json", 200),
+        ("", 200),
+        ("text/event-stream, application/json", 200),
+    ],
+)
 def test_accept_must_allow_json(endpoint, accept, status):
     assert rpc(endpoint, "ping", headers={"Accept": accept}).status_code == status
 
@@ -266,8 +300,12 @@ def test_bodies_over_16_kib_are_413(endpoint):
     padding = "x" * (16 * 1024)
     big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_pad": padding}}).encode()
     assert post(endpoint, None, raw=big).status_code == 413
-    chunked = requests.post(endpoint, data=iter([big[:9000], big[9000:]]), timeout=10,  # no Content-Length
-                            headers={"Content-Type": "application/json", "Accept": "application/json"})
+    chunked = requests.post(
+        endpoint,
+        data=iter([big[:9000], big[9000:]]),
+        timeout=10,  # no Content-Length
+        headers={"Content-Type": "application/json", "Accept": "application/json"},
+    )
     assert chunked.status_code == 413
     just_fits = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_pad": ""}})
     fitting = just_fits.replace('"_pad": ""', '"_pad": "' + "y" * (16 * 1024 - len(just_fits)) + '"').encode()
@@ -275,8 +313,16 @@ def test_bodies_over_16_kib_are_413(endpoint):
     assert post(endpoint, None, raw=fitting).status_code == 200
 
 
-@pytest.mark.parametrize("raw", [b"{not json", b"", b'{"jsonrpc": "2.0", "id": 1, "method": "ping"',
-                                 b"\xff\xfe{}", b'{"jsonrpc": "2.0", "id": NaN, "method": "ping"}'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"{not json",
+        b"",
+        b'{"jsonrpc": "2.0", "id": 1, "method": "ping"',
+        b"\xff\xfe{}",
+        b'{"jsonrpc": "2.0", "id": NaN, "method": "ping"}',
+    ],
+)
 def test_malformed_json_is_parse_error_400(endpoint, raw):
     response = post(endpoint, None, raw=raw)
     assert response.status_code == 400
@@ -284,13 +330,23 @@ def test_malformed_json_is_parse_error_400(endpoint, raw):
     assert body["error"]["code"] == -32700 and body["id"] is None
 
 
-@pytest.mark.parametrize("body", [
-    "ping", 42, None, {"id": 1, "method": "ping"}, {"jsonrpc": "1.0", "id": 1, "method": "ping"},
-    {"jsonrpc": "2.0", "id": None, "method": "ping"}, {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
-    {"jsonrpc": "2.0", "id": True, "method": "ping"}, {"jsonrpc": "2.0", "id": 1, "method": 7},
-    {"jsonrpc": "2.0", "id": 1, "method": ""}, {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]},
-    {"jsonrpc": "2.0", "id": 1},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "ping",
+        42,
+        None,
+        {"id": 1, "method": "ping"},
+        {"jsonrpc": "1.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": None, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+        {"jsonrpc": "2.0", "id": True, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1, "method": 7},
+        {"jsonrpc": "2.0", "id": 1, "method": ""},
+        {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]},
+        {"jsonrpc": "2.0", "id": 1},
+    ],
+)
 def test_bad_request_shape_is_invalid_request_400(endpoint, body):
     response = post(endpoint, body)
     assert response.status_code == 400
@@ -312,11 +368,14 @@ def test_resource_and_prompt_lists_are_empty_not_errors_on_the_company_server(li
     assert error_of(missing)["code"] == -32002
 
 
-@pytest.mark.parametrize("params,needle", [
-    ({"name": "no_such_tool", "arguments": {}}, "Unknown tool"),
-    ({"arguments": {}}, "params.name"),
-    ({"name": "check_service_area", "arguments": [1, 2]}, "arguments must be an object"),
-])
+@pytest.mark.parametrize(
+    "params,needle",
+    [
+        ({"name": "no_such_tool", "arguments": {}}, "Unknown tool"),
+        ({"arguments": {}}, "params.name"),
+        ({"name": "check_service_area", "arguments": [1, 2]}, "arguments must be an object"),
+    ],
+)
 def test_unknown_tool_and_bad_call_params_are_32602_with_200(endpoint, params, needle):
     response = rpc(endpoint, "tools/call", params)
     assert response.status_code == 200
@@ -332,6 +391,7 @@ def test_json_rpc_answers_are_json_and_never_cached(endpoint):
 
 
 # --- DNS rebinding: Host ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("host", ["evil.example.com", "evil.example.com:80", "127.0.0.1.evil.example", "x@127.0.0.1"])
 def test_foreign_host_is_refused(endpoint, host):
@@ -349,22 +409,35 @@ def test_loopback_hosts_are_ours_in_development(live, endpoint):
 @pytest.fixture(scope="module")
 def production(live):
     """A second app on the same data, deployed at https://mirror.example.com with a custom domain."""
-    with serve_app(live.mirror.settings.database_url, live.mirror.settings.upstream_url,
-                   public_base_url="https://mirror.example.com", COMPANY_HOSTS=f"prices.tudi.example={TUDI}",
-                   ALLOWED_ORIGINS=ORIGIN_OK) as server:
+    with serve_app(
+        live.mirror.settings.database_url,
+        live.mirror.settings.upstream_url,
+        public_base_url="https://mirror.example.com",
+        COMPANY_HOSTS=f"prices.tudi.example={TUDI}",
+        ALLOWED_ORIGINS=ORIGIN_OK,
+    ) as server:
         yield server
 
 
-@pytest.mark.parametrize("host,status", [
-    ("mirror.example.com", 200), ("MIRROR.example.com:443", 200), ("prices.tudi.example", 200),
-    ("127.0.0.1", 421), ("localhost", 421), ("mirror.example.com:8443", 421), ("evil.example.com", 421),
-])
+@pytest.mark.parametrize(
+    "host,status",
+    [
+        ("mirror.example.com", 200),
+        ("MIRROR.example.com:443", 200),
+        ("prices.tudi.example", 200),
+        ("127.0.0.1", 421),
+        ("localhost", 421),
+        ("mirror.example.com:8443", 421),
+        ("evil.example.com", 421),
+    ],
+)
 def test_production_accepts_only_its_own_hosts(production, host, status):
     for url in (f"{production.url}/companies/{TUDI}/mcp", f"{production.url}/mcp"):
         assert rpc(url, "ping", headers={"Host": host}).status_code == status, (url, host)
 
 
 # --- Origin and CORS ----------------------------------------------------------------------------
+
 
 def test_company_server_accepts_any_origin_with_cors(live):
     response = rpc(live.company_url(), "tools/list", headers={"Origin": "https://some-contractor.example"})
@@ -374,9 +447,15 @@ def test_company_server_accepts_any_origin_with_cors(live):
 
 @pytest.mark.parametrize("key", [TUDI, "no-such-key"])
 def test_company_preflight_allows_the_mcp_headers_from_any_site(live, key):
-    response = requests.options(live.company_url(key), timeout=10, headers={
-        "Origin": "https://some-contractor.example", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type, mcp-protocol-version"})
+    response = requests.options(
+        live.company_url(key),
+        timeout=10,
+        headers={
+            "Origin": "https://some-contractor.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type, mcp-protocol-version",
+        },
+    )
     assert response.status_code == 204
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     allowed = {h.strip().lower() for h in response.headers["Access-Control-Allow-Headers"].split(",")}
@@ -388,8 +467,11 @@ def test_provider_refuses_origins_not_allowed(live):
     response = rpc(live.provider_url, "tools/list", headers={"Origin": "https://evil.example"})
     assert response.status_code == 403
     assert "Access-Control-Allow-Origin" not in response.headers
-    preflight = requests.options(live.provider_url, headers={"Origin": "https://evil.example",
-                                                             "Access-Control-Request-Method": "POST"}, timeout=10)
+    preflight = requests.options(
+        live.provider_url,
+        headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"},
+        timeout=10,
+    )
     assert preflight.status_code == 403
 
 
@@ -401,12 +483,14 @@ def test_provider_accepts_allowed_own_and_absent_origins(live, origin):
     if origin:
         assert response.headers["Access-Control-Allow-Origin"] == origin
         assert "Origin" in response.headers["Vary"]
-        preflight = requests.options(live.provider_url, timeout=10, headers={
-            "Origin": origin, "Access-Control-Request-Method": "POST"})
+        preflight = requests.options(
+            live.provider_url, timeout=10, headers={"Origin": origin, "Access-Control-Request-Method": "POST"}
+        )
         assert preflight.status_code == 204 and preflight.headers["Access-Control-Allow-Origin"] == origin
 
 
 # --- the 404 gate ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("key", ["no-such-key", NOT_LIVE, MCP_OFF, "x" * 200])
 def test_gated_companies_answer_the_one_404_before_anything_else(live, key):

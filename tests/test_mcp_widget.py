@@ -6,6 +6,7 @@ forwarded to the real server) and ChatGPT's `window.openai` globals. The
 strict CSP its `_meta` declares (no connect or resource domains) is enforced,
 and the card must make no network request at all.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,10 @@ from tests.mcp_helpers import HEADERS, TUDI, live_mcp, module_database, rpc
 
 pytestmark = pytest.mark.browser
 # The MCP Apps restrictive default, minus 'self': the card needs nothing else.
-STRICT_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
-              "connect-src 'none'; frame-src 'none'; base-uri 'none'")
+STRICT_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
+    "connect-src 'none'; frame-src 'none'; base-uri 'none'"
+)
 HOST_PAGE = """<!doctype html><html><body><iframe id="app" style="width:600px;height:700px"></iframe><script>
 window.hostLog = []; window.openedLinks = [];
 function reply(frame, id, result) { frame.contentWindow.postMessage({jsonrpc: "2.0", id: id, result: result}, "*"); }
@@ -126,9 +129,11 @@ def test_card_renders_through_the_mcp_apps_bridge(page, card):
 def test_card_falls_back_to_window_openai(page, card):
     html, result = card
     # ChatGPT installs window.openai before the card's script runs.
+    output = json.dumps(result["structuredContent"])
     page.add_init_script(
-        "window.openai = {toolOutput: %s, callTool: (name, args) => window.forwardToolCall({name, arguments: args})};"
-        % json.dumps(result["structuredContent"]))
+        f"window.openai = {{toolOutput: {output}, "
+        "callTool: (name, args) => window.forwardToolCall({name, arguments: args})};"
+    )
     page.goto("about:blank")  # a new document, so the init script runs first
     page.set_content(html)
     check_card(page, result)

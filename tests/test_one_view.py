@@ -6,7 +6,10 @@
 - the route table in mirror.urls is what the app registers and what the
   OpenAPI document lists.
 """
+
 from __future__ import annotations
+
+import inspect
 
 import pydantic
 import pytest
@@ -21,16 +24,24 @@ from mcp_server.ucp.tools import UCP_TOOLS
 from mirror import public_view, urls
 from web.openapi import openapi
 
-VIEW_SHAPES = (public_view.AddressView, public_view.ServiceAreaView, public_view.TierPrices,
-               public_view.PricingCategory, public_view.Provenance)
+VIEW_SHAPES = (
+    public_view.AddressView,
+    public_view.ServiceAreaView,
+    public_view.TierPrices,
+    public_view.PricingCategory,
+    public_view.Provenance,
+)
 PROVENANCE_FIELDS = set(public_view.Provenance.model_fields)
 DERIVED_MODULES = (mcp_server.tools.models, mcp_server.tools.company, mcp_server.tools.provider, feeds.business_feed)
 ALL_TOOLS = (*COMPANY_TOOLS, *PROVIDER_TOOLS, *UCP_TOOLS)
 
 
 def _models_declared_in(module) -> list[type[pydantic.BaseModel]]:
-    return [value for value in vars(module).values()
-            if isinstance(value, type) and issubclass(value, pydantic.BaseModel) and value.__module__ == module.__name__]
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, pydantic.BaseModel) and value.__module__ == module.__name__
+    ]
 
 
 @pytest.mark.parametrize("module", DERIVED_MODULES, ids=lambda m: m.__name__)
@@ -38,17 +49,21 @@ def test_no_model_outside_the_view_redeclares_a_view_shape(module):
     models = _models_declared_in(module)
     assert models, f"{module.__name__} declares no model: the test looks in the wrong place"
     for model in models:
-        own = set(model.__dict__.get("__annotations__", {}))
+        own = set(inspect.get_annotations(model))
         assert not own & PROVENANCE_FIELDS, f"{model.__name__} re-declares provenance: {own & PROVENANCE_FIELDS}"
         for shape in VIEW_SHAPES:
             if not issubclass(model, shape):
                 assert not set(shape.model_fields) <= set(model.model_fields), (
-                    f"{model.__name__} re-declares {shape.__name__}; use the view's class")
+                    f"{model.__name__} re-declares {shape.__name__}; use the view's class"
+                )
 
 
 def test_tool_results_that_carry_provenance_inherit_the_one_class():
-    carriers = [t.output_model for t in (*COMPANY_TOOLS, *PROVIDER_TOOLS) if "freshness_state" in t.output_schema.get(
-        "properties", {})]
+    carriers = [
+        t.output_model
+        for t in (*COMPANY_TOOLS, *PROVIDER_TOOLS)
+        if "freshness_state" in t.output_schema.get("properties", {})
+    ]
     assert len(carriers) == 7
     assert all(issubclass(model, public_view.Provenance) for model in carriers)
 
@@ -65,12 +80,19 @@ def test_returns_summary_is_generated_from_the_output_schema(tool):
 
 
 def test_summary_marks_optional_nullable_and_enumerated_properties():
-    schema = {"type": "object", "required": ["a", "b", "c"], "properties": {
-        "a": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-        "b": {"type": "array", "items": {"type": "object", "required": ["x"], "properties": {"x": {"type": "integer"}}}},
-        "c": {"enum": ["good", "best"], "type": "string"},
-        "d": {"type": "object", "additionalProperties": {"type": "string"}},
-    }}
+    schema = {
+        "type": "object",
+        "required": ["a", "b", "c"],
+        "properties": {
+            "a": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "b": {
+                "type": "array",
+                "items": {"type": "object", "required": ["x"], "properties": {"x": {"type": "integer"}}},
+            },
+            "c": {"enum": ["good", "best"], "type": "string"},
+            "d": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+    }
     assert summarise_schema(schema) == "{a|null, b[{x}], c (good|best), d?{}}"
 
 
@@ -87,8 +109,11 @@ def test_pricing_and_error_schemas_are_generated_from_the_view(app):
 
 
 def test_every_route_template_is_registered_and_documented(app):
-    templates = [value for name, value in vars(urls).items() if name.isupper() and isinstance(value, str)
-                 and value.startswith("/")]
+    templates = [
+        value
+        for name, value in vars(urls).items()
+        if name.isupper() and isinstance(value, str) and value.startswith("/")
+    ]
     assert len(templates) >= 15
     rules = {rule.rule for rule in app.url_map.iter_rules()}
     paths = openapi(app.extensions["mirror"].settings)["paths"]

@@ -7,6 +7,7 @@ mirror holds real companies, and the `key` parameter's examples are real
 keys (public, closed and unknown), so the 200, 304 and 404 paths are all
 exercised, not only 404s.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,13 @@ from schemathesis.specs.openapi.checks import (
 from tests.ops_helpers import UNKNOWN_KEY
 from tests.surface_helpers import add_company, set_settings, sync
 
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
-          response_schema_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
 EXAMPLES_PER_OPERATION = 25
 
 
@@ -74,8 +80,11 @@ def fuzzed_app(make_app, upstream):
     schemathesis calls the app as Host "localhost", mapped to the public
     company so the COMPANY_HOSTS routes answer too.
     """
-    app = make_app(RATE_LIMIT_PER_COMPANY="100000/hour", RATE_LIMIT_PER_CLIENT="100000/minute",
-                   COMPANY_HOSTS=f"localhost={PUBLIC_KEY}")
+    app = make_app(
+        RATE_LIMIT_PER_COMPANY="100000/hour",
+        RATE_LIMIT_PER_CLIENT="100000/minute",
+        COMPANY_HOSTS=f"localhost={PUBLIC_KEY}",
+    )
     add_company(upstream, plugin_key=PUBLIC_KEY)
     switched_off = add_company(upstream)
     set_settings(upstream, switched_off, channels={"pricing": False, "mcp": False, "quote": False})
@@ -89,8 +98,14 @@ def _fuzz(operation, mode: GenerationMode, keys: list[str]) -> set[int]:
     seen: set[int] = set()
 
     # Mostly real keys (public, closed, unknown), sometimes whatever schemathesis made up.
-    @settings(max_examples=EXAMPLES_PER_OPERATION, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+    @settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate],
+    )
     @given(case=operation.as_strategy(generation_mode=mode), key=st.sampled_from([*keys, *keys, None]))
     def run(case, key):
         if key is not None and "key" in (case.path_parameters or {}):
@@ -109,11 +124,17 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(fuzzed_app, 
     operations = [result.ok() for result in schema.get_all_operations()]
     # schemathesis leaves out the operation serving the schema itself.
     assert {op.label for op in operations} | {"GET /openapi.json"} == {
-        f"{method} {path}" for path, method in _documented(schema.raw_schema)}
+        f"{method} {path}" for path, method in _documented(schema.raw_schema)
+    }
     seen = {operation.label: _fuzz(operation, mode, keys) for operation in operations}
     if mode == GenerationMode.POSITIVE:  # the answers checked include real content, not only refusals
-        served = [label for label in seen if "{key}" in label
-                  and (label.startswith("POST") or (label.startswith("GET") and not label.endswith("/mcp")))]
-        missing = {label: seen[label] for label in served
-                   if "webmcp.json" not in label and not {200, 404} <= seen[label]}
+        served = [
+            label
+            for label in seen
+            if "{key}" in label
+            and (label.startswith("POST") or (label.startswith("GET") and not label.endswith("/mcp")))
+        ]
+        missing = {
+            label: seen[label] for label in served if "webmcp.json" not in label and not {200, 404} <= seen[label]
+        }
         assert not missing, missing

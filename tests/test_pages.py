@@ -1,9 +1,10 @@
 """Hosted pages: the pricing page, the quote page and redirect, the HTML 404, and a real browser."""
+
 from __future__ import annotations
 
 import json
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
 import lxml.html
@@ -15,8 +16,19 @@ from feeds.pages import display_url, human_date
 from mirror import state as st
 from mirror.models import Company
 from tests.surface_helpers import (
-    BASE_URL, DEFAULT_PRODUCTS, PRICE_DESCRIPTION, add_company, extruct_graphs, graph_offer_prices, ld_json_blocks, money_value,
-    response_signature, set_settings, sync, validate_structured_data, visible_prices,
+    BASE_URL,
+    DEFAULT_PRODUCTS,
+    PRICE_DESCRIPTION,
+    add_company,
+    extruct_graphs,
+    graph_offer_prices,
+    ld_json_blocks,
+    money_value,
+    response_signature,
+    set_settings,
+    sync,
+    validate_structured_data,
+    visible_prices,
 )
 
 
@@ -33,7 +45,8 @@ def published_prices(client, key: str) -> dict:
     document = json.loads(client.get(f"/companies/{key}/pricing.json").get_data(), parse_float=Decimal)
     return {
         c["name"]: {
-            "low": Decimal(c["price_low"]), "high": Decimal(c["price_high"]),
+            "low": Decimal(c["price_low"]),
+            "high": Decimal(c["price_high"]),
             "tiers": {t: Decimal(p) for t, p in (c.get("tiers") or {}).items() if p is not None},
         }
         for c in document["categories"]
@@ -70,8 +83,13 @@ def test_pricing_page_shows_the_view(upstream, mirror, client):
 
 def test_pricing_page_explains_the_range_beside_the_tiers(upstream, mirror, client):
     # A 5-ton Best above the cheapest Best: the range ends above every tier's starting price.
-    bigger = {"sku": "HP-BEST-5T", "name": "Heat pump, best, 5 ton", "category": DEFAULT_PRODUCTS[0]["category"],
-              "tier": "best", "price": "15200"}
+    bigger = {
+        "sku": "HP-BEST-5T",
+        "name": "Heat pump, best, 5 ton",
+        "category": DEFAULT_PRODUCTS[0]["category"],
+        "tier": "best",
+        "price": "15200",
+    }
     key = add_company(upstream, products=(*DEFAULT_PRODUCTS, bigger))
     sync(mirror)
     page = lxml.html.fromstring(client.get(pricing(key)).get_data(as_text=True))
@@ -93,7 +111,7 @@ def test_pricing_page_explains_the_range_beside_the_tiers(upstream, mirror, clie
 
 
 def test_dates_and_addresses_read_as_a_person_reads_them():
-    assert human_date(datetime(2026, 12, 1, 23, 59, tzinfo=timezone.utc)) == "December 1, 2026"
+    assert human_date(datetime(2026, 12, 1, 23, 59, tzinfo=UTC)) == "December 1, 2026"
     # The UTC date, whatever zone the instant arrives in.
     assert human_date(datetime(2026, 2, 28, 20, 0, tzinfo=timezone(timedelta(hours=-5)))) == "March 1, 2026"
     assert display_url("https://www.ridgeline.example/") == "ridgeline.example"
@@ -157,7 +175,7 @@ def test_stale_prices_say_so(upstream, mirror, client):
     key = add_company(upstream)
     sync(mirror)
     # Age the last success past FRESHNESS_THRESHOLD_SECONDS (one day by default).
-    two_days_ago = datetime.now(timezone.utc) - timedelta(days=2)
+    two_days_ago = datetime.now(UTC) - timedelta(days=2)
     with mirror.WriterSession() as session, session.begin():
         st.put(session, st.LAST_SUCCESS_AT, two_days_ago)
         session.execute(update(Company).values(last_synced_at=None))
@@ -168,13 +186,30 @@ def test_stale_prices_say_so(upstream, mirror, client):
 
 FUNNELS = [
     # (systems_estimate_url, verified, concom_shop_url, expected Location or None for the page)
-    ("https://ridgeline.example/estimate?Ref=abc&zip=63385#top", True, None,
-     "https://ridgeline.example/estimate?Ref=ai_interfaces&zip=63385#top"),
-    ("https://ridgeline.example/e?utm_source=x&UTM_SOURCE=y&referrer=z&other=1", True, None,
-     "https://ridgeline.example/e?utm_source=ai_interfaces&UTM_SOURCE=ai_interfaces&referrer=ai_interfaces&other=1"),
-    ("https://ridgeline.example/estimate?zip=63385", True, "https://shop.example/r/", "https://ridgeline.example/estimate?zip=63385"),
-    ("https://ridgeline.example/estimate?ref=a", False, "https://shop.example/r/?utm_source=concom",
-     "https://shop.example/r/?utm_source=ai_interfaces"),
+    (
+        "https://ridgeline.example/estimate?Ref=abc&zip=63385#top",
+        True,
+        None,
+        "https://ridgeline.example/estimate?Ref=ai_interfaces&zip=63385#top",
+    ),
+    (
+        "https://ridgeline.example/e?utm_source=x&UTM_SOURCE=y&referrer=z&other=1",
+        True,
+        None,
+        "https://ridgeline.example/e?utm_source=ai_interfaces&UTM_SOURCE=ai_interfaces&referrer=ai_interfaces&other=1",
+    ),
+    (
+        "https://ridgeline.example/estimate?zip=63385",
+        True,
+        "https://shop.example/r/",
+        "https://ridgeline.example/estimate?zip=63385",
+    ),
+    (
+        "https://ridgeline.example/estimate?ref=a",
+        False,
+        "https://shop.example/r/?utm_source=concom",
+        "https://shop.example/r/?utm_source=ai_interfaces",
+    ),
     ("javascript:alert(1)", True, "https://shop.example/r/", "https://shop.example/r/"),
     ("https://ridgeline.example/estimate", False, None, None),
     (None, False, "ftp://shop.example/r/", None),
@@ -234,9 +269,12 @@ def test_quote_page_shows_how_to_reach_the_contractor(upstream, mirror, client):
     assert {a.get("href") for a in page.find_class("website")} == {"https://ridgeline.example"}
     assert page.xpath("//dd/a[contains(@class, 'website')]")[0].text_content() == "ridgeline.example"
     assert page.xpath("//p[contains(@class, 'freshness-line')]/time/@datetime") == [
-        client.get(f"/companies/{key}/pricing.json").get_json()["last_synced_at"]]
+        client.get(f"/companies/{key}/pricing.json").get_json()["last_synced_at"]
+    ]
     ranges = {
-        row.find_class("category-name")[0].text_content(): [money_value(p) for p in row.find_class("range")[0].text_content().split("–")]
+        row.find_class("category-name")[0].text_content(): [
+            money_value(p) for p in row.find_class("range")[0].text_content().split("–")
+        ]
         for row in page.find_class("category")
     }
     published = published_prices(client, key)
@@ -306,19 +344,24 @@ def test_pages_fit_phone_and_desktop_in_chromium(upstream, mirror, live_server, 
     sync(mirror)
     with sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            executable_path="/usr/bin/chromium",
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         try:
             for width in (390, 1280):
                 for name, url in (("pricing", pricing(key)), ("quote", quote(key))):
                     page = browser.new_page(viewport={"width": width, "height": 844})
                     console = []
-                    page.on("console", lambda message: console.append(message.text))
+                    page.on("console", lambda message, seen=console: seen.append(message.text))
                     assert page.goto(live_server + url).status == 200
                     page.screenshot(path=tmp_path / f"{name}-{width}.png", full_page=True)
                     probe = page.evaluate(LAYOUT_PROBE)
                     assert probe["scrollWidth"] <= probe["innerWidth"], (name, width, probe)  # no sideways scrolling
-                    assert probe["ctaVisible"] and probe["ctaHeight"] >= 44, (name, width, probe)  # tappable, above the fold
+                    assert probe["ctaVisible"] and probe["ctaHeight"] >= 44, (
+                        name,
+                        width,
+                        probe,
+                    )  # tappable, above the fold
                     assert probe["fontSize"] >= 16 and probe["headingSize"] >= 28, (name, width, probe)
                     assert not console, console  # e.g. a CSP violation
                     page.close()

@@ -5,6 +5,7 @@ website address), must be told what the top of a category's range means next
 to its Good/Better/Best starting prices, and must read the date the prices
 were confirmed as a date, with the exact instant kept on the <time> element.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,10 +23,14 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
 PHONE = 390
 LONG_URL = "long-url-test"
 # A deep path with long unbroken segments: the kind of address that pushes a page sideways.
-LONG_WEBSITE = ("https://www.tudimechanicalsystems-heating-and-cooling.example/residential/heat-pumps/"
-                "requestafreeinhomeestimatefromourcomfortadvisors0123456789abcdefghijklmnopqrstuvwxyz?utm_campaign=x")
-HUMAN_DATE = re.compile(r"(January|February|March|April|May|June|July|August|September|October|November|December)"
-                        r" [1-9]\d?, \d{4}")
+LONG_WEBSITE = (
+    "https://www.tudimechanicalsystems-heating-and-cooling.example/residential/heat-pumps/"
+    "requestafreeinhomeestimatefromourcomfortadvisors0123456789abcdefghijklmnopqrstuvwxyz?utm_campaign=x"
+)
+HUMAN_DATE = re.compile(
+    r"(January|February|March|April|May|June|July|August|September|October|November|December)"
+    r" [1-9]\d?, \d{4}"
+)
 
 # In the page: what overflows, the dates as shown and as stamped, and where the website link ends.
 PROBE = """() => {
@@ -42,8 +47,14 @@ def live(request, tmp_path_factory):
     """The app over a synced demo upstream, plus a company whose website is a long address."""
     with live_mcp(module_database(request.param, tmp_path_factory, request)) as server:
         server.upstream.catalog.add_company(
-            products=6, plugin_key=LONG_URL, name="Long Address Heating", trades=["hvac"], status="active",
-            storefront_live=True, phone="(636) 555-0100", website=LONG_WEBSITE,
+            products=6,
+            plugin_key=LONG_URL,
+            name="Long Address Heating",
+            trades=["hvac"],
+            status="active",
+            storefront_live=True,
+            phone="(636) 555-0100",
+            website=LONG_WEBSITE,
             settings={"currency": "USD", "price_description": None, "channels": {}},
         )
         assert server.mirror.sync().status == "success"
@@ -88,8 +99,10 @@ def test_pricing_page_fits_and_explains_the_range(live, browser, width):
     probe = visit(browser, f"{live.url}/companies/{TUDI}/pricing", width)
     assert probe["scrollWidth"] <= width, probe
     # Central AC: Best starts at $11,700 and the range reaches $13,500.50 (a 4-ton Best).
-    explained = ("Good, Better and Best show where each option starts. "
-                 "Larger or premium installs in this category cost up to $13,500.50.")
+    explained = (
+        "Good, Better and Best show where each option starts. "
+        "Larger or premium installs in this category cost up to $13,500.50."
+    )
     assert explained in probe["notes"], probe["notes"]
     assert_dates_read_as_dates(probe)
 

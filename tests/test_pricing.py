@@ -1,4 +1,5 @@
 """pricing.json: the exact document, exact prices, ETag/304 and how syncs move them."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,13 @@ from decimal import Decimal
 from mirror.models import Company
 from mirror.public_view import build_company_view
 from tests.surface_helpers import (
-    BASE_URL, PRICE_DESCRIPTION, add_company, response_signature, set_product, set_settings, sync,
+    BASE_URL,
+    PRICE_DESCRIPTION,
+    add_company,
+    response_signature,
+    set_product,
+    set_settings,
+    sync,
 )
 from web.responses import NOT_FOUND_BODY, strong_etag
 
@@ -40,14 +47,23 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
     document = json.loads(raw, parse_float=Decimal)
     heat_pump, softener, filters = document["categories"]
     assert heat_pump == {
-        "name": "Heat Pump System", "slug": "heat-pump-system", "price_low": 8500, "price_high": Decimal("14200.5"),
-        "offer_count": 3, "tiers": {"good": 8500, "better": 11006, "best": Decimal("14200.5")},
+        "name": "Heat Pump System",
+        "slug": "heat-pump-system",
+        "price_low": 8500,
+        "price_high": Decimal("14200.5"),
+        "offer_count": 3,
+        "tiers": {"good": 8500, "better": 11006, "best": Decimal("14200.5")},
     }
     assert softener["tiers"] == {"good": 2499, "better": None, "best": None}
     assert "tiers" not in filters and filters["price_high"] == Decimal("60.05")
     assert document["business"]["address"] == {
-        "line1": "12 Main St", "line2": "Suite 200", "locality": "Wentzville", "region": "MO",
-        "postal_code": "63385", "country": "US", "formatted": "12 Main St, Suite 200, Wentzville, MO 63385",
+        "line1": "12 Main St",
+        "line2": "Suite 200",
+        "locality": "Wentzville",
+        "region": "MO",
+        "postal_code": "63385",
+        "country": "US",
+        "formatted": "12 Main St, Suite 200, Wentzville, MO 63385",
     }
     assert document["business"]["service_area"] == {"postal_code_count": 2, "postal_codes": ["63376", "63385"]}
     assert document["price_description"] == PRICE_DESCRIPTION

@@ -6,6 +6,7 @@ RATE_LIMIT_STORAGE_URI=redis://... the counts are shared by every app
 instance and gunicorn worker; these tests use the real Redis at
 TEST_REDIS_URL (default 127.0.0.1:6379) and fail when it is unreachable.
 """
+
 from __future__ import annotations
 
 import time
@@ -13,7 +14,14 @@ import time
 import requests
 
 from tests.ops_helpers import (
-    MCP_HEADERS, TEST_REDIS_URL, UNKNOWN_KEY, process_env, redis_client, redis_keys, running_gunicorn, unique_prefix,
+    MCP_HEADERS,
+    TEST_REDIS_URL,
+    UNKNOWN_KEY,
+    process_env,
+    redis_client,
+    redis_keys,
+    running_gunicorn,
+    unique_prefix,
 )
 from tests.surface_helpers import add_company, sync
 
@@ -101,11 +109,16 @@ def test_other_public_endpoints_are_not_limited(make_app, upstream):
 
 # --- Redis -----------------------------------------------------------------------------------
 
+
 def test_two_app_instances_share_the_count_through_redis(make_app, upstream):
     redis = redis_client()
     prefix = unique_prefix()
-    config = {"RATE_LIMIT_STORAGE_URI": TEST_REDIS_URL, "RATE_LIMIT_KEY_PREFIX": prefix,
-              "RATE_LIMIT_PER_COMPANY": "3/hour", "RATE_LIMIT_COMPANY_CLIENT_SHARE": "1"}
+    config = {
+        "RATE_LIMIT_STORAGE_URI": TEST_REDIS_URL,
+        "RATE_LIMIT_KEY_PREFIX": prefix,
+        "RATE_LIMIT_PER_COMPANY": "3/hour",
+        "RATE_LIMIT_COMPANY_CLIENT_SHARE": "1",
+    }
     first, second = make_app(**config), make_app(**config)
     key = add_company(upstream)
     sync(first.extensions["mirror"])
@@ -114,10 +127,12 @@ def test_two_app_instances_share_the_count_through_redis(make_app, upstream):
         for _ in range(5):
             assert a.get(f"/companies/{UNKNOWN_KEY}/pricing.json").status_code == 404
         assert redis_keys(redis, prefix) == []  # the limiter never saw the unknown key
-        statuses = [a.get(f"/companies/{key}/pricing.json").status_code,
-                    b.get(f"/companies/{key}/pricing.json").status_code,
-                    a.get(f"/companies/{key}/pricing.json").status_code,
-                    b.get(f"/companies/{key}/pricing.json").status_code]
+        statuses = [
+            a.get(f"/companies/{key}/pricing.json").status_code,
+            b.get(f"/companies/{key}/pricing.json").status_code,
+            a.get(f"/companies/{key}/pricing.json").status_code,
+            b.get(f"/companies/{key}/pricing.json").status_code,
+        ]
         assert statuses == [200, 200, 200, 429]
         _assert_refusal(a.get(f"/companies/{key}/pricing.json"))
         stored = redis_keys(redis, prefix)  # the client's share of the company, and the company's ceiling
@@ -133,9 +148,15 @@ def test_gunicorn_workers_share_the_count_through_redis(database_url, upstream, 
     prefix = unique_prefix()
     key = add_company(upstream)
     sync(mirror)
-    env = process_env(database_url, upstream, RATE_LIMIT_STORAGE_URI=TEST_REDIS_URL,
-                      RATE_LIMIT_KEY_PREFIX=prefix, RATE_LIMIT_PER_COMPANY="5/hour", RATE_LIMIT_PER_CLIENT="4/minute",
-                      RATE_LIMIT_COMPANY_CLIENT_SHARE="1")
+    env = process_env(
+        database_url,
+        upstream,
+        RATE_LIMIT_STORAGE_URI=TEST_REDIS_URL,
+        RATE_LIMIT_KEY_PREFIX=prefix,
+        RATE_LIMIT_PER_COMPANY="5/hour",
+        RATE_LIMIT_PER_CLIENT="4/minute",
+        RATE_LIMIT_COMPANY_CLIENT_SHARE="1",
+    )
     try:
         # Workers retire after 3 requests: many processes answer, and only a shared count stays exact.
         with running_gunicorn(env, 2, "--max-requests", "3") as base:
@@ -151,8 +172,11 @@ def test_gunicorn_workers_share_the_count_through_redis(database_url, upstream, 
 
 
 def test_an_unreachable_redis_fails_open_and_fast(make_app, upstream):
-    app = make_app(RATE_LIMIT_STORAGE_URI="redis://127.0.0.1:1/0", RATE_LIMIT_PER_COMPANY="1/hour",
-                   RATE_LIMIT_PER_CLIENT="1/minute")
+    app = make_app(
+        RATE_LIMIT_STORAGE_URI="redis://127.0.0.1:1/0",
+        RATE_LIMIT_PER_COMPANY="1/hour",
+        RATE_LIMIT_PER_CLIENT="1/minute",
+    )
     client = app.test_client()
     key = add_company(upstream)
     sync(app.extensions["mirror"])
@@ -168,14 +192,22 @@ def test_behind_a_trusted_proxy_the_forwarded_client_is_the_client(make_app, ups
     proxied = make_app(RATE_LIMIT_PER_CLIENT="1/minute", TRUSTED_PROXY_HOPS="1")
     for app, expected in ((direct, [200, 429]), (proxied, [200, 200])):
         client = app.test_client()  # every request comes from the proxy's address
-        statuses = [client.get("/v1/businesses", headers={"X-Forwarded-For": forwarded}).status_code
-                    for forwarded in ("203.0.113.1", "203.0.113.2")]
+        statuses = [
+            client.get("/v1/businesses", headers={"X-Forwarded-For": forwarded}).status_code
+            for forwarded in ("203.0.113.1", "203.0.113.2")
+        ]
         assert statuses == expected  # without trust, X-Forwarded-For is ignored: no dodging the limit by spoofing
 
 
 def test_the_extension_adds_no_per_request_pass(app):
     limiter = app.extensions["rate_limits"].limiter
-    hooks = [*app.before_request_funcs.get(None, []), *app.after_request_funcs.get(None, []),
-             *app.teardown_request_funcs.get(None, [])]
-    assert not [h for h in hooks if getattr(h, "__self__", None) is limiter or (getattr(h, "args", None) or [None])[0]
-                is limiter]
+    hooks = [
+        *app.before_request_funcs.get(None, []),
+        *app.after_request_funcs.get(None, []),
+        *app.teardown_request_funcs.get(None, []),
+    ]
+    assert not [
+        h
+        for h in hooks
+        if getattr(h, "__self__", None) is limiter or (getattr(h, "args", None) or [None])[0] is limiter
+    ]

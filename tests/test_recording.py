@@ -5,6 +5,7 @@ table's failure costs only its own rows, and disposing the mirror flushes
 the queue, ends the thread and leaves no database connection behind (and a
 retiring gunicorn worker does so too).
 """
+
 from __future__ import annotations
 
 import threading
@@ -74,8 +75,11 @@ def _connections(database_url: str) -> int:
     engine = create_engine(database_url)
     try:
         with engine.connect() as connection:
-            return connection.scalar(text(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+            return connection.scalar(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            )
     finally:
         engine.dispose()
 

@@ -1,4 +1,5 @@
 """Normalisation and validation at the upstream boundary (docs/contracts/upstream.md, docs/contracts/surfaces.md)."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,38 +17,80 @@ from mirror.records import (
 )
 
 COMPANY = {
-    "plugin_key": "k1", "internal_id": 48213, "name": "Tudi Mechanical", "status": "active",
-    "storefront_live": True, "updated_at": "2026-08-30T19:33:42Z", "owner": {"email": "jane@tudi.example"},
+    "plugin_key": "k1",
+    "internal_id": 48213,
+    "name": "Tudi Mechanical",
+    "status": "active",
+    "storefront_live": True,
+    "updated_at": "2026-08-30T19:33:42Z",
+    "owner": {"email": "jane@tudi.example"},
 }
 PRODUCT = {
-    "plugin_key": "k1", "sku": "S1", "name": "Heat pump", "category": {"name": "HP & Air Handler", "slug": "hp-air-handler", "kind": "system"},
-    "tier": "better", "price": "10200.00", "cost": "6120.00", "dealer_notes": "secret", "published": True,
+    "plugin_key": "k1",
+    "sku": "S1",
+    "name": "Heat pump",
+    "category": {"name": "HP & Air Handler", "slug": "hp-air-handler", "kind": "system"},
+    "tier": "better",
+    "price": "10200.00",
+    "cost": "6120.00",
+    "dealer_notes": "secret",
+    "published": True,
     "updated_at": "2026-08-30T19:33:42+00:00",
 }
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("(415) 555-1234", "+14155551234"), ("+1 314 555 0000", "+13145550000"), ("1-314-555-0000", "+13145550000"),
-    ("415.555.1234", "+14155551234"), ("(015) 555-1234", None), ("(415) 155-1234", None), ("+44 20 7946 0958", None),
-    ("555-1234", None), ("call us!", None), (None, None), (4155551234, None), ("", None),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("(415) 555-1234", "+14155551234"),
+        ("+1 314 555 0000", "+13145550000"),
+        ("1-314-555-0000", "+13145550000"),
+        ("415.555.1234", "+14155551234"),
+        ("(015) 555-1234", None),
+        ("(415) 155-1234", None),
+        ("+44 20 7946 0958", None),
+        ("555-1234", None),
+        ("call us!", None),
+        (None, None),
+        (4155551234, None),
+        ("", None),
+    ],
+)
 def test_phone_is_us_e164_or_missing(raw, expected):
     assert normalise_phone(raw) == expected
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("tudi.example", "https://tudi.example"), ("https://tudi.example/a?b=1", "https://tudi.example/a?b=1"),
-    ("http://tudi.example", "http://tudi.example"), ("javascript:alert(1)", None), ("ftp://x.example", None),
-    ("not a url", None), ("", None), (None, None), ("https://", None),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("tudi.example", "https://tudi.example"),
+        ("https://tudi.example/a?b=1", "https://tudi.example/a?b=1"),
+        ("http://tudi.example", "http://tudi.example"),
+        ("javascript:alert(1)", None),
+        ("ftp://x.example", None),
+        ("not a url", None),
+        ("", None),
+        (None, None),
+        ("https://", None),
+    ],
+)
 def test_website_gets_a_scheme_or_is_missing(raw, expected):
     assert normalise_url(raw, bare_host_ok=True) == expected
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("63385", "63385"), ("63385-1234", "63385"), (" 633 85 ", "63385"), ("633851234", "63385"),
-    ("6338", None), ("ABCDE", None), (None, None), (True, None),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("63385", "63385"),
+        ("63385-1234", "63385"),
+        (" 633 85 ", "63385"),
+        ("633851234", "63385"),
+        ("6338", None),
+        ("ABCDE", None),
+        (None, None),
+        (True, None),
+    ],
+)
 def test_postal_codes_are_five_digit_zips(raw, expected):
     assert normalise_postal_code(raw) == expected
 
@@ -62,12 +105,28 @@ def test_private_fields_are_dropped_at_the_boundary():
 
 
 def test_a_company_normalises_its_messy_fields():
-    raw = {**COMPANY, "trades": ["HVAC", "Plumbing", "pool"], "phone": "(415) 555-1234", "website": "tudi.example",
-           "address": {"line1": "12 Main St", "city": "Wentzville", "state": "MO", "postal_code": "63385-1234",
-                       "country": "US", "latitude": 138.8, "longitude": -90.85},
-           "service_area": {"postal_codes": ["63376", "63385-0001", "63376", " 63301 ", "bad"]},
-           "settings": {"systems_estimate_url": "https://tudi.example/est?ref=site", "systems_estimate_url_verified": False,
-                        "concom_shop_url": "javascript:alert(1)", "channels": {"mcp": False}}}
+    raw = {
+        **COMPANY,
+        "trades": ["HVAC", "Plumbing", "pool"],
+        "phone": "(415) 555-1234",
+        "website": "tudi.example",
+        "address": {
+            "line1": "12 Main St",
+            "city": "Wentzville",
+            "state": "MO",
+            "postal_code": "63385-1234",
+            "country": "US",
+            "latitude": 138.8,
+            "longitude": -90.85,
+        },
+        "service_area": {"postal_codes": ["63376", "63385-0001", "63376", " 63301 ", "bad"]},
+        "settings": {
+            "systems_estimate_url": "https://tudi.example/est?ref=site",
+            "systems_estimate_url_verified": False,
+            "concom_shop_url": "javascript:alert(1)",
+            "channels": {"mcp": False},
+        },
+    }
     company = parse_company(raw)
     assert company.trades == ["hvac", "plumbing"]
     assert company.website == "https://tudi.example"
@@ -75,14 +134,26 @@ def test_a_company_normalises_its_messy_fields():
     assert company.service_postal_codes == ["63301", "63376", "63385"]
     assert company.estimate_url is None  # not verified
     assert company.shop_url is None  # not http(s)
-    assert company.channels == {"jsonld": True, "mcp": False, "webmcp": True, "feed": True, "pricing": True, "quote": True,
-                                "a2a": True}
+    assert company.channels == {
+        "jsonld": True,
+        "mcp": False,
+        "webmcp": True,
+        "feed": True,
+        "pricing": True,
+        "quote": True,
+        "a2a": True,
+    }
     assert company.is_public
 
 
-@pytest.mark.parametrize("change", [
-    {"storefront_live": None}, {"storefront_live": "yes"}, {"status": "churned"},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"storefront_live": None},
+        {"storefront_live": "yes"},
+        {"status": "churned"},
+    ],
+)
 def test_public_only_while_active_and_live(change):
     raw = {**COMPANY, **change}
     if change.get("storefront_live") is None and "storefront_live" in change:
@@ -90,10 +161,21 @@ def test_public_only_while_active_and_live(change):
     assert parse_company(raw).is_public is False
 
 
-@pytest.mark.parametrize("change", [
-    {"price": "abc"}, {"price": "-5"}, {"price": "99.999"}, {"price": 10}, {"name": None}, {"sku": ""},
-    {"published": "yes"}, {"updated_at": "yesterday"}, {"updated_at": "2026-08-30T19:33:42"}, {"category": "HVAC"},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"price": "abc"},
+        {"price": "-5"},
+        {"price": "99.999"},
+        {"price": 10},
+        {"name": None},
+        {"sku": ""},
+        {"published": "yes"},
+        {"updated_at": "yesterday"},
+        {"updated_at": "2026-08-30T19:33:42"},
+        {"category": "HVAC"},
+    ],
+)
 def test_invalid_products_are_reported_with_their_keys(change):
     result = parse_product({**PRODUCT, **change})
     assert isinstance(result, InvalidRecord)
@@ -115,18 +197,47 @@ def test_tombstones_parse():
 
 # --- the plain-Python check of the required fields agrees with the model ----------
 
-@pytest.mark.parametrize("change", [
-    {}, {"updated_at": "2026-08-30T19:33:42Z"}, {"updated_at": "2026-08-30T19:33:42.5-05:00"},
-    {"updated_at": "2026-08-30T19:33:42.123456+05:30"}, {"updated_at": "2026-13-30T19:33:42Z"},
-    {"updated_at": "2026-08-30T24:00:00Z"}, {"updated_at": "2026-08-30T19:33:42"}, {"updated_at": "2026-08-30"},
-    {"updated_at": "2026-08-30 19:33:42Z"}, {"updated_at": "2026-08-30t19:33:42z"}, {"updated_at": 1788118422},
-    {"updated_at": "2026-08-30T19:33:42.1234567Z"}, {"updated_at": None},
-    {"price": "10200"}, {"price": "10200.5"}, {"price": "10200.00\n"}, {"price": "-5"}, {"price": "1e3"},
-    {"price": 10200}, {"price": "١٠٠"}, {"published": 1}, {"published": "true"}, {"published": False},
-    {"plugin_key": ""}, {"plugin_key": "k" * 128}, {"plugin_key": "k" * 129}, {"plugin_key": 7},
-    {"sku": "s" * 255}, {"sku": "s" * 256}, {"name": ""}, {"name": " "}, {"name": None}, {"category": "HVAC"},
-    {"category": {}}, {"category": {"name": " "}},
-])
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {},
+        {"updated_at": "2026-08-30T19:33:42Z"},
+        {"updated_at": "2026-08-30T19:33:42.5-05:00"},
+        {"updated_at": "2026-08-30T19:33:42.123456+05:30"},
+        {"updated_at": "2026-13-30T19:33:42Z"},
+        {"updated_at": "2026-08-30T24:00:00Z"},
+        {"updated_at": "2026-08-30T19:33:42"},
+        {"updated_at": "2026-08-30"},
+        {"updated_at": "2026-08-30 19:33:42Z"},
+        {"updated_at": "2026-08-30t19:33:42z"},
+        {"updated_at": 1788118422},
+        {"updated_at": "2026-08-30T19:33:42.1234567Z"},
+        {"updated_at": None},
+        {"price": "10200"},
+        {"price": "10200.5"},
+        {"price": "10200.00\n"},
+        {"price": "-5"},
+        {"price": "1e3"},
+        {"price": 10200},
+        {"price": "١٠٠"},
+        {"published": 1},
+        {"published": "true"},
+        {"published": False},
+        {"plugin_key": ""},
+        {"plugin_key": "k" * 128},
+        {"plugin_key": "k" * 129},
+        {"plugin_key": 7},
+        {"sku": "s" * 255},
+        {"sku": "s" * 256},
+        {"name": ""},
+        {"name": " "},
+        {"name": None},
+        {"category": "HVAC"},
+        {"category": {}},
+        {"category": {"name": " "}},
+    ],
+)
 def test_the_fast_required_check_gives_the_models_verdict_and_values(change):
     from mirror.records import _invalid, _product_required, _ProductRequired
 

@@ -7,13 +7,14 @@ invalidates exactly the companies it changed, a warm request is one round
 trip to the database (one statement; on Postgres not even BEGIN/ROLLBACK),
 and freshness turns stale with the clock even when cached.
 """
+
 from __future__ import annotations
 
 import json
 import threading
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import event, text
 
@@ -22,8 +23,12 @@ from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, company_fields,
 from web.responses import strong_etag
 
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
-SURFACES = ("/companies/{key}/pricing.json", "/companies/{key}.jsonld", "/companies/{key}/pricing",
-            "/companies/{key}/quote")
+SURFACES = (
+    "/companies/{key}/pricing.json",
+    "/companies/{key}.jsonld",
+    "/companies/{key}/pricing",
+    "/companies/{key}/quote",
+)
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
 
@@ -33,8 +38,12 @@ def cache(app) -> RenderCache:
 
 def search(client, key: str, query: str, request_id: int = 1) -> dict:
     """tools/call search_catalog over the app's per-company MCP endpoint."""
-    body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": "search_catalog", "arguments": {"query": query}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": "search_catalog", "arguments": {"query": query}},
+    }
     response = client.post(f"/companies/{key}/mcp", data=json.dumps(body), headers=MCP_HEADERS)
     assert response.status_code == 200, response.get_data(as_text=True)
     return response.get_json()["result"]
@@ -102,14 +111,22 @@ def price_of(client, key: str, slug: str = "heat-pump-system") -> float:
 
 # --- never stale, never mismatched -------------------------------------------------
 
+
 def test_the_first_request_after_a_sync_shows_its_change_on_every_surface(upstream, mirror, client, app):
     key = add_company(upstream)
     sync(mirror)
     before = {path: client.get(path.format(key=key)) for path in SURFACES}
     assert "Heat pump, good" in json.dumps(search(client, key, "heat pump good"))
 
-    set_product(upstream, key, sku="HP-GOOD", name="Heat pump, good (Lennox)", category=DEFAULT_PRODUCTS[0]["category"],
-                tier="good", price="7999.00")
+    set_product(
+        upstream,
+        key,
+        sku="HP-GOOD",
+        name="Heat pump, good (Lennox)",
+        category=DEFAULT_PRODUCTS[0]["category"],
+        tier="good",
+        price="7999.00",
+    )
     upstream.catalog.touch_company(key, name="Ridgeline Heating & Air Conditioning")
     sync(mirror)
 
@@ -133,8 +150,15 @@ def test_every_etag_is_the_hash_of_the_exact_body_served(upstream, mirror, clien
                 response = client.get(path.format(key=key))
                 assert response.status_code == 200
                 assert response.headers["ETag"] == strong_etag(response.get_data())
-        set_product(upstream, key, sku="FLT-4", name="Filter 4 inch", category=DEFAULT_PRODUCTS[5]["category"],
-                    tier=None, price=f"{20 + round_number}.50")
+        set_product(
+            upstream,
+            key,
+            sku="FLT-4",
+            name="Filter 4 inch",
+            category=DEFAULT_PRODUCTS[5]["category"],
+            tier=None,
+            price=f"{20 + round_number}.50",
+        )
         sync(mirror)
 
 
@@ -142,9 +166,18 @@ def test_304_only_for_the_tag_of_the_current_body(upstream, mirror, client):
     key = add_company(upstream)
     sync(mirror)
     old = client.get(f"/companies/{key}/pricing.json")
-    assert client.get(f"/companies/{key}/pricing.json", headers={"If-None-Match": old.headers["ETag"]}).status_code == 304
-    set_product(upstream, key, sku="FLT-4", name="Filter 4 inch", category=DEFAULT_PRODUCTS[5]["category"],
-                tier=None, price="19.00")
+    assert (
+        client.get(f"/companies/{key}/pricing.json", headers={"If-None-Match": old.headers["ETag"]}).status_code == 304
+    )
+    set_product(
+        upstream,
+        key,
+        sku="FLT-4",
+        name="Filter 4 inch",
+        category=DEFAULT_PRODUCTS[5]["category"],
+        tier=None,
+        price="19.00",
+    )
     sync(mirror)
     fresh = client.get(f"/companies/{key}/pricing.json", headers={"If-None-Match": old.headers["ETag"]})
     assert fresh.status_code == 200 and fresh.get_json()["categories"][-1]["price_low"] == 19
@@ -180,8 +213,15 @@ def test_concurrent_readers_never_go_back_in_time_while_syncs_commit(upstream, m
     try:
         client = app.test_client()
         for step in range(1, 5):
-            set_product(upstream, key, sku="HP-GOOD", name="Heat pump, good", category=DEFAULT_PRODUCTS[0]["category"],
-                        tier="good", price=f"{8500 + step}.00")
+            set_product(
+                upstream,
+                key,
+                sku="HP-GOOD",
+                name="Heat pump, good",
+                category=DEFAULT_PRODUCTS[0]["category"],
+                tier="good",
+                price=f"{8500 + step}.00",
+            )
             sync(mirror)
             assert price_of(client, key) == 8500 + step  # the commit is visible at once
     finally:
@@ -193,6 +233,7 @@ def test_concurrent_readers_never_go_back_in_time_while_syncs_commit(upstream, m
 
 # --- invalidation: exactly the companies a sync changed ---------------------------
 
+
 def test_a_company_untouched_by_a_sync_keeps_its_entry(upstream, mirror, client, app):
     changed, untouched = add_company(upstream), add_company(upstream)
     sync(mirror)
@@ -203,8 +244,15 @@ def test_a_company_untouched_by_a_sync_keeps_its_entry(upstream, mirror, client,
     renders, built = entry.current.renders, cache(app).views_built
 
     # A single-company run moves nothing the other company shows.
-    set_product(upstream, changed, sku="FLT-4", name="Filter 4 inch", category=DEFAULT_PRODUCTS[5]["category"],
-                tier=None, price="21.00")
+    set_product(
+        upstream,
+        changed,
+        sku="FLT-4",
+        name="Filter 4 inch",
+        category=DEFAULT_PRODUCTS[5]["category"],
+        tier=None,
+        price="21.00",
+    )
     assert mirror.sync(company_key=changed).status == "success"
     for path in SURFACES:
         client.get(path.format(key=untouched))
@@ -216,8 +264,15 @@ def test_a_company_untouched_by_a_sync_keeps_its_entry(upstream, mirror, client,
     # A whole run moves last_synced_at, which every body shows: the bodies are
     # serialised again, but the untouched company's view is not rebuilt.
     synced_before = client.get(f"/companies/{untouched}/pricing.json").get_json()["last_synced_at"]
-    set_product(upstream, changed, sku="FLT-4", name="Filter 4 inch", category=DEFAULT_PRODUCTS[5]["category"],
-                tier=None, price="22.00")
+    set_product(
+        upstream,
+        changed,
+        sku="FLT-4",
+        name="Filter 4 inch",
+        category=DEFAULT_PRODUCTS[5]["category"],
+        tier=None,
+        price="22.00",
+    )
     sync(mirror)
     new_tag = client.get(f"/companies/{untouched}/pricing.json").headers["ETag"]
     response = client.get(f"/companies/{untouched}/pricing.json")
@@ -234,14 +289,27 @@ def test_each_kind_of_change_invalidates(upstream, mirror, client):
     assert found_skus(search(client, key, "ultraquiet")) == []
 
     # A description is catalog text only: no price, no offer group moves.
-    set_product(upstream, key, sku="FLT-1", name="Filter 1 inch", category=DEFAULT_PRODUCTS[4]["category"], tier=None,
-                price="60.05", description="UltraQuiet pleated media")
+    set_product(
+        upstream,
+        key,
+        sku="FLT-1",
+        name="Filter 1 inch",
+        category=DEFAULT_PRODUCTS[4]["category"],
+        tier=None,
+        price="60.05",
+        description="UltraQuiet pleated media",
+    )
     sync(mirror)
     assert found_skus(search(client, key, "ultraquiet")) == ["FLT-1"]
 
     # A company record change (the quote switch) changes quote_url everywhere.
-    upstream.catalog.touch_company(key, settings={**company_fields()["settings"],
-                                                 "channels": {**company_fields()["settings"]["channels"], "quote": False}})
+    upstream.catalog.touch_company(
+        key,
+        settings={
+            **company_fields()["settings"],
+            "channels": {**company_fields()["settings"]["channels"], "quote": False},
+        },
+    )
     sync(mirror)
     assert client.get(f"/companies/{key}/pricing.json").get_json()["quote_url"] is None
     assert search(client, key, "ultraquiet")["structuredContent"]["quote_url"] is None
@@ -273,6 +341,7 @@ def test_a_company_removed_and_added_again_never_gets_its_old_renderings(upstrea
 
 # --- cost of a warm request ---------------------------------------------------------
 
+
 def test_a_warm_request_is_one_round_trip(upstream, mirror, client):
     key = add_company(upstream)
     sync(mirror)
@@ -299,6 +368,7 @@ def test_a_cold_request_builds_the_view_once(upstream, mirror, client, app):
 
 # --- freshness and bounds -----------------------------------------------------------
 
+
 def test_freshness_turns_stale_at_the_threshold_even_when_cached(make_app, upstream):
     threshold = 4
     app = make_app(FRESHNESS_THRESHOLD_SECONDS=str(threshold))
@@ -309,7 +379,7 @@ def test_freshness_turns_stale_at_the_threshold_even_when_cached(make_app, upstr
     assert first["freshness_state"] == "fresh"
     built = cache(app).views_built
     synced = datetime.fromisoformat(first["last_synced_at"].replace("Z", "+00:00"))
-    time.sleep(max(0.0, (synced - datetime.now(timezone.utc)).total_seconds() + threshold + 0.3))
+    time.sleep(max(0.0, (synced - datetime.now(UTC)).total_seconds() + threshold + 0.3))
     response = client.get(f"/companies/{key}/pricing.json")
     assert response.get_json()["freshness_state"] == "stale"
     assert response.headers["ETag"] == strong_etag(response.get_data())
@@ -332,7 +402,8 @@ def test_memory_is_bounded(upstream, mirror, app, client):
 
 def test_arguments_key_is_order_independent_but_type_exact():
     assert arguments_key("search_catalog", {"query": "a", "limit": 5}) == arguments_key(
-        "search_catalog", {"limit": 5, "query": "a"})
+        "search_catalog", {"limit": 5, "query": "a"}
+    )
     assert arguments_key("search_catalog", {"limit": 5}) != arguments_key("search_catalog", {"limit": 5.0})
     assert arguments_key("search_catalog", {"query": "x" * 5000}) is None
 
@@ -345,13 +416,14 @@ def test_a_connection_the_server_closed_is_replaced_without_a_ping(upstream, mir
     if not mirror.is_postgres:
         return  # SQLite has no server that could close a pooled connection
     with mirror.writer_engine.connect() as admin:
-        closed = admin.execute(text(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )).scalar_one()
+        closed = admin.execute(
+            text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        ).scalar_one()
     assert closed >= 1
     time.sleep(0.2)  # the server's goodbye reaches the pooled sockets
     for _ in range(3):
         response = client.get(f"/companies/{key}/pricing.json")
         assert response.status_code == 200 and response.headers["ETag"] == strong_etag(response.get_data())
-

@@ -5,6 +5,7 @@ answers must come back on SQLite (FTS5, bm25) and Postgres (tsvector, GIN,
 ts_rank_cd). The index is written by the sync's own transaction, so the tests
 also change and remove products and sync again.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -19,15 +20,18 @@ OTHER = "rank-other"
 
 # sku: (name, brand, models, price, description, published)
 CATALOG = {
-    "AC-LX-036": ("Lennox 16 SEER2 Air Conditioner", "Lennox", ["ML17XP1-036"], "9000.00",
-                  "Quiet outdoor unit.", True),
-    "AC-LX-0360": ("Lennox Air Conditioner, variant", "Lennox", ["ML17XP1-0360"], "8000.00",
-                   "Quiet outdoor unit.", True),
+    "AC-LX-036": ("Lennox 16 SEER2 Air Conditioner", "Lennox", ["ML17XP1-036"], "9000.00", "Quiet outdoor unit.", True),
+    "AC-LX-0360": (
+        "Lennox Air Conditioner, variant",
+        "Lennox",
+        ["ML17XP1-0360"],
+        "8000.00",
+        "Quiet outdoor unit.",
+        True,
+    ),
     "FURN-LX": ("Lennox Gas Furnace", "Lennox", ["EL296V-080"], "5000.00", "Efficient heat.", True),
-    "FURN-GM": ("Goodman Gas Furnace", "Goodman", ["GR9S800603"], "100.00",
-                "Works with Lennox thermostats.", True),
-    "WH-RH": ("Rheem Water Heater", "Rheem", ["XE50T10"], "900.00",
-              "Not a furnace. " + "furnace " * 30, True),
+    "FURN-GM": ("Goodman Gas Furnace", "Goodman", ["GR9S800603"], "100.00", "Works with Lennox thermostats.", True),
+    "WH-RH": ("Rheem Water Heater", "Rheem", ["XE50T10"], "900.00", "Not a furnace. " + "furnace " * 30, True),
     "FLT-1": ("Pleated Air Filter 16x25x1", None, [], "20.00", "One filter.", True),
     "FLT-6": ("Air Filters, six pack", None, [], "90.00", "Six filters.", True),
     "TW-2": ("Twin Thermostat", "Honeywell", [], "150.00", "Same.", True),
@@ -40,9 +44,19 @@ CATALOG = {
 
 def _product(catalog, key, sku, name, brand, models, price, description, published):
     catalog.set_product(
-        key, sku, name=name, category={"name": "HVAC Equipment", "slug": "hvac-equipment", "kind": "system"},
-        tier=None, brand=brand, model_numbers=models, price=price, description=description,
-        published=published, image_url=None, specs={}, cost="1.00",
+        key,
+        sku,
+        name=name,
+        category={"name": "HVAC Equipment", "slug": "hvac-equipment", "kind": "system"},
+        tier=None,
+        brand=brand,
+        model_numbers=models,
+        price=price,
+        description=description,
+        published=published,
+        image_url=None,
+        specs={},
+        cost="1.00",
     )
 
 
@@ -124,8 +138,7 @@ def test_filters_and_limit(ranked):
 
 
 def test_the_index_follows_each_sync(ranked):
-    _product(ranked.catalog, KEY, "FURN-LX", "Lennox Boiler", "Lennox", ["EL296V-080"], "5000.00", "Hot water.",
-             True)
+    _product(ranked.catalog, KEY, "FURN-LX", "Lennox Boiler", "Lennox", ["EL296V-080"], "5000.00", "Hot water.", True)
     ranked.catalog.delete_product(KEY, "FURN-GM")
     _product(ranked.catalog, KEY, "NEW-1", "Zeppelin Furnace", None, [], "10.00", "", True)
     assert ranked.mirror.sync().status == "success"
@@ -139,7 +152,9 @@ def test_query_terms_keep_model_chunks_together():
     assert [t.parts for t in search_terms("What do ML17XP1-036 filters cost?")] == [("ml17xp1", "036"), ("filters",)]
     assert [t.parts for t in search_terms("the a")] == [("the",), ("a",)]
     assert [(t.parts, t.compact) for t in search_terms("Lennox's XC25-A")] == [
-        (("lennox",), "lennoxs"), (("xc25",), "xc25a")]
+        (("lennox",), "lennoxs"),
+        (("xc25",), "xc25a"),
+    ]
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@
 - Every response carries `X-Content-Type-Options: nosniff`; every HTML page a
   restrictive CSP; no error echoes a stack trace.
 """
+
 from __future__ import annotations
 
 import logging
@@ -25,15 +26,34 @@ from tests.ucp_helpers import profile_server
 
 CANARY_OWNER = {"name": "Canary Ownerperson", "email": "canary-owner@private.example", "phone": "+13145550199"}
 CANARY_COST = "7373.91"
-CANARIES = ("Canary Ownerperson", "canary-owner@private.example", "3145550199", "987654321", CANARY_COST,
-            "737391", "CANARY-DEALER-NOTES", "CANARY-EXTRA-COMPANY", "CANARY-EXTRA-PRODUCT", "CANARY-NESTED")
-CANARY_PRODUCTS = tuple({**p, "cost": CANARY_COST, "dealer_notes": "CANARY-DEALER-NOTES",
-                         "wholesale_code": "CANARY-EXTRA-PRODUCT"} for p in DEFAULT_PRODUCTS)
+CANARIES = (
+    "Canary Ownerperson",
+    "canary-owner@private.example",
+    "3145550199",
+    "987654321",
+    CANARY_COST,
+    "737391",
+    "CANARY-DEALER-NOTES",
+    "CANARY-EXTRA-COMPANY",
+    "CANARY-EXTRA-PRODUCT",
+    "CANARY-NESTED",
+)
+CANARY_PRODUCTS = tuple(
+    {**p, "cost": CANARY_COST, "dealer_notes": "CANARY-DEALER-NOTES", "wholesale_code": "CANARY-EXTRA-PRODUCT"}
+    for p in DEFAULT_PRODUCTS
+)
 
 
 def _canary_company(upstream, **overrides) -> str:
-    return add_company(upstream, products=CANARY_PRODUCTS, internal_id=987654321, owner=dict(CANARY_OWNER),
-                       secret_margin="CANARY-EXTRA-COMPANY", billing={"account": "CANARY-NESTED"}, **overrides)
+    return add_company(
+        upstream,
+        products=CANARY_PRODUCTS,
+        internal_id=987654321,
+        owner=dict(CANARY_OWNER),
+        secret_margin="CANARY-EXTRA-COMPANY",
+        billing={"account": "CANARY-NESTED"},
+        **overrides,
+    )
 
 
 def _rpc(client, path: str, method: str, params: dict | None = None):
@@ -46,11 +66,27 @@ def _tool(client, path: str, name: str, arguments: dict):
 
 
 def _crawl_http(client, key: str, funnel_key: str) -> list:
-    paths = [f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld", f"/companies/{key}/pricing",
-             f"/companies/{key}/quote", f"/companies/{funnel_key}/quote", f"/companies/{key}/webmcp.json",
-             f"/companies/{key}/webmcp-demo", f"/companies/{key}/.well-known/ucp", "/v1/businesses?page_size=500",
-             "/.well-known/mcp.json", "/llms.txt", "/openapi.json", "/metrics", "/readyz", "/healthz", "/webmcp.js",
-             f"/companies/{key}/pricing.json?source=canary-check", f"/companies/{key}/nope", "/v1/businesses?page=0"]
+    paths = [
+        f"/companies/{key}/pricing.json",
+        f"/companies/{key}.jsonld",
+        f"/companies/{key}/pricing",
+        f"/companies/{key}/quote",
+        f"/companies/{funnel_key}/quote",
+        f"/companies/{key}/webmcp.json",
+        f"/companies/{key}/webmcp-demo",
+        f"/companies/{key}/.well-known/ucp",
+        "/v1/businesses?page_size=500",
+        "/.well-known/mcp.json",
+        "/llms.txt",
+        "/openapi.json",
+        "/metrics",
+        "/readyz",
+        "/healthz",
+        "/webmcp.js",
+        f"/companies/{key}/pricing.json?source=canary-check",
+        f"/companies/{key}/nope",
+        "/v1/businesses?page=0",
+    ]
     responses = [client.get(path) for path in paths]
     responses.append(client.post(f"/companies/{key}/pricing.json"))  # 405
     return responses
@@ -59,8 +95,12 @@ def _crawl_http(client, key: str, funnel_key: str) -> list:
 def _crawl_mcp(client, key: str) -> list:
     company = f"/companies/{key}/mcp"
     calls = [
-        _rpc(client, company, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                             "clientInfo": {"name": "t", "version": "1"}}),
+        _rpc(
+            client,
+            company,
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        ),
         _rpc(client, company, "tools/list"),
         _tool(client, company, "get_business_info", {}),
         _tool(client, company, "list_categories", {}),
@@ -111,11 +151,16 @@ def test_private_fields_never_leave_the_upstream(make_app, upstream, caplog, cap
     logging.getLogger("mirror.invocations").addHandler(caplog.handler)
     with profile_server() as profiles:
         app = make_app(UCP_ALLOW_INSECURE_PROFILES="true")
-        key = _canary_company(upstream, settings={"currency": "USD", "price_description": "Installed.",
-                                                  "channels": {}})
-        funnel_key = _canary_company(upstream, settings={
-            "currency": "USD", "systems_estimate_url": "https://funnel.example/estimate?ref=x",
-            "systems_estimate_url_verified": True, "channels": {}})
+        key = _canary_company(upstream, settings={"currency": "USD", "price_description": "Installed.", "channels": {}})
+        funnel_key = _canary_company(
+            upstream,
+            settings={
+                "currency": "USD",
+                "systems_estimate_url": "https://funnel.example/estimate?ref=x",
+                "systems_estimate_url_verified": True,
+                "channels": {},
+            },
+        )
         sync(app.extensions["mirror"])
         client = app.test_client()
         responses = _crawl_http(client, key, funnel_key) + _crawl_mcp(client, key)
@@ -143,22 +188,48 @@ def test_private_fields_never_leave_the_upstream(make_app, upstream, caplog, cap
 
 # --- redirects ----------------------------------------------------------------------------------
 
-STEERING = {"next": "https://evil.example/", "redirect": "//evil.example", "url": "https://evil.example",
-            "return_to": "https://evil.example", "redirect_uri": "https://evil.example", "continue": "//evil.example"}
+STEERING = {
+    "next": "https://evil.example/",
+    "redirect": "//evil.example",
+    "url": "https://evil.example",
+    "return_to": "https://evil.example",
+    "redirect_uri": "https://evil.example",
+    "continue": "//evil.example",
+}
 
 
 def test_no_request_can_steer_a_redirect(upstream, mirror, client):
     plain = add_company(upstream)
-    funnel = add_company(upstream, settings={"currency": "USD", "channels": {},
-                                             "systems_estimate_url": "https://funnel.example/estimate?ref=site",
-                                             "systems_estimate_url_verified": True})
+    funnel = add_company(
+        upstream,
+        settings={
+            "currency": "USD",
+            "channels": {},
+            "systems_estimate_url": "https://funnel.example/estimate?ref=site",
+            "systems_estimate_url_verified": True,
+        },
+    )
     sync(mirror)
-    paths = [f"/companies/{plain}/quote", f"/companies/{funnel}/quote", f"/companies/{plain}/pricing",
-             f"/companies/{plain}/pricing.json", "/v1/businesses", "/llms.txt", "//evil.example", "//evil.example/x",
-             "/\\evil.example", "/%2F%2Fevil.example", f"/companies/{plain}/quote/", "/llms.txt/"]
+    paths = [
+        f"/companies/{plain}/quote",
+        f"/companies/{funnel}/quote",
+        f"/companies/{plain}/pricing",
+        f"/companies/{plain}/pricing.json",
+        "/v1/businesses",
+        "/llms.txt",
+        "//evil.example",
+        "//evil.example/x",
+        "/\\evil.example",
+        "/%2F%2Fevil.example",
+        f"/companies/{plain}/quote/",
+        "/llms.txt/",
+    ]
     for path in paths:
-        response = client.get(path, query_string=STEERING, headers={"Referer": "https://evil.example/",
-                                                                      "X-Forwarded-Host": "evil.example"})
+        response = client.get(
+            path,
+            query_string=STEERING,
+            headers={"Referer": "https://evil.example/", "X-Forwarded-Host": "evil.example"},
+        )
         location = response.headers.get("Location", "")
         assert "evil" not in location, (path, location)
         if 300 <= response.status_code < 400:
@@ -167,19 +238,25 @@ def test_no_request_can_steer_a_redirect(upstream, mirror, client):
 
 # --- injection and reflection ----------------------------------------------------------------------
 
-INJECTED = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "';alert(1)//", "</title><svg onload=1>"]
+INJECTED = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "';alert(1)//", "</title><svg onload=1>"]
 
 
 @pytest.mark.parametrize("payload", INJECTED)
 def test_request_text_is_never_reflected_into_html_or_errors(client, payload):
-    for path in (f"/companies/{quote(payload, safe='')}/pricing", f"/companies/{quote(payload, safe='')}/quote",
-                 f"/companies/{quote(payload, safe='')}/webmcp-demo", f"/companies/{quote(payload, safe='')}.jsonld",
-                 f"/{quote(payload, safe='')}", "/v1/businesses"):
+    for path in (
+        f"/companies/{quote(payload, safe='')}/pricing",
+        f"/companies/{quote(payload, safe='')}/quote",
+        f"/companies/{quote(payload, safe='')}/webmcp-demo",
+        f"/companies/{quote(payload, safe='')}.jsonld",
+        f"/{quote(payload, safe='')}",
+        "/v1/businesses",
+    ):
         body = client.get(path, query_string={"source": payload, "page": payload}).get_data(as_text=True)
         assert payload not in body and "<script>" not in body and "onerror" not in body, path
 
 
 # --- headers on everything -------------------------------------------------------------------------
+
 
 def test_every_response_is_nosniff_and_every_html_page_has_a_strict_csp(make_app, upstream):
     app = make_app(RATE_LIMIT_PER_COMPANY="3/hour", RATE_LIMIT_COMPANY_CLIENT_SHARE="1")
@@ -188,13 +265,23 @@ def test_every_response_is_nosniff_and_every_html_page_has_a_strict_csp(make_app
     client = app.test_client()
     pricing = client.get(f"/companies/{key}/pricing.json")
     responses = [
-        pricing, client.get(f"/companies/{key}/pricing.json", headers={"If-None-Match": pricing.headers["ETag"]}),
-        client.get(f"/companies/{key}/pricing"), client.get(f"/companies/{UNKNOWN_KEY}/pricing"),
-        client.get(f"/companies/{key}/quote"), client.get(f"/companies/{key}/webmcp-demo"),
+        pricing,
+        client.get(f"/companies/{key}/pricing.json", headers={"If-None-Match": pricing.headers["ETag"]}),
+        client.get(f"/companies/{key}/pricing"),
+        client.get(f"/companies/{UNKNOWN_KEY}/pricing"),
+        client.get(f"/companies/{key}/quote"),
+        client.get(f"/companies/{key}/webmcp-demo"),
         client.get(f"/companies/{key}/pricing"),  # 429
-        client.get("/nowhere"), client.post("/llms.txt"), client.get("/v1/businesses?page=0"),
-        client.options(f"/companies/{key}/mcp"), client.get("/mcp"), client.post("/mcp", data="{", headers=MCP_HEADERS),
-        client.get("/metrics"), client.get("/readyz"), client.get("/openapi.json"), client.get("/webmcp.js"),
+        client.get("/nowhere"),
+        client.post("/llms.txt"),
+        client.get("/v1/businesses?page=0"),
+        client.options(f"/companies/{key}/mcp"),
+        client.get("/mcp"),
+        client.post("/mcp", data="{", headers=MCP_HEADERS),
+        client.get("/metrics"),
+        client.get("/readyz"),
+        client.get("/openapi.json"),
+        client.get("/webmcp.js"),
     ]
     statuses = {r.status_code for r in responses}
     assert {200, 204, 304, 400, 404, 405, 429} <= statuses
@@ -218,10 +305,15 @@ def test_errors_never_echo_a_stack_trace(make_app, upstream, monkeypatch):
 
     monkeypatch.setattr(app.extensions["render_cache"], "entry", broken)
     client = app.test_client()
-    for response in (client.get(f"/companies/{key}/pricing.json"), client.get(f"/companies/{key}/pricing"),
-                     client.post(f"/companies/{key}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                                                "params": {"name": "list_categories"}},
-                                 headers=MCP_HEADERS)):
+    for response in (
+        client.get(f"/companies/{key}/pricing.json"),
+        client.get(f"/companies/{key}/pricing"),
+        client.post(
+            f"/companies/{key}/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_categories"}},
+            headers=MCP_HEADERS,
+        ),
+    ):
         assert response.status_code == 500
         assert response.get_json() == {"error": "internal_error", "message": "Something went wrong on our side."}
         body = response.get_data(as_text=True)

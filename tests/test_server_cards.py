@@ -4,6 +4,7 @@ Schema validation against the official server-card schema is in
 tests/conformance/ (`make conformance`): the schema is not part of this
 repository.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -14,8 +15,12 @@ from mirror.models import Company
 from tests.mcp_helpers import MCP_OFF, NOT_LIVE, TUDI, live_mcp, module_database, rpc
 
 CARD_TYPE = "application/mcp-server-card+json"
-CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET",
-        "Access-Control-Allow-Headers": "Content-Type, If-None-Match", "Access-Control-Expose-Headers": "ETag"}
+CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET",
+    "Access-Control-Allow-Headers": "Content-Type, If-None-Match",
+    "Access-Control-Expose-Headers": "ETag",
+}
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +39,10 @@ def test_ai_catalog_lists_the_provider_card_and_the_company_template(live):
     assert response.headers["Content-Type"] == "application/ai-catalog+json"
     catalog = response.json()
     assert catalog["specVersion"] == "1.0"
-    assert [entry["url"] for entry in catalog["entries"]] == [f"{live.url}/mcp/server-card",
-                                                             f"{live.url}/mcp/company-server-card"]
+    assert [entry["url"] for entry in catalog["entries"]] == [
+        f"{live.url}/mcp/server-card",
+        f"{live.url}/mcp/company-server-card",
+    ]
     for entry in catalog["entries"]:
         assert entry["type"] == CARD_TYPE and entry["identifier"].startswith("urn:air:127.0.0.1:mcp:")
         assert "data" not in entry  # exactly one of url / data
@@ -45,8 +52,15 @@ def test_ai_catalog_lists_the_provider_card_and_the_company_template(live):
             assert key not in response.text  # the catalog never enumerates companies
 
 
-@pytest.mark.parametrize("path", ["/.well-known/ai-catalog.json", "/mcp/server-card", "/mcp/company-server-card",
-                                  f"/companies/{TUDI}/mcp/server-card"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/.well-known/ai-catalog.json",
+        "/mcp/server-card",
+        "/mcp/company-server-card",
+        f"/companies/{TUDI}/mcp/server-card",
+    ],
+)
 def test_documents_carry_cache_cors_and_etag(live, path):
     first = get(live, path, Accept=CARD_TYPE)
     assert first.status_code == 200
@@ -55,9 +69,15 @@ def test_documents_carry_cache_cors_and_etag(live, path):
         assert first.headers[name] == value
     again = get(live, path, **{"If-None-Match": first.headers["ETag"]})
     assert again.status_code == 304 and again.content == b""
-    preflight = requests.options(f"{live.url}{path}", headers={
-        "Origin": "https://agent.example", "Access-Control-Request-Method": "GET",
-        "Access-Control-Request-Headers": "if-none-match"}, timeout=10)
+    preflight = requests.options(
+        f"{live.url}{path}",
+        headers={
+            "Origin": "https://agent.example",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "if-none-match",
+        },
+        timeout=10,
+    )
     assert preflight.status_code == 204
     assert preflight.headers["Access-Control-Allow-Headers"] == CORS["Access-Control-Allow-Headers"]
 
@@ -66,8 +86,11 @@ def test_provider_card_matches_the_running_server(live):
     card = get(live, "/mcp/server-card").json()
     (remote,) = card["remotes"]
     assert remote["url"] == live.provider_url
-    initialize = rpc(live.provider_url, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                                       "clientInfo": {"name": "t", "version": "1"}}).json()
+    initialize = rpc(
+        live.provider_url,
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    ).json()
     assert initialize["result"]["serverInfo"]["version"] == card["version"]
     assert initialize["result"]["protocolVersion"] in remote["supportedProtocolVersions"]
     assert "tools" not in card  # primitives stay a runtime listing

@@ -7,6 +7,7 @@ a time. Straight at gunicorn they hold its threads and `/healthz` stalls
 (the finding, measured here as the control); through nginx, which buffers
 each request before handing it over, `/healthz` answers at once.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,11 +40,24 @@ HEALTHY_SECONDS = 1.0
 def deploy_gunicorn(database_url: str, upstream):
     """gunicorn -c deploy/gunicorn.conf.py with one worker of THREADS threads, on a loopback port."""
     port = free_port()
-    env = process_env(database_url, upstream, PUBLIC_BASE_URL="http://127.0.0.1:8000", GUNICORN_BIND=f"127.0.0.1:{port}",
-                      GUNICORN_WORKERS=1, GUNICORN_THREADS=THREADS, TRUSTED_PROXY_HOPS=1)
+    env = process_env(
+        database_url,
+        upstream,
+        PUBLIC_BASE_URL="http://127.0.0.1:8000",
+        GUNICORN_BIND=f"127.0.0.1:{port}",
+        GUNICORN_WORKERS=1,
+        GUNICORN_THREADS=THREADS,
+        TRUSTED_PROXY_HOPS=1,
+    )
     log = tempfile.TemporaryFile()
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "wsgi:create_app()"],
-                              cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "wsgi:create_app()"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        start_new_session=True,
+    )
     try:
         _wait_for(f"http://127.0.0.1:{port}/healthz", server, log)
         yield port
@@ -81,8 +95,12 @@ http {{
     include {prefix}/site.conf;
 }}
 """)
-    server = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    server = subprocess.Popen(
+        [NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         _wait_for(f"http://127.0.0.1:{port}/healthz", server, None, prefix / "error.log")
         yield port
@@ -180,7 +198,13 @@ def test_the_deploy_config_binds_gunicorn_to_loopback_with_timeouts(monkeypatch,
     assert settings["timeout"] > 0 and settings["graceful_timeout"] > 0 and settings["keepalive"] > 0
     assert callable(settings["child_exit"]) and "%(h)s" not in settings["access_log_format"]  # the shared file's
     site = (REPO_ROOT / "deploy" / "nginx-site.conf").read_text()
-    for directive in ("proxy_set_header Host $host;", "X-Forwarded-For $proxy_add_x_forwarded_for;",
-                      "X-Forwarded-Proto $scheme;", "proxy_request_buffering on;", "client_header_timeout",
-                      "client_body_timeout", "send_timeout"):
+    for directive in (
+        "proxy_set_header Host $host;",
+        "X-Forwarded-For $proxy_add_x_forwarded_for;",
+        "X-Forwarded-Proto $scheme;",
+        "proxy_request_buffering on;",
+        "client_header_timeout",
+        "client_body_timeout",
+        "send_timeout",
+    ):
         assert directive in site, directive

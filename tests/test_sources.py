@@ -5,11 +5,12 @@ path, method, status); recording never changes the status, headers or body,
 never fails or slows the request, and a redirect is recorded too. The
 `flask --app wsgi sources [--since]` report counts hits by label and endpoint.
 """
+
 from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 import pytest
@@ -51,16 +52,23 @@ RECORDED_AS = {
 @pytest.fixture
 def site(upstream, mirror):
     """One contractor with its own funnel (the quote link redirects) and one without."""
-    add_company(upstream, "funnel-co", settings={
-        "channels": ALL_ON, "systems_estimate_url": "https://funnel.example/estimate?ref=site",
-        "systems_estimate_url_verified": True,
-    })
+    add_company(
+        upstream,
+        "funnel-co",
+        settings={
+            "channels": ALL_ON,
+            "systems_estimate_url": "https://funnel.example/estimate?ref=site",
+            "systems_estimate_url_verified": True,
+        },
+    )
     add_company(upstream, "page-co", products=4)
     sync(mirror)
     return upstream
 
 
-def call(client, method: str, path: str, body: bytes | None = None, source: str | None = None, raw_source: str | None = None):
+def call(
+    client, method: str, path: str, body: bytes | None = None, source: str | None = None, raw_source: str | None = None
+):
     if source is not None or raw_source is not None:
         label = raw_source if raw_source is not None else quote(source, safe="")
         path += ("&" if "?" in path else "?") + "source=" + label
@@ -84,6 +92,7 @@ def hits(app) -> list[tuple]:
 
 
 # --- recording -------------------------------------------------------------------------
+
 
 def test_every_kind_of_endpoint_records_and_answers_exactly_as_without_a_source(app, client, site):
     expected = []
@@ -134,7 +143,10 @@ HOSTILE = {
     "nul": ("%00evil%00", "evil"),
     "10kb": (quote("x" * 10240), "x" * 64),
     "sql": (quote("'); DROP TABLE source_hits; --"), "'); DROP TABLE source_hits; --"),
-    "sql-union": (quote("1' OR '1'='1' UNION SELECT * FROM companies --"), "1' OR '1'='1' UNION SELECT * FROM companies --"),
+    "sql-union": (
+        quote("1' OR '1'='1' UNION SELECT * FROM companies --"),
+        "1' OR '1'='1' UNION SELECT * FROM companies --",
+    ),
     "emoji": (quote("🔧" * 100), "🔧" * 64),
     "rtl": (quote("\u202egnp.exe\u202c שלום"), "\u202egnp.exe\u202c שלום"),
     "combining": (quote("e\u0301" * 40), ("e\u0301" * 40)[:64]),
@@ -149,8 +161,11 @@ HOSTILE = {
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_labels_never_break_a_request_and_are_stored_as_data(app, client, site, name):
     raw, stored = HOSTILE[name]
-    for method, path, body in (("GET", "/v1/businesses?page_size=3", None), ("GET", "/companies/funnel-co/quote", None),
-                               ("GET", "/companies/no-such-co/pricing.json", None)):
+    for method, path, body in (
+        ("GET", "/v1/businesses?page_size=3", None),
+        ("GET", "/companies/funnel-co/quote", None),
+        ("GET", "/companies/no-such-co/pricing.json", None),
+    ):
         assert_same_response(call(client, method, path, body), call(client, method, path, body, raw_source=raw))
     recorded = hits(app)
     assert [h[0] for h in recorded] == [stored] * 3
@@ -160,6 +175,7 @@ def test_hostile_labels_never_break_a_request_and_are_stored_as_data(app, client
 
 
 # --- failures and speed -----------------------------------------------------------------------
+
 
 def test_a_recording_failure_still_answers_normally(app, client, mirror, site):
     recorder = app.extensions["source_recorder"]
@@ -199,6 +215,7 @@ def test_a_request_never_waits_for_the_recording(app, mirror, site):
     release = _lock_source_hits(mirror)
     answered: list[float] = []
     try:
+
         def request():
             started = time.monotonic()
             assert client.get("/v1/businesses?page_size=3&source=while-locked").status_code == 200
@@ -221,6 +238,7 @@ def hits_without_flush(app) -> list:
 
 
 # --- the report -------------------------------------------------------------------------------
+
 
 def _report(app, *args: str):
     result = app.test_cli_runner().invoke(args=["sources", *args])
@@ -249,16 +267,24 @@ def test_the_report_counts_hits_by_label_and_endpoint(app, client, site):
 
 def test_the_report_since(app, client, mirror, site):
     with mirror.WriterSession() as session:
-        session.execute(insert(SourceHit), [{
-            "label": "old-campaign", "endpoint": "/v1/businesses", "method": "GET", "status": 200,
-            "recorded_at": datetime.now(timezone.utc) - timedelta(days=3),
-        }])
+        session.execute(
+            insert(SourceHit),
+            [
+                {
+                    "label": "old-campaign",
+                    "endpoint": "/v1/businesses",
+                    "method": "GET",
+                    "status": 200,
+                    "recorded_at": datetime.now(UTC) - timedelta(days=3),
+                }
+            ],
+        )
         session.commit()
     client.get("/v1/businesses?source=new-campaign")
     hits(app)
     everything = _report(app).output
     assert "old-campaign" in everything and "new-campaign" in everything
-    for since in ("1d", "24h", "90m", (datetime.now(timezone.utc) - timedelta(days=1)).isoformat()):
+    for since in ("1d", "24h", "90m", (datetime.now(UTC) - timedelta(days=1)).isoformat()):
         recent = _report(app, "--since", since)
         assert recent.exit_code == 0, recent.output
         assert "new-campaign" in recent.output and "old-campaign" not in recent.output, since

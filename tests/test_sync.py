@@ -1,5 +1,6 @@
 """The sync's properties (issue 2, section 3), each proven through a real demo
 upstream over HTTP, with faults injected by that upstream."""
+
 from __future__ import annotations
 
 import threading
@@ -54,6 +55,7 @@ def _held_product(mirror, key: str, sku: str):
 
 # --- basics ----------------------------------------------------------------------
 
+
 def test_first_sync_mirrors_every_valid_record(mirror, upstream):
     result = _sync(mirror, upstream)
     assert result.status == "success", result.error
@@ -79,6 +81,7 @@ def test_incremental_run_converges_to_a_clean_full_sync(mirror, upstream, tmp_pa
 
 
 # --- all at once or not at all ---------------------------------------------------
+
 
 def test_readers_see_the_old_state_until_the_run_commits(mirror, upstream):
     _sync(mirror, upstream)
@@ -149,6 +152,7 @@ def test_a_crash_between_pages_changes_nothing(mirror, upstream):
 
 # --- transient trouble is retried ------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "fault",
     [
@@ -195,6 +199,7 @@ def test_401_stops_the_run_at_once(mirror, upstream):
 
 # --- idempotence -----------------------------------------------------------------
 
+
 def test_rerunning_changes_nothing_and_rewrites_no_row(mirror, upstream):
     _sync(mirror, upstream)
     before = snapshot(mirror, include_bookkeeping=False)
@@ -221,6 +226,7 @@ def test_overlap_rereads_are_harmless(make_app, upstream):
 
 # --- cost follows the changes ----------------------------------------------------
 
+
 def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, tmp_path):
     from demo.server import start_in_thread
 
@@ -234,8 +240,14 @@ def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, tmp_p
                 upstream.catalog.set_product(key, _a_product(upstream, key)["sku"], price="123.45")
             upstream.requests.clear()
             result = _sync(mirror, upstream, client_kwargs={"page_limit": 50})
-            costs.append((upstream.requests.count, result.counts.products_seen, result.counts.products_written,
-                          result.counts.offer_groups_rebuilt > 0))
+            costs.append(
+                (
+                    upstream.requests.count,
+                    result.counts.products_seen,
+                    result.counts.products_written,
+                    result.counts.offer_groups_rebuilt > 0,
+                )
+            )
             mirror.dispose()
         finally:
             upstream.stop()
@@ -244,6 +256,7 @@ def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, tmp_p
 
 
 # --- records ---------------------------------------------------------------------
+
 
 def test_an_invalid_record_never_erases_what_is_held(mirror, upstream):
     _sync(mirror, upstream)
@@ -275,7 +288,9 @@ def test_a_company_new_to_the_mirror_gets_its_whole_catalog(mirror, upstream):
         upstream.catalog.set_product(added["plugin_key"], product["sku"], updated_at=old)
     _sync(mirror, upstream)
     with mirror.Session() as session:
-        count = session.scalar(select(func.count()).select_from(Product).where(Product.plugin_key == added["plugin_key"]))
+        count = session.scalar(
+            select(func.count()).select_from(Product).where(Product.plugin_key == added["plugin_key"])
+        )
     assert count == len([p for p in upstream.catalog.products_of(added["plugin_key"]) if "price" in p]) > 0
 
 
@@ -322,6 +337,7 @@ def test_single_company_sync_touches_only_that_company(mirror, upstream):
 
 # --- one sync at a time ------------------------------------------------------------
 
+
 def test_a_second_sync_is_refused_while_one_runs(mirror, upstream):
     upstream.faults.add("slow", seconds=1.5, path="/v1/companies", nth=1)
     runner = threading.Thread(target=lambda: _sync(mirror, upstream))
@@ -353,7 +369,11 @@ def test_no_private_field_reaches_the_database(mirror, upstream):
     sku = _a_product(upstream, key)["sku"]
     upstream.catalog.set_product(key, sku, cost="4242.42", dealer_notes=canary)
     _sync(mirror, upstream)
-    columns = {c["name"] for table in inspect(mirror.engine).get_table_names() for c in inspect(mirror.engine).get_columns(table)}
+    columns = {
+        c["name"]
+        for table in inspect(mirror.engine).get_table_names()
+        for c in inspect(mirror.engine).get_columns(table)
+    }
     assert not columns & {"internal_id", "owner", "cost", "dealer_notes"}
     dump = repr(snapshot(mirror))
     assert canary not in dump and "987654321" not in dump and "424242" not in dump
@@ -368,12 +388,21 @@ def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, up
     products = [p for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p]
     moved, joined, hidden, cheap = products[:4]
     other = next(p for p in products if p["category"]["slug"] != joined["category"]["slug"])
-    upstream.catalog.set_product(key, moved["sku"], category={"name": "Brand-new Things", "slug": "brand-new", "kind": "system"})
+    upstream.catalog.set_product(
+        key, moved["sku"], category={"name": "Brand-new Things", "slug": "brand-new", "kind": "system"}
+    )
     upstream.catalog.set_product(key, joined["sku"], category=other["category"])
     upstream.catalog.set_product(key, hidden["sku"], published=False)
     upstream.catalog.set_product(key, cheap["sku"], price="0.50")
-    upstream.catalog.set_product(key, "zz-New-SKU", name="A new one", category=cheap["category"], price="0.50",
-                                 published=True, image_url="https://images.example/a.jpg")
+    upstream.catalog.set_product(
+        key,
+        "zz-New-SKU",
+        name="A new one",
+        category=cheap["category"],
+        price="0.50",
+        published=True,
+        image_url="https://images.example/a.jpg",
+    )
 
     def groups(session):
         return {(g.plugin_key, g.category_slug): g.price_low_cents for g in session.scalars(select(OfferGroup))}

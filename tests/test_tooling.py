@@ -31,9 +31,7 @@ def node_env():
 
 
 def run(cmd, **kw):
-    return subprocess.run(
-        [str(c) for c in cmd], capture_output=True, text=True, timeout=120, env=node_env(), **kw
-    )
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=120, env=node_env(), **kw)
 
 
 def validate_html(html):
@@ -113,9 +111,7 @@ def test_structured_data_offer_without_price_is_an_error():
 
 
 def test_structured_data_unparsable_jsonld_is_an_error():
-    out = validate_html(
-        '<html><head><script type="application/ld+json">{"@type": "Product", </script></head></html>'
-    )
+    out = validate_html('<html><head><script type="application/ld+json">{"@type": "Product", </script></head></html>')
     assert any(e["issueMessage"] == "Could not parse JSON-LD" for e in out["errors"]), out
 
 

@@ -5,6 +5,7 @@ Positive paths use a server on 127.0.0.1 with the insecure-loopback setting
 address check itself (tested directly) and end to end (test_ucp_conformance,
 and here with the setting off).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,20 +38,43 @@ def profiles():
 
 # --- the address check -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("address", [
-    "127.0.0.1", "127.8.9.10", "::1",  # loopback
-    "10.0.0.1", "172.16.5.4", "192.168.1.1", "fd00:ec2::254", "fc00::1",  # private
-    "169.254.169.254", "169.254.0.1", "fe80::1",  # link-local, cloud metadata
-    "100.100.100.200", "100.64.0.1",  # shared address space (metadata on some clouds)
-    "::ffff:10.0.0.1", "::ffff:169.254.169.254", "::ffff:127.0.0.1",  # IPv4-mapped
-    "0.0.0.0", "::", "224.0.0.1", "ff02::1", "240.0.0.1", "192.0.2.1", "2001:db8::1", "not an address",
-])
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "127.8.9.10",
+        "::1",  # loopback
+        "10.0.0.1",
+        "172.16.5.4",
+        "192.168.1.1",
+        "fd00:ec2::254",
+        "fc00::1",  # private
+        "169.254.169.254",
+        "169.254.0.1",
+        "fe80::1",  # link-local, cloud metadata
+        "100.100.100.200",
+        "100.64.0.1",  # shared address space (metadata on some clouds)
+        "::ffff:10.0.0.1",
+        "::ffff:169.254.169.254",
+        "::ffff:127.0.0.1",  # IPv4-mapped
+        "0.0.0.0",
+        "::",
+        "224.0.0.1",
+        "ff02::1",
+        "240.0.0.1",
+        "192.0.2.1",
+        "2001:db8::1",
+        "not an address",
+    ],
+)
 def test_non_public_addresses_are_refused(address):
     assert address_allowed(address) is False
 
 
-@pytest.mark.parametrize("address", ["8.8.8.8", "1.1.1.1", "151.101.1.69", "2606:4700:4700::1111",
-                                     "2a00:1450:4001:80b::200e"])
+@pytest.mark.parametrize(
+    "address", ["8.8.8.8", "1.1.1.1", "151.101.1.69", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e"]
+)
 def test_public_addresses_are_allowed(address):
     assert address_allowed(address) is True
 
@@ -63,9 +87,22 @@ def test_loopback_is_allowed_only_with_the_insecure_setting():
 
 # --- URL rules -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("url", [None, "", 42, "agent.json", "ftp://agent.example/p.json", "https://",
-                                 "https://user:pw@agent.example/p.json", "https://agent.example:99999/p",
-                                 "https://agent.example/p\njson", "http://agent.example/p.json"])
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        None,
+        "",
+        42,
+        "agent.json",
+        "ftp://agent.example/p.json",
+        "https://",
+        "https://user:pw@agent.example/p.json",
+        "https://agent.example:99999/p",
+        "https://agent.example/p\njson",
+        "http://agent.example/p.json",
+    ],
+)
 def test_malformed_or_insecure_urls_are_invalid_profile_urls(url):
     assert refused(url, STRICT).code == "invalid_profile_url"
 
@@ -101,8 +138,10 @@ def test_the_checked_address_is_the_one_connected_to(profiles, monkeypatch):
 
 
 def test_a_host_with_any_non_public_address_is_refused(monkeypatch):
-    mixed = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", 443)),
-             (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.5", 443))]
+    mixed = [
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", 443)),
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.5", 443)),
+    ]
     monkeypatch.setattr(ap.socket, "getaddrinfo", lambda *a, **k: mixed)
     error = refused("https://agent.example/profile.json", STRICT)
     assert error.code == "profile_unreachable" and "non-public" in error.content
@@ -113,6 +152,7 @@ def test_an_unresolvable_host_is_an_invalid_profile_url():
 
 
 # --- the response rules -----------------------------------------------------------------------
+
 
 def test_redirects_are_never_followed(profiles):
     target = profiles.url + "/agent.json"
@@ -149,25 +189,42 @@ def test_a_trickling_body_cannot_stretch_the_deadline(profiles):
     assert error.code == "profile_unreachable" and time.monotonic() - started < 1.2
 
 
-@pytest.mark.parametrize("route, code", [
-    (Route(status=500, body=b"{}"), "profile_unreachable"),
-    (Route(status=404), "profile_unreachable"),
-    (Route(body=b"<html>not json</html>"), "profile_malformed"),
-    (Route(body=b'["a list"]'), "profile_malformed"),
-    (Route(body=b'{"ucp": {"version": "latest", "services": {}, "payment_handlers": {}}}'), "profile_malformed"),
-    (Route(body=b'{"ucp": {"version": "2026-04-08", "payment_handlers": {}}}'), "profile_malformed"),
-    (Route(body=b'{"ucp": {"version": "2026-04-08", "services": {}, "payment_handlers": {}, '
-                b'"capabilities": {"x.y": [{"no": "version"}]}}}'), "profile_malformed"),
-])
+@pytest.mark.parametrize(
+    "route, code",
+    [
+        (Route(status=500, body=b"{}"), "profile_unreachable"),
+        (Route(status=404), "profile_unreachable"),
+        (Route(body=b"<html>not json</html>"), "profile_malformed"),
+        (Route(body=b'["a list"]'), "profile_malformed"),
+        (Route(body=b'{"ucp": {"version": "latest", "services": {}, "payment_handlers": {}}}'), "profile_malformed"),
+        (Route(body=b'{"ucp": {"version": "2026-04-08", "payment_handlers": {}}}'), "profile_malformed"),
+        (
+            Route(
+                body=b'{"ucp": {"version": "2026-04-08", "services": {}, "payment_handlers": {}, '
+                b'"capabilities": {"x.y": [{"no": "version"}]}}}'
+            ),
+            "profile_malformed",
+        ),
+    ],
+)
 def test_failed_or_malformed_profiles(profiles, route, code):
     assert refused(profiles.add("/bad.json", route)).code == code
 
 
 # --- caching and negotiation ------------------------------------------------------------------
 
-@pytest.mark.parametrize("header, ttl", [("public, max-age=120", 120), ("max-age=5", 60), (None, 60),
-                                         ("no-store", 60), ("public, max-age=9999999", 86400),
-                                         ('max-age="300", public', 300)])
+
+@pytest.mark.parametrize(
+    "header, ttl",
+    [
+        ("public, max-age=120", 120),
+        ("max-age=5", 60),
+        (None, 60),
+        ("no-store", 60),
+        ("public, max-age=9999999", 86400),
+        ('max-age="300", public', 300),
+    ],
+)
 def test_cache_lifetime_follows_cache_control_with_ucp_floor(header, ttl):
     assert ap.cache_ttl(header) == ttl
 
@@ -229,18 +286,29 @@ def test_negotiation_picks_the_agents_release_and_intersects_capabilities_at_it(
 
 # --- end to end with the insecure setting off (the default) -------------------------------------
 
+
 def test_without_the_setting_loopback_and_http_profiles_are_refused_end_to_end(make_app, profiles):
     app = make_app()  # UCP_ALLOW_INSECURE_PROFILES unset
     mirror = app.extensions["mirror"]
     assert mirror.sync().status == "success"
     with mirror.Session() as session:
-        key = next(c.plugin_key for c in session.query(Company).filter(Company.is_public.is_(True))
-                   if (c.channels or {}).get("mcp", True))
+        key = next(
+            c.plugin_key
+            for c in session.query(Company).filter(Company.is_public.is_(True))
+            if (c.channels or {}).get("mcp", True)
+        )
     client = app.test_client()
     answers = {}
     for url in (profiles.url + "/agent.json", profiles.url.replace("http:", "https:") + "/agent.json"):
-        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_catalog", "arguments": {
-            "meta": {"ucp-agent": {"profile": url}}, "catalog": {"query": "filter"}}}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "search_catalog",
+                "arguments": {"meta": {"ucp-agent": {"profile": url}}, "catalog": {"query": "filter"}},
+            },
+        }
         response = client.post(f"/companies/{key}/ucp/mcp", json=body, headers=UCP_HEADERS)
         answers[url.split(":")[0]] = response.get_json()["error"]
     assert answers["http"]["code"] == answers["https"]["code"] == -32001

@@ -21,6 +21,7 @@ It runs with two agent profiles, one per release:
 The app fetches those profiles (UCP_ALLOW_INSECURE_PROFILES=true) and
 answers in the release each declares.
 """
+
 from __future__ import annotations
 
 import json
@@ -54,10 +55,24 @@ def default_agent_profile() -> bytes:
 
 def cli_environment(home: Path, agent_url: str | None) -> dict:
     """The CLI's environment: its own home, loopback http allowed, no proxies, strict input checks."""
-    env = {**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "UCP_HOME": str(home),
-           "UCP_TEST_ALLOW_INSECURE_LOCALHOST": "true", "UCP_STRICT_SCHEMA": "1", "NO_PROXY": "*", "no_proxy": "*"}
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "UCP_BUSINESS", "UCP_PROFILE",
-                 "UCP_AGENT_PROFILE_URL"):
+    env = {
+        **os.environ,
+        "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "UCP_HOME": str(home),
+        "UCP_TEST_ALLOW_INSECURE_LOCALHOST": "true",
+        "UCP_STRICT_SCHEMA": "1",
+        "NO_PROXY": "*",
+        "no_proxy": "*",
+    }
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "UCP_BUSINESS",
+        "UCP_PROFILE",
+        "UCP_AGENT_PROFILE_URL",
+    ):
         env.pop(name, None)
     if agent_url is not None:
         env["UCP_AGENT_PROFILE_URL"] = agent_url
@@ -66,9 +81,9 @@ def cli_environment(home: Path, agent_url: str | None) -> dict:
 
 def runner(env: dict):
     """`ucp ... --format json` in `env`; its parsed output (the command must succeed)."""
+
     def run(*args: str) -> dict:
-        done = subprocess.run(["ucp", *args, "--format", "json"], env=env, capture_output=True, text=True,
-                              timeout=60)
+        done = subprocess.run(["ucp", *args, "--format", "json"], env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"ucp {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
         return json.loads(done.stdout)
 
@@ -80,15 +95,17 @@ def cli(request, tmp_path_factory):
     """The app (localhost mapped to Tudi's), loopback agent profiles and a `ucp` runner per release."""
     with ucp_live(module_database(request.param, tmp_path_factory, request), COMPANY_HOSTS=f"localhost={TUDI}") as live:
         # The default profile: no `profile init`; the bundled body at a loopback URL.
-        default_url = live.profiles.add("/cli-default-agent.json", Route(body=default_agent_profile(),
-                                                                         headers=JSON_HEADERS))
+        default_url = live.profiles.add(
+            "/cli-default-agent.json", Route(body=default_agent_profile(), headers=JSON_HEADERS)
+        )
         managed = runner(cli_environment(tmp_path_factory.mktemp("ucp-managed"), None))
         runs = {V0825: runner(cli_environment(tmp_path_factory.mktemp("ucp-default"), default_url))}
         # A 2026-04-08 DIY profile, created by the CLI and served as written.
         diy_url = live.profiles.url + "/cli-agent.json"
         diy = runner(cli_environment(tmp_path_factory.mktemp("ucp-0408"), diy_url))
-        created = diy("profile", "init", "--name", "test-agent", "--version", V0408, "--profile-url", diy_url,
-                      "--activate")
+        created = diy(
+            "profile", "init", "--name", "test-agent", "--version", V0408, "--profile-url", diy_url, "--activate"
+        )
         body = (Path(created["path"]) / "profile.json").read_bytes()
         assert json.loads(body)["ucp"]["version"] == V0408
         live.profiles.add("/cli-agent.json", Route(body=body, headers=JSON_HEADERS))
@@ -111,8 +128,11 @@ def test_the_cli_default_managed_profile_discovers_2026_08_25_at_the_root(cli):
 def test_ucp_cli_discovers_the_business_at_its_root(cli, version):
     _, runs, _, business = cli
     discovered = runs[version]("discover", "--business", business)["result"]
-    source, url = (("well-known", f"{business}/.well-known/ucp") if version == V0825 else
-                   ("supported_versions", f"{business}/.well-known/ucp/{version}"))
+    source, url = (
+        ("well-known", f"{business}/.well-known/ucp")
+        if version == V0825
+        else ("supported_versions", f"{business}/.well-known/ucp/{version}")
+    )
     assert discovered["protocol"]["version"] == version and discovered["protocol"]["source"] == source
     assert discovered["protocol"]["businessProfileUrl"] == url
     assert discovered["profile"]["ucp"]["version"] == version
@@ -125,8 +145,16 @@ def test_ucp_cli_discovers_the_business_at_its_root(cli, version):
 @pytest.mark.parametrize("version", RELEASES)
 def test_ucp_cli_catalog_search(cli, version):
     live, runs, _, business = cli
-    answer = runs[version]("catalog", "search", "--business", business, "--set", "/query=lennox air conditioner",
-                           "--set-string", "/context/postal_code=63376")
+    answer = runs[version](
+        "catalog",
+        "search",
+        "--business",
+        business,
+        "--set",
+        "/query=lennox air conditioner",
+        "--set-string",
+        "/context/postal_code=63376",
+    )
     assert answer["endpoint"] == f"{business}/ucp/mcp" and answer["transport"] == "mcp"
     result = answer["result"]
     assert_own_schema({"ucp": answer["ucp"], **result}, "search_catalog", "the CLI's search result")
@@ -135,8 +163,10 @@ def test_ucp_cli_catalog_search(cli, version):
     assert result["messages"][0]["code"] == "published_estimate"
     path = "/cli-default-agent.json" if version == V0825 else "/cli-agent.json"
     assert live.profiles.count(path) >= 1  # the business fetched the CLI's profile to negotiate
-    assert answer["ucp"] == {"version": version,
-                             "capabilities": {"dev.ucp.shopping.catalog.search": [{"version": version}]}}
+    assert answer["ucp"] == {
+        "version": version,
+        "capabilities": {"dev.ucp.shopping.catalog.search": [{"version": version}]},
+    }
     units = {json.dumps(v.get("quantity_unit")) for v in result["products"][0]["variants"]}
     assert units == ({'{"unit": "C62", "display_text": "each"}'} if version == V0825 else {"null"})
     assert ("policies" in result) is (version == V0825)
@@ -146,8 +176,14 @@ def test_ucp_cli_catalog_search(cli, version):
 def test_ucp_cli_catalog_lookup_and_get_product(cli, version):
     _, runs, _, business = cli
     run = runs[version]
-    looked_up = run("catalog", "lookup", "--business", business,
-                    "--input", json.dumps({"ids": ["sku:CAC-3T-BETTER", "category:air-filters", "sku:NOPE"]}))
+    looked_up = run(
+        "catalog",
+        "lookup",
+        "--business",
+        business,
+        "--input",
+        json.dumps({"ids": ["sku:CAC-3T-BETTER", "category:air-filters", "sku:NOPE"]}),
+    )
     result = looked_up["result"]
     assert looked_up["ucp"]["version"] == version
     assert_own_schema({"ucp": looked_up["ucp"], **result}, "lookup_catalog", "the CLI's lookup result")

@@ -9,6 +9,7 @@ release of the answer (2026-04-08 or 2026-08-25, exact equality). Every
 structuredContent is validated against the tool's outputSchema here, and
 against the official schemas of its release in tests/conformance/.
 """
+
 from __future__ import annotations
 
 import copy
@@ -33,19 +34,22 @@ def variants_of(result: dict) -> list[dict]:
 
 # --- lookup_catalog ------------------------------------------------------------------------
 
+
 def test_unknown_ids_are_not_an_error_just_fewer_products_and_info_messages(ucp):
     result = ucp.ok("lookup_catalog", {"ids": ["sku:CAC-3T-BETTER", "sku:NOPE", "category:nope", "whatever"]})
     assert [p["id"] for p in result["products"]] == ["category:central-ac"]
     not_found = [m for m in result["messages"] if m.get("code") == "not_found"]
-    assert not_found == [{"type": "info", "code": "not_found", "content": raw}
-                         for raw in ("sku:NOPE", "category:nope", "whatever")]
+    assert not_found == [
+        {"type": "info", "code": "not_found", "content": raw} for raw in ("sku:NOPE", "category:nope", "whatever")
+    ]
     nothing = ucp.ok("lookup_catalog", {"ids": ["sku:FURN-SECRET"]})  # unpublished: not public, not found
     assert nothing["products"] == [] and nothing["messages"][-1]["content"] == "sku:FURN-SECRET"
 
 
 def test_each_lookup_variant_carries_its_inputs_correlation(ucp):
-    result = ucp.ok("lookup_catalog", {"ids": ["category:central-ac", "sku:CAC-3T-BETTER", "ACC-FLT-M13",
-                                               "air-filters"]})
+    result = ucp.ok(
+        "lookup_catalog", {"ids": ["category:central-ac", "sku:CAC-3T-BETTER", "ACC-FLT-M13", "air-filters"]}
+    )
     by_sku = {v["sku"]: v["inputs"] for v in variants_of(result)}
     assert by_sku == {
         "CAC-3T-GOOD": [{"id": "category:central-ac", "match": "featured"}],  # the cheapest is featured
@@ -63,8 +67,10 @@ def test_duplicate_ids_collapse(ucp):
     assert variant["inputs"] == [{"id": "sku:CAC-3T-BETTER", "match": "exact"}]
     same_variant = ucp.ok("lookup_catalog", {"ids": ["sku:CAC-3T-GOOD", "category:central-ac"]})
     [only] = variants_of(same_variant)
-    assert only["inputs"] == [{"id": "sku:CAC-3T-GOOD", "match": "exact"},
-                              {"id": "category:central-ac", "match": "featured"}]
+    assert only["inputs"] == [
+        {"id": "sku:CAC-3T-GOOD", "match": "exact"},
+        {"id": "category:central-ac", "match": "featured"},
+    ]
 
 
 def test_too_many_ids_answer_invalid_params(ucp):
@@ -77,13 +83,20 @@ def test_too_many_ids_answer_invalid_params(ucp):
 
 
 def test_lookup_filters_and_context_apply_after_resolution(ucp):
-    result = ucp.ok("lookup_catalog", {"ids": ["sku:CAC-3T-BETTER", "sku:ACC-FLT-M13"],
-                                       "filters": {"price": {"max": 10000}}, "context": {"postal_code": "99501"}})
+    result = ucp.ok(
+        "lookup_catalog",
+        {
+            "ids": ["sku:CAC-3T-BETTER", "sku:ACC-FLT-M13"],
+            "filters": {"price": {"max": 10000}},
+            "context": {"postal_code": "99501"},
+        },
+    )
     assert [v["sku"] for v in variants_of(result)] == ["ACC-FLT-M13"]
     assert variants_of(result)[0]["availability"]["available"] is False
 
 
 # --- get_product ---------------------------------------------------------------------------
+
 
 def test_get_product_of_an_unknown_id_answers_the_ucp_error_response(ucp):
     for unknown in ("category:nope", "sku:NOPE", "sku:FURN-SECRET"):
@@ -95,16 +108,18 @@ def test_get_product_of_an_unknown_id_answers_the_ucp_error_response(ucp):
 
 
 def test_get_product_by_variant_id_features_that_variant(ucp):
-    product = ucp.ok("get_product", {"id": "sku:CAC-3T-BETTER",
-                                     "selected": [{"name": "Tier", "label": "Best"}]})["product"]
+    product = ucp.ok("get_product", {"id": "sku:CAC-3T-BETTER", "selected": [{"name": "Tier", "label": "Best"}]})[
+        "product"
+    ]
     assert product["id"] == "category:central-ac"
     assert product["variants"][0]["sku"] == "CAC-3T-BETTER"  # the variant id wins over `selected`
     assert product["selected"] == [{"name": "Tier", "label": "Better"}, {"name": "Brand", "label": "Lennox"}]
 
 
 def test_get_product_selection_narrows_and_signals_availability(ucp):
-    product = ucp.ok("get_product", {"id": "category:central-ac",
-                                     "selected": [{"name": "tier", "label": "best"}]})["product"]
+    product = ucp.ok("get_product", {"id": "category:central-ac", "selected": [{"name": "tier", "label": "best"}]})[
+        "product"
+    ]
     assert product["selected"] == [{"name": "Tier", "label": "Best"}]
     assert [v["sku"] for v in product["variants"]] == ["CAC-3T-BEST", "CAC-4T-BEST"]
     brands = {v["label"]: (v["exists"], v["available"]) for v in product["options"][1]["values"]}
@@ -112,8 +127,10 @@ def test_get_product_selection_narrows_and_signals_availability(ucp):
 
 
 def test_get_product_relaxes_selections_by_preference(ucp):
-    catalog = {"id": "category:central-ac", "selected": [{"name": "Tier", "label": "Good"},
-                                                         {"name": "Brand", "label": "Trane"}]}
+    catalog = {
+        "id": "category:central-ac",
+        "selected": [{"name": "Tier", "label": "Good"}, {"name": "Brand", "label": "Trane"}],
+    }
     keep_tier = ucp.ok("get_product", {**catalog, "preferences": ["Tier", "Brand"]})["product"]
     assert keep_tier["selected"] == [{"name": "Tier", "label": "Good"}]
     keep_brand = ucp.ok("get_product", {**catalog, "preferences": ["Brand", "Tier"]})["product"]
@@ -130,16 +147,33 @@ def test_get_product_without_selection_uses_the_featured_variant_and_coverage(uc
 
 # --- meta and negotiation ------------------------------------------------------------------
 
-@pytest.mark.parametrize("meta", [None, {}, {"ucp-agent": {}}, {"ucp-agent": {"profile": ""}},
-                                  {"ucp-agent": {"profile": 42}}, {"ucp-agent": "https://x.example/p.json"}])
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,
+        {},
+        {"ucp-agent": {}},
+        {"ucp-agent": {"profile": ""}},
+        {"ucp-agent": {"profile": 42}},
+        {"ucp-agent": "https://x.example/p.json"},
+    ],
+)
 def test_a_missing_agent_profile_answers_invalid_profile_url(ucp, meta):
     body = ucp.call("search_catalog", {"query": "filter"}, profile=None, meta=meta)
     assert body["error"]["code"] == -32001
     assert body["error"]["data"]["code"] == "invalid_profile_url"
 
 
-@pytest.mark.parametrize("url", ["https://10.1.2.3/agent.json", "https://169.254.169.254/latest/meta-data/",
-                                 "https://[::ffff:192.168.0.1]/agent.json", "https://100.100.100.200/p.json"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://10.1.2.3/agent.json",
+        "https://169.254.169.254/latest/meta-data/",
+        "https://[::ffff:192.168.0.1]/agent.json",
+        "https://100.100.100.200/p.json",
+    ],
+)
 def test_agent_profiles_on_private_addresses_are_never_fetched(ucp, url):
     error = ucp.rpc_error("search_catalog", {"query": "filter"}, profile=url)
     assert error["code"] == -32001 and error["data"]["code"] == "profile_unreachable"
@@ -151,12 +185,12 @@ def test_profile_fetch_failures_and_version_mismatch_answer_32001(ucp):
     for other in ("2026-01-23", "2026-09-01"):  # older or newer: exact equality, never date order
         unknown = agent_profile(V0825)
         unknown["ucp"]["version"] = other
-        version = ucp.rpc_error("lookup_catalog", {"ids": ["x"]},
-                                profile=ucp.profiles.json(f"/v{other}.json", unknown))
+        version = ucp.rpc_error("lookup_catalog", {"ids": ["x"]}, profile=ucp.profiles.json(f"/v{other}.json", unknown))
         assert version["code"] == -32001 and version["data"]["code"] == "version_unsupported"
         assert version["message"] == "Protocol version not supported"
-        assert version["data"]["content"] == (f"Protocol version {other} is not supported. "
-                                              "This business supports versions 2026-04-08, 2026-08-25.")
+        assert version["data"]["content"] == (
+            f"Protocol version {other} is not supported. This business supports versions 2026-04-08, 2026-08-25."
+        )
     missing = ucp.rpc_error("lookup_catalog", {"ids": ["x"]}, profile=ucp.profiles.url + "/missing.json")
     assert missing["data"]["code"] == "profile_unreachable" and "404" in missing["data"]["content"]
     broken = ucp.rpc_error("lookup_catalog", {"ids": ["x"]}, profile=ucp.profiles.json("/broken.json", {"ucp": {}}))
@@ -185,9 +219,14 @@ def test_a_capability_declared_at_the_other_release_is_not_shared(ucp):
     assert refused["messages"][0]["code"] == "capabilities_incompatible"
 
 
-@pytest.mark.parametrize("tool, catalog", [("search_catalog", {"query": "furnace"}),
-                                           ("lookup_catalog", {"ids": ["sku:CAC-3T-BETTER"]}),
-                                           ("get_product", {"id": "category:nope"})])
+@pytest.mark.parametrize(
+    "tool, catalog",
+    [
+        ("search_catalog", {"query": "furnace"}),
+        ("lookup_catalog", {"ids": ["sku:CAC-3T-BETTER"]}),
+        ("get_product", {"id": "category:nope"}),
+    ],
+)
 def test_the_agent_profile_version_picks_the_release_of_every_answer(ucp, tool, catalog):
     for version in RELEASES:
         result = ucp.ok(tool, catalog, version=version)
@@ -203,6 +242,7 @@ def test_the_agent_profile_is_fetched_once_and_then_cached(ucp):
 
 
 # --- the declared examples -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("version", RELEASES)
 @pytest.mark.parametrize("tool", UCP_TOOLS, ids=lambda t: t.name)

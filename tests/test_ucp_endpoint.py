@@ -6,6 +6,7 @@ Both releases: `/.well-known/ucp` is the 2026-08-25 profile linking the 2026-04-
 policies. Every structuredContent is validated against the tool's own outputSchema (tests/ucp_helpers.py);
 the profiles and responses against each release's official schemas in tests/conformance/ (`make conformance`).
 """
+
 from __future__ import annotations
 
 import json
@@ -45,6 +46,7 @@ def view_of(ucp, key: str = TUDI):
 
 # --- the gate ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("key", ["no-such-company", MCP_OFF, NOT_LIVE])
 def test_unknown_not_public_and_switched_off_answer_the_one_404(ucp, key):
     reference_post = post(ucp.endpoint("no-such-company"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
@@ -68,18 +70,37 @@ def test_quote_switch_off_keeps_ucp_but_drops_every_quote_link(ucp):
 
 # --- the business profile ------------------------------------------------------------------
 
+
 def expected_profile(version: str, endpoint: str, supported: dict | None = None) -> dict:
     """A business profile of one release, field for field (2026-04-08's is the document served before
     2026-08-25 was added)."""
     base = f"https://ucp.dev/{version}"
-    ucp_field = {"version": version, **({"supported_versions": supported} if supported else {}),
-                 "services": {"dev.ucp.shopping": [{
-                     "version": version, "spec": f"{base}/specification/overview", "transport": "mcp",
-                     "schema": f"{base}/services/shopping/mcp.openrpc.json", "endpoint": endpoint}]},
-                 "capabilities": {f"dev.ucp.shopping.catalog.{name}": [{
-                     "version": version, "spec": f"{base}/specification/catalog/{name}",
-                     "schema": f"{base}/schemas/shopping/catalog_{name}.json"}] for name in ("search", "lookup")},
-                 "payment_handlers": {}}
+    ucp_field = {
+        "version": version,
+        **({"supported_versions": supported} if supported else {}),
+        "services": {
+            "dev.ucp.shopping": [
+                {
+                    "version": version,
+                    "spec": f"{base}/specification/overview",
+                    "transport": "mcp",
+                    "schema": f"{base}/services/shopping/mcp.openrpc.json",
+                    "endpoint": endpoint,
+                }
+            ]
+        },
+        "capabilities": {
+            f"dev.ucp.shopping.catalog.{name}": [
+                {
+                    "version": version,
+                    "spec": f"{base}/specification/catalog/{name}",
+                    "schema": f"{base}/schemas/shopping/catalog_{name}.json",
+                }
+            ]
+            for name in ("search", "lookup")
+        },
+        "payment_handlers": {},
+    }
     return {"ucp": ucp_field}
 
 
@@ -91,8 +112,13 @@ def test_business_profile_is_2026_08_25_linking_a_complete_2026_04_08_profile(uc
     assert response.headers["Content-Type"] == "application/json"
     older = f"{url}/{V0408}"
     assert response.json() == expected_profile(V0825, ucp.endpoint(TUDI), {V0408: older})
-    assert list(response.json()["ucp"]) == ["version", "supported_versions", "services", "capabilities",
-                                            "payment_handlers"]
+    assert list(response.json()["ucp"]) == [
+        "version",
+        "supported_versions",
+        "services",
+        "capabilities",
+        "payment_handlers",
+    ]
     leaf = requests.get(older, timeout=10, allow_redirects=False)
     assert leaf.status_code == 200 and leaf.headers["Cache-Control"] == "public, max-age=300"
     # Byte for byte the 2026-04-08 document served before 2026-08-25 was added (compact JSON, this key order).
@@ -115,19 +141,26 @@ def test_a_release_not_served_is_the_one_404(ucp, version):
 
 
 def test_profile_is_never_a_redirect(ucp):
-    for path in (f"/companies/{TUDI}/.well-known/ucp/", f"/companies/{TUDI}/.well-known/ucp?x=1",
-                 f"/companies/{TUDI}/.well-known/ucp.json", f"/companies/{TUDI}/.well-known/ucp/2026-08-25",
-                 f"/companies/{TUDI}/.well-known/ucp/2026-04-08/", "/.well-known/ucp/2026-08-25"):
-        response = requests.get(ucp.live.url + path, headers={"Host": "tudi.example"}, timeout=10,
-                                allow_redirects=False)
+    for path in (
+        f"/companies/{TUDI}/.well-known/ucp/",
+        f"/companies/{TUDI}/.well-known/ucp?x=1",
+        f"/companies/{TUDI}/.well-known/ucp.json",
+        f"/companies/{TUDI}/.well-known/ucp/2026-08-25",
+        f"/companies/{TUDI}/.well-known/ucp/2026-04-08/",
+        "/.well-known/ucp/2026-08-25",
+    ):
+        response = requests.get(
+            ucp.live.url + path, headers={"Host": "tudi.example"}, timeout=10, allow_redirects=False
+        )
         assert not 300 <= response.status_code < 400, path
 
 
 def test_company_hosts_serve_profile_and_endpoint_at_the_root(ucp):
     port = ucp.live.url.rsplit(":", 1)[1]
     for host in ("tudi.example", f"TUDI.example:{port}"):
-        response = requests.get(f"{ucp.live.url}/.well-known/ucp", headers={"Host": host}, timeout=10,
-                                allow_redirects=False)
+        response = requests.get(
+            f"{ucp.live.url}/.well-known/ucp", headers={"Host": host}, timeout=10, allow_redirects=False
+        )
         assert response.status_code == 200, host
         assert response.headers["Cache-Control"] == "public, max-age=300" and response.headers["ETag"]
         profile = response.json()
@@ -137,8 +170,15 @@ def test_company_hosts_serve_profile_and_endpoint_at_the_root(ucp):
         assert profile["ucp"]["supported_versions"] == {V0408: older}
         leaf = requests.get(f"{ucp.live.url}/.well-known/ucp/{V0408}", headers={"Host": host}, timeout=10)
         assert leaf.json() == expected_profile(V0408, f"{configured}/ucp/mcp")
-    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "search_catalog", "arguments": {
-        "meta": {"ucp-agent": {"profile": ucp.agent}}, "catalog": {"query": "furnace"}}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {
+            "name": "search_catalog",
+            "arguments": {"meta": {"ucp-agent": {"profile": ucp.agent}}, "catalog": {"query": "furnace"}},
+        },
+    }
     answer = post(f"{ucp.live.url}/ucp/mcp", call, headers={**UCP_HEADERS, "Host": "tudi.example"})
     assert answer.status_code == 200
     products = answer.json()["result"]["structuredContent"]["products"]
@@ -150,8 +190,9 @@ def test_company_hosts_serve_profile_and_endpoint_at_the_root(ucp):
 def test_root_paths_answer_404_for_unmapped_or_switched_off_hosts(ucp, host):
     reference = requests.get(f"{ucp.live.url}/companies/no-such-company/.well-known/ucp", timeout=10)
     profile = requests.get(f"{ucp.live.url}/.well-known/ucp", headers={"Host": host}, timeout=10)
-    endpoint = post(f"{ucp.live.url}/ucp/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                    headers={"Host": host})
+    endpoint = post(
+        f"{ucp.live.url}/ucp/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers={"Host": host}
+    )
     assert profile.status_code == 404 and profile.content == reference.content
     if host == "unmapped.example":  # not ours at all: the MCP Host check (DNS rebinding) answers first
         assert endpoint.status_code == 421
@@ -161,9 +202,13 @@ def test_root_paths_answer_404_for_unmapped_or_switched_off_hosts(ucp, host):
 
 # --- generic MCP clients and UCP clients ---------------------------------------------------------
 
+
 def test_initialize_and_tools_list_work_for_generic_mcp_clients(ucp):
-    init = rpc(ucp.endpoint(), "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                              "clientInfo": {"name": "generic", "version": "1"}}).json()["result"]
+    init = rpc(
+        ucp.endpoint(),
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "generic", "version": "1"}},
+    ).json()["result"]
     assert init["capabilities"]["tools"] == {"listChanged": False}
     assert "Universal Commerce Protocol (2026-04-08 and 2026-08-25)" in init["instructions"]
     tools = rpc(ucp.endpoint(), "tools/list").json()["result"]["tools"]
@@ -175,8 +220,12 @@ def test_initialize_and_tools_list_work_for_generic_mcp_clients(ucp):
 
 
 def test_ucp_clients_need_no_initialize_and_may_send_meta_on_tools_list(ucp):
-    listing = {"jsonrpc": "2.0", "id": "a", "method": "tools/list",
-               "params": {"arguments": {"meta": {"ucp-agent": {"profile": ucp.agent}}}}}
+    listing = {
+        "jsonrpc": "2.0",
+        "id": "a",
+        "method": "tools/list",
+        "params": {"arguments": {"meta": {"ucp-agent": {"profile": ucp.agent}}}},
+    }
     response = post(ucp.endpoint(), listing, headers=UCP_HEADERS)
     assert response.status_code == 200 and response.json()["id"] == "a"
     assert len(response.json()["result"]["tools"]) == 3
@@ -185,21 +234,27 @@ def test_ucp_clients_need_no_initialize_and_may_send_meta_on_tools_list(ucp):
 
 # --- search_catalog: the mapping ------------------------------------------------------------
 
+
 def test_offer_groups_are_products_and_published_products_their_variants(ucp):
     view = view_of(ucp)
     result = ucp.ok("search_catalog", {"filters": {"categories": ["central-ac"]}})
-    assert result["ucp"] == {"version": "2026-04-08",
-                             "capabilities": {"dev.ucp.shopping.catalog.search": [{"version": "2026-04-08"}]}}
+    assert result["ucp"] == {
+        "version": "2026-04-08",
+        "capabilities": {"dev.ucp.shopping.catalog.search": [{"version": "2026-04-08"}]},
+    }
     [product] = result["products"]
     category = view.category("central-ac")
     assert product["id"] == "category:central-ac" and product["handle"] == "central-ac"
     assert product["title"] == category.name == "Central AC"
-    assert product["price_range"] == {"min": {"amount": 780000, "currency": "USD"},
-                                      "max": {"amount": 1350050, "currency": "USD"}}
+    assert product["price_range"] == {
+        "min": {"amount": 780000, "currency": "USD"},
+        "max": {"amount": 1350050, "currency": "USD"},
+    }
     assert product["url"] == view.quote_url
     assert product["options"] == [
         {"name": "Tier", "values": [{"label": "Good"}, {"label": "Better"}, {"label": "Best"}]},
-        {"name": "Brand", "values": [{"label": "Goodman"}, {"label": "Lennox"}, {"label": "Trane"}]}]
+        {"name": "Brand", "values": [{"label": "Goodman"}, {"label": "Lennox"}, {"label": "Trane"}]},
+    ]
     skus = [v["sku"] for v in product["variants"]]
     assert skus == ["CAC-3T-GOOD", "CAC-3T-BETTER", "CAC-3T-BEST", "CAC-4T-BEST"]  # cheapest first
     variant = product["variants"][3]
@@ -216,11 +271,12 @@ def test_2026_08_25_answers_sell_each_and_carry_the_price_terms_as_a_policy(ucp)
     view = view_of(ucp)
     older = ucp.ok("search_catalog", {"filters": {"categories": ["central-ac"]}})
     newer = ucp.ok("search_catalog", {"filters": {"categories": ["central-ac"]}}, version=V0825)
-    assert newer["ucp"] == {"version": V0825,
-                            "capabilities": {"dev.ucp.shopping.catalog.search": [{"version": V0825}]}}
-    policy = {"type": "com.contractor_commerce.policy.price_terms",
-              "description": {"plain": "Fully-installed price. Includes installation and permits."},
-              "url": view.quote_url}
+    assert newer["ucp"] == {"version": V0825, "capabilities": {"dev.ucp.shopping.catalog.search": [{"version": V0825}]}}
+    policy = {
+        "type": "com.contractor_commerce.policy.price_terms",
+        "description": {"plain": "Fully-installed price. Includes installation and permits."},
+        "url": view.quote_url,
+    }
     assert newer["policies"] == [policy] and "policies" not in older
     [product] = newer["products"]
     for variant in product["variants"]:
@@ -262,8 +318,9 @@ def test_query_search_ranks_groups_and_never_shows_unpublished_or_private_data(u
 def test_postal_code_outside_the_service_area_marks_variants_unavailable(ucp):
     outside = ucp.ok("search_catalog", {"query": "air filter", "context": {"postal_code": "10001"}})
     variants = [v for p in outside["products"] for v in p["variants"]]
-    assert variants and all(v["availability"] == {"available": False, "status": "outside_service_area"}
-                            for v in variants)
+    assert variants and all(
+        v["availability"] == {"available": False, "status": "outside_service_area"} for v in variants
+    )
     notice = [m for m in outside["messages"] if m["code"] == "outside_service_area"]
     assert len(notice) == 1 and "10001" in notice[0]["content"] and notice[0]["type"] == "warning"
     inside = ucp.ok("search_catalog", {"query": "air filter", "context": {"postal_code": "63385-1234"}})
@@ -284,8 +341,9 @@ def test_price_filter_is_in_minor_units(ucp):
     result = ucp.ok("search_catalog", {"filters": {"price": {"min": 1499, "max": 6005}}})
     prices = sorted(v["price"]["amount"] for p in result["products"] for v in p["variants"])
     assert prices == [1499, 3499, 6005]
-    ignored = ucp.ok("search_catalog", {"query": "air filter", "filters": {"price": {"max": 100}},
-                                        "context": {"currency": "EUR"}})
+    ignored = ucp.ok(
+        "search_catalog", {"query": "air filter", "filters": {"price": {"max": 100}}, "context": {"currency": "EUR"}}
+    )
     assert ignored["products"] and any(m["code"] == "price_filter_ignored" for m in ignored["messages"])
 
 
@@ -315,9 +373,19 @@ def test_bad_cursors_and_cursors_of_another_search_are_refused(ucp):
     assert "another search" in other["message"]
 
 
-@pytest.mark.parametrize("catalog", [{}, {"query": ""}, {"query": "   "}, {"filters": {}},
-                                     {"filters": {"categories": []}}, {"filters": {"price": {}}},
-                                     {"context": {"postal_code": "63376"}}, {"pagination": {"limit": 5}}])
+@pytest.mark.parametrize(
+    "catalog",
+    [
+        {},
+        {"query": ""},
+        {"query": "   "},
+        {"filters": {}},
+        {"filters": {"categories": []}},
+        {"filters": {"price": {}}},
+        {"context": {"postal_code": "63376"}},
+        {"pagination": {"limit": 5}},
+    ],
+)
 def test_an_empty_search_is_refused(ucp, catalog):
     error = ucp.rpc_error("search_catalog", catalog)
     assert error["code"] == -32602

@@ -3,6 +3,7 @@
 The checks against the official UCP schema files (which this repository does
 not carry) are in tests/conformance/, run by `make conformance`.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,10 +28,20 @@ def test_tool_schemas_are_valid_json_schema(tool):
 
 def run_conformance(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     """pytest on tests/conformance with the given directories, as `make conformance` runs it."""
-    environ = {**os.environ, "UCP_SCHEMAS_DIR": str(tmp_path / "no-ucp"),
-               "MCP_SERVER_CARD_SCHEMA_DIR": str(tmp_path / "no-card"), **env}
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/conformance"],
-                          cwd=REPO_ROOT, env=environ, capture_output=True, text=True, timeout=120)
+    environ = {
+        **os.environ,
+        "UCP_SCHEMAS_DIR": str(tmp_path / "no-ucp"),
+        "MCP_SERVER_CARD_SCHEMA_DIR": str(tmp_path / "no-card"),
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/conformance"],
+        cwd=REPO_ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_conformance_without_the_ucp_schemas_fails_naming_the_variable(tmp_path):

@@ -5,6 +5,7 @@ MCP server's tools/list, the per-key switch, the embed's own call endpoint
 The browser side (registration, tool calls, a quiet console) is in
 test_webmcp_browser.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,16 @@ import requests
 
 from mcp_server.tools import webmcp_tool_definitions
 from tests.mcp_helpers import (
-    BACKENDS, HOSTILE_NAME, MCP_OFF, NOT_LIVE, TUDI, TUDI_ADDRESS, call_tool, live_mcp, module_database, rpc,
+    BACKENDS,
+    HOSTILE_NAME,
+    MCP_OFF,
+    NOT_LIVE,
+    TUDI,
+    TUDI_ADDRESS,
+    call_tool,
+    live_mcp,
+    module_database,
+    rpc,
 )
 from tests.surface_helpers import node_env
 from web.responses import strong_etag
@@ -40,8 +50,15 @@ def seed_webmcp_companies(catalog) -> None:
         (BOTH_OFF, "Both Off Electric", {"webmcp": False, "mcp": False}),
     ):
         catalog.add_company(
-            products=4, plugin_key=key, name=name, trades=["hvac"], status="active", storefront_live=True,
-            phone="(636) 555-0100", website=f"{key}.example", address=dict(TUDI_ADDRESS),
+            products=4,
+            plugin_key=key,
+            name=name,
+            trades=["hvac"],
+            status="active",
+            storefront_live=True,
+            phone="(636) 555-0100",
+            website=f"{key}.example",
+            address=dict(TUDI_ADDRESS),
             service_area={"postal_codes": ["63376"]},
             settings={"currency": "USD", "price_description": None, "channels": channels},
         )
@@ -89,6 +106,7 @@ def response_signature(response: requests.Response) -> tuple:
 
 # --- /webmcp.js --------------------------------------------------------------------
 
+
 def test_script_is_a_cacheable_cors_module(live):
     response = get(live, "/webmcp.js", Origin="https://contractor.example")
     assert response.status_code == 200
@@ -102,7 +120,7 @@ def test_script_is_a_cacheable_cors_module(live):
     assert len(response.content) < 16 * 1024, "small: no framework, no bundle"
 
 
-@pytest.mark.parametrize("if_none_match", ['{etag}', 'W/{etag}', '"other", {etag}', '*'])
+@pytest.mark.parametrize("if_none_match", ["{etag}", "W/{etag}", '"other", {etag}', "*"])
 def test_script_revalidates_with_304(live, if_none_match):
     etag = get(live, "/webmcp.js").headers["ETag"]
     response = get(live, "/webmcp.js", **{"If-None-Match": if_none_match.format(etag=etag)})
@@ -160,8 +178,15 @@ def test_tool_names_satisfy_the_draft(live):
 def test_embedded_json_is_script_safe():
     """Even hostile declaration text stays inside its JSON string literal."""
     nasty = '</script><!-- \u2028\u2029 & "quotes" \\ ${x} `tick`'
-    definitions = [{"name": "t", "title": nasty, "description": nasty, "inputSchema": {"type": "object"},
-                    "annotations": {"readOnlyHint": True}}]
+    definitions = [
+        {
+            "name": "t",
+            "title": nasty,
+            "description": nasty,
+            "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": True},
+        }
+    ]
     script = render_embed(definitions).decode("utf-8")
     line = TOOLS_LINE.search(script).group(1)
     assert not set("<>&\u2028\u2029") & set(line)
@@ -181,6 +206,7 @@ def test_served_module_parses_and_is_quiet_without_a_browser(tmp_path):
 
 
 # --- /companies/<key>/webmcp.json --------------------------------------------------
+
 
 def test_switch_says_enabled_for_a_public_company(live):
     response = get(live, f"/companies/{TUDI}/webmcp.json", Origin="https://contractor.example")
@@ -205,6 +231,7 @@ def test_switch_follows_webmcp_alone(live):
 
 
 # --- /companies/<key>/webmcp-demo ------------------------------------------------
+
 
 def test_demo_page_embeds_the_tag(live):
     response = get(live, f"/companies/{TUDI}/webmcp-demo")
@@ -283,6 +310,7 @@ def test_mcp_switch_closes_the_mcp_server_but_not_the_embed(live):
 
 # --- POST /companies/<key>/webmcp/mcp (the embed's call endpoint) ---------------------
 
+
 def test_calls_endpoint_is_the_catalog_server(live):
     """Same transport and tool code as /companies/<key>/mcp: the same tools and the same answers."""
     listed = rpc(calls_url(live), "tools/list").json()["result"]["tools"]
@@ -290,7 +318,8 @@ def test_calls_endpoint_is_the_catalog_server(live):
     for name, arguments in (("check_service_area", {"postal_code": "63376"}), ("get_business_info", {})):
         assert call_tool(calls_url(live), name, arguments) == call_tool(live.company_url(), name, arguments), name
     assert rpc(calls_url(live), "tools/call", {"name": "no_such_tool", "arguments": {}}).json()["error"]["code"] == (
-        -32602)
+        -32602
+    )
 
 
 def test_calls_endpoint_follows_webmcp_alone(live):
@@ -330,10 +359,15 @@ def test_calls_endpoint_is_post_only(live):
 @pytest.mark.parametrize("key", [TUDI, UNKNOWN])
 def test_cors_preflight_for_the_tool_calls(live, key):
     """What a browser asks before webmcp.js POSTs a tools/call from another site (the key is not looked up)."""
-    response = requests.options(calls_url(live, key), headers={
-        "Origin": "http://localhost:1234", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type, mcp-protocol-version",
-    }, timeout=30)
+    response = requests.options(
+        calls_url(live, key),
+        headers={
+            "Origin": "http://localhost:1234",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type, mcp-protocol-version",
+        },
+        timeout=30,
+    )
     assert response.status_code == 204
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     allowed = {h.strip().lower() for h in response.headers["Access-Control-Allow-Headers"].split(",")}

@@ -8,6 +8,7 @@ test runs twice: with the @mcp-b/webmcp-polyfill providing document.modelContext
 return the tool's result as a string. The browser is never downloaded: a
 missing Chromium fails these tests.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,7 +53,7 @@ class ContractorSite:
         site = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's name)
+            def do_GET(self):
                 body = site.pages.get(self.path)
                 self.send_response(200 if body is not None else 404)
                 kind = "text/javascript" if self.path.endswith(".js") else "text/html; charset=utf-8"
@@ -277,7 +278,8 @@ def test_no_webmcp_is_quiet(live, site, browsers):
     url = site.page("/plain", tag(live, TUDI), polyfill=False)
     with visit(browsers("polyfill"), url) as seen:
         assert seen.page.evaluate("() => typeof document.modelContext + typeof navigator.modelContext") == (
-            "undefinedundefined")
+            "undefinedundefined"
+        )
         assert ready(seen, live) == []
         assert_quiet(seen)
     assert [u for u in seen.requests if u.startswith(live.url)] == [f"{live.url}/webmcp.js"]
@@ -319,9 +321,11 @@ def test_withdrawn_catalog_unregisters_on_the_first_404(live, site, browsers, mo
         assert ready(seen, live) == TOOL_NAMES
         set_channels(live, TOGGLE, webmcp=False)
         try:
-            failure = seen.page.evaluate(f"async () => {{ try {{ await ({EXECUTE})(['get_business_info', {{}}, "
-                                         f"{json.dumps(mode == 'polyfill')}]); return null; }} "
-                                         "catch (e) { return e.name; } }")
+            failure = seen.page.evaluate(
+                f"async () => {{ try {{ await ({EXECUTE})(['get_business_info', {{}}, "
+                f"{json.dumps(mode == 'polyfill')}]); return null; }} "
+                "catch (e) { return e.name; } }"
+            )
             remaining = seen.page.evaluate(LIST_TOOLS)
         finally:
             set_channels(live, TOGGLE, webmcp=True)

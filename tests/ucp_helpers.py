@@ -6,6 +6,7 @@ Checks against the official UCP schema files live in tests/conformance/
 tool's own outputSchema, which tests/conformance/test_ucp_schemas.py holds to
 the official schemas.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,13 +33,24 @@ def agent_profile(version: str) -> dict:
     return {
         "ucp": {
             "version": version,
-            "services": {"dev.ucp.shopping": [{
-                "version": version, "spec": f"{base}/specification/overview", "transport": "mcp",
-                "schema": f"{base}/services/shopping/mcp.openrpc.json"}]},
+            "services": {
+                "dev.ucp.shopping": [
+                    {
+                        "version": version,
+                        "spec": f"{base}/specification/overview",
+                        "transport": "mcp",
+                        "schema": f"{base}/services/shopping/mcp.openrpc.json",
+                    }
+                ]
+            },
             "capabilities": {
-                f"dev.ucp.shopping.catalog.{name}": [{"version": version,
-                                                      "spec": f"{base}/specification/catalog/{name}",
-                                                      "schema": f"{base}/schemas/shopping/catalog_{name}.json"}]
+                f"dev.ucp.shopping.catalog.{name}": [
+                    {
+                        "version": version,
+                        "spec": f"{base}/specification/catalog/{name}",
+                        "schema": f"{base}/schemas/shopping/catalog_{name}.json",
+                    }
+                ]
                 for name in ("search", "lookup")
             },
             "payment_handlers": {},
@@ -53,7 +65,9 @@ AGENT_PATHS = {V0408: "/agent.json", V0825: f"/agent-{V0825}.json"}
 def assert_own_schema(instance, tool: str, what: str) -> None:
     """The instance is valid under the UCP tool's own outputSchema."""
     validator = Draft202012Validator(output_schema(tool), format_checker=FormatChecker())
-    errors = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in validator.iter_errors(instance)]
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in validator.iter_errors(instance)
+    ]
     assert not errors, f"{what} violates the outputSchema of {tool}:\n" + "\n".join(errors[:20])
 
 
@@ -72,6 +86,7 @@ def assert_urls(instance) -> None:
 
 
 # --- an agent-profile server on loopback ----------------------------------------------------
+
 
 @dataclass
 class Route:
@@ -100,8 +115,13 @@ class ProfileServer:
 
     def json(self, path: str, document, cache_control: str = "public, max-age=300") -> str:
         """Serve a JSON document at `path`; its absolute URL."""
-        return self.add(path, Route(body=json.dumps(document).encode(),
-                                    headers={"Content-Type": "application/json", "Cache-Control": cache_control}))
+        return self.add(
+            path,
+            Route(
+                body=json.dumps(document).encode(),
+                headers={"Content-Type": "application/json", "Cache-Control": cache_control},
+            ),
+        )
 
     def count(self, path: str) -> int:
         """How many GETs `path` received."""
@@ -112,7 +132,7 @@ def _handler(routes: dict, hits: list):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_GET(self):  # noqa: N802 - http.server's naming
+        def do_GET(self):
             hits.append({"path": self.path, "host": self.headers.get("Host")})
             route = routes.get(self.path, Route(body=b"not found", status=404))
             time.sleep(route.delay)
@@ -218,8 +238,16 @@ class UcpLive:
         """A company's UCP endpoint."""
         return f"{self.live.url}/companies/{key}/ucp/mcp"
 
-    def call(self, tool: str, catalog: dict, *, key: str = "tudi-test", profile: str | None = "agent",
-             version: str = V0408, **kwargs) -> dict:
+    def call(
+        self,
+        tool: str,
+        catalog: dict,
+        *,
+        key: str = "tudi-test",
+        profile: str | None = "agent",
+        version: str = V0408,
+        **kwargs,
+    ) -> dict:
         """A UCP tools/call as the valid agent of `version` (`profile=None` sends no meta)."""
         url = self.agent_of(version) if profile == "agent" else profile
         return ucp_call(self.endpoint(key), tool, catalog, url, **kwargs)
@@ -255,16 +283,30 @@ def ucp_live(database_url: str, **env):
     settings = {"UCP_ALLOW_INSECURE_PROFILES": "true", "COMPANY_HOSTS": hosts, **env}
     with live_mcp(database_url, **settings) as live, profile_server() as profiles:
         catalog = live.upstream.catalog
-        catalog.add_company(products=0, plugin_key=MANY, name="Many Categories Heating & Plumbing",
-                            trades=["hvac", "plumbing"], status="active", storefront_live=True,
-                            settings={"currency": "USD", "channels": {}})
+        catalog.add_company(
+            products=0,
+            plugin_key=MANY,
+            name="Many Categories Heating & Plumbing",
+            trades=["hvac", "plumbing"],
+            status="active",
+            storefront_live=True,
+            settings={"currency": "USD", "channels": {}},
+        )
         for index in range(MANY_CATEGORIES):
             for tier, price in (("good", 1000 + index), ("best", 2000 + index)):
-                catalog.set_product(MANY, f"M{index:02d}-{tier.upper()}", name=f"System {index} ({tier})",
-                                    category={"name": f"System {index:02d}", "slug": f"system-{index:02d}",
-                                              "kind": "system"},
-                                    tier=tier, brand="Acme", model_numbers=[], description=None,
-                                    price=f"{price}.00", published=True, specs={})
+                catalog.set_product(
+                    MANY,
+                    f"M{index:02d}-{tier.upper()}",
+                    name=f"System {index} ({tier})",
+                    category={"name": f"System {index:02d}", "slug": f"system-{index:02d}", "kind": "system"},
+                    tier=tier,
+                    brand="Acme",
+                    model_numbers=[],
+                    description=None,
+                    price=f"{price}.00",
+                    published=True,
+                    specs={},
+                )
         result = live.mirror.sync()
         assert result.status == "success", result.error
         yield UcpLive(live=live, profiles=profiles)

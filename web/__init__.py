@@ -3,6 +3,7 @@ rate limits, the operations endpoints, the invocation log and source tracking.
 
 `init_app(app)` installs it all on an app whose mirror is already bound.
 """
+
 from __future__ import annotations
 
 from flask import Flask

@@ -1,4 +1,5 @@
 """The per-request database session (one snapshot per request)."""
+
 from __future__ import annotations
 
 import logging

@@ -14,6 +14,7 @@ Two rules keep the answer honest:
   JSON 500 that the metrics, the invocation log and the source log record,
   instead of the server's HTML 500 after they logged a success.
 """
+
 from __future__ import annotations
 
 import logging

@@ -18,13 +18,13 @@ raised as an HTTP abort carrying the finished response, so no view can forget
 to return it. The install-wide endpoints (no key) call
 `web.limits.charge_client()` instead.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from flask import abort, g
 
-from mirror.channels import channel_open
 from mirror.models import Company
 from mirror.public_view import find_public_company
 from web.db import db

@@ -11,9 +11,10 @@
   separate scheduler process.
 - `/openapi.json`: the OpenAPI 3.1 description of every HTTP endpoint.
 """
+
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from flask import Blueprint, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -43,8 +44,14 @@ def healthz() -> Response:
 def readyz() -> Response:
     """Readiness: database reachable and the mirror fresh enough; 503 with reasons otherwise."""
     threshold = settings().freshness_threshold_seconds
-    report = {"ready": False, "reasons": [], "database": "ok", "last_sync_at": None,
-              "last_sync_age_seconds": None, "freshness_threshold_seconds": threshold}
+    report = {
+        "ready": False,
+        "reasons": [],
+        "database": "ok",
+        "last_sync_at": None,
+        "last_sync_age_seconds": None,
+        "freshness_threshold_seconds": threshold,
+    }
     try:
         session = db()
         session.execute(text("SELECT 1"))
@@ -56,7 +63,7 @@ def readyz() -> Response:
     if last is None:
         report["reasons"].append("never_synced")
     else:
-        age = (datetime.now(timezone.utc) - last).total_seconds()
+        age = (datetime.now(UTC) - last).total_seconds()
         report.update(last_sync_at=iso(last), last_sync_age_seconds=int(age))
         if age > threshold:
             report["reasons"].append("sync_stale")
@@ -136,8 +143,12 @@ def _sync_figures(session, running: bool | None) -> list:
         *_run_families(by_outcome, running),
         *_last_run_families(recent),
         _last_success_family(last_success),
-        _gauge("mirror_companies", "Companies in the mirror by state.", [(["public"], public), (["in_feed"], in_feed)],
-               ["state"]),
+        _gauge(
+            "mirror_companies",
+            "Companies in the mirror by state.",
+            [(["public"], public), (["in_feed"], in_feed)],
+            ["state"],
+        ),
     ]
 
 
@@ -149,7 +160,9 @@ def _gauge(name: str, documentation: str, samples, labels=()) -> GaugeMetricFami
 
 
 def _run_families(by_outcome, running: bool | None) -> list:
-    runs = CounterMetricFamily("mirror_sync_runs", "Finished sync runs by mode and outcome.", labels=["mode", "outcome"])
+    runs = CounterMetricFamily(
+        "mirror_sync_runs", "Finished sync runs by mode and outcome.", labels=["mode", "outcome"]
+    )
     recorded_running = 0
     for mode, status, count in by_outcome:
         if status == "running":
@@ -159,24 +172,33 @@ def _run_families(by_outcome, running: bool | None) -> list:
     # A run killed before recording its end stays "running" in sync_runs for
     # ever; only the sync lock says whether one runs now (one at a time).
     unfinished = recorded_running if running is None else min(recorded_running, 1) if running else 0
-    return [runs, _gauge(
-        "mirror_sync_runs_unfinished",
-        "Sync runs running now: 1 while a sync holds the sync lock, else 0 (runs killed before recording "
-        "their end are not counted).",
-        [([], unfinished)],
-    )]
+    return [
+        runs,
+        _gauge(
+            "mirror_sync_runs_unfinished",
+            "Sync runs running now: 1 while a sync holds the sync lock, else 0 (runs killed before recording "
+            "their end are not counted).",
+            [([], unfinished)],
+        ),
+    ]
 
 
 def _last_run_families(recent) -> list:
-    duration = GaugeMetricFamily("mirror_sync_last_duration_seconds", "Duration of the latest finished run, by mode.",
-                                 labels=["mode", "outcome"])
-    rows = GaugeMetricFamily("mirror_sync_last_rows_changed",
-                             "Rows the latest successful run of each mode changed, by kind.", labels=["mode", "kind"])
+    duration = GaugeMetricFamily(
+        "mirror_sync_last_duration_seconds", "Duration of the latest finished run, by mode.", labels=["mode", "outcome"]
+    )
+    rows = GaugeMetricFamily(
+        "mirror_sync_last_rows_changed",
+        "Rows the latest successful run of each mode changed, by kind.",
+        labels=["mode", "kind"],
+    )
     seen_any, seen_success = set(), set()
     for run in recent:  # newest first
         if run.mode not in seen_any:
             seen_any.add(run.mode)
-            duration.add_metric([run.mode, run.status], max(0.0, (_aware(run.finished_at) - _aware(run.started_at)).total_seconds()))
+            duration.add_metric(
+                [run.mode, run.status], max(0.0, (_aware(run.finished_at) - _aware(run.started_at)).total_seconds())
+            )
         if run.status == "success" and run.mode not in seen_success:
             seen_success.add(run.mode)
             for kind in ROW_KINDS:
@@ -185,15 +207,17 @@ def _last_run_families(recent) -> list:
 
 
 def _last_success_family(last_success: datetime | None) -> GaugeMetricFamily:
-    family = GaugeMetricFamily("mirror_sync_last_success_timestamp_seconds",
-                               "Unix time of the end of the last successful whole sync (absent before the first).")
+    family = GaugeMetricFamily(
+        "mirror_sync_last_success_timestamp_seconds",
+        "Unix time of the end of the last successful whole sync (absent before the first).",
+    )
     if last_success is not None:
         family.add_metric([], last_success.timestamp())
     return family
 
 
 def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def register_database_errors(app) -> None:

@@ -40,8 +40,10 @@ no request touches the storage; then one request tries again. A down or
 hanging Redis therefore costs one warning and at most one socket time-out
 per interval (per process), not a traceback and a delay per request.
 """
+
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 import math
@@ -106,8 +108,12 @@ class StorageBreaker:
             if warn:
                 self._warned_at = now
         if warn:
-            log.warning("rate limit storage failed (%s: %s); serving unlimited, retrying in %g s",
-                        type(error).__name__, str(error)[:200], self.retry_seconds)
+            log.warning(
+                "rate limit storage failed (%s: %s); serving unlimited, retrying in %g s",
+                type(error).__name__,
+                str(error)[:200],
+                self.retry_seconds,
+            )
 
     def succeeded(self) -> None:
         """The storage answered: close the breaker."""
@@ -134,15 +140,18 @@ def client_address() -> str:
 
 def scaled(limit: str, factor: float) -> list[RateLimitItem]:
     """`limit` ("1000/hour") with its amount multiplied by `factor`, at least 1 ("250/hour" for 0.25)."""
-    return [type(item)(max(1, math.floor(item.amount * factor + 1e-9)), item.multiples, namespace=item.namespace)
-            for item in parse_many(limit)]
+    return [
+        type(item)(max(1, math.floor(item.amount * factor + 1e-9)), item.multiples, namespace=item.namespace)
+        for item in parse_many(limit)
+    ]
 
 
 class Budget:
     """One configured limit ("1000/hour"), counted in the limiter's storage under one scope."""
 
-    def __init__(self, limiter: Limiter, prefix: str, items: list[RateLimitItem], scope: str, whom: str,
-                 breaker: StorageBreaker) -> None:
+    def __init__(
+        self, limiter: Limiter, prefix: str, items: list[RateLimitItem], scope: str, whom: str, breaker: StorageBreaker
+    ) -> None:
         self.limiter, self.prefix, self.scope, self.whom = limiter, prefix, scope, whom
         self.items, self.breaker = items, breaker
 
@@ -196,12 +205,14 @@ class RateLimits:
             return Budget(self.limiter, prefix, items, scope, whom, self.breaker)
 
         company = settings.rate_limit_per_company
-        self.per_company_client = budget(scaled(company, settings.rate_limit_company_client_share),
-                                         "company-client", "this client at this company")
+        self.per_company_client = budget(
+            scaled(company, settings.rate_limit_company_client_share), "company-client", "this client at this company"
+        )
         self.per_company = budget(scaled(company, settings.rate_limit_company_ceiling), "company", "this company")
         self.per_client = budget(parse_many(settings.rate_limit_per_client), "client", "this client")
-        self.profile_fetches = budget(parse_many(settings.ucp_profile_fetches_per_client), "profile-fetch",
-                                      "this client's agent-profile fetches")
+        self.profile_fetches = budget(
+            parse_many(settings.ucp_profile_fetches_per_client), "profile-fetch", "this client's agent-profile fetches"
+        )
 
     def charge_company(self, plugin_key: str, *, mcp: bool = False) -> None:
         """Count one request against a (public) company's budgets; RateLimited past either.
@@ -217,14 +228,14 @@ class RateLimits:
         self.per_company_client.charge(identity, mcp=mcp, count=not conditional)
         self.per_company.charge(plugin_key, mcp=mcp, count=not conditional)
         if conditional:
+
             @after_this_request
             def charge_unless_not_modified(response: Response) -> Response:
                 if response.status_code != 304:
                     for budget, who in ((self.per_company_client, identity), (self.per_company, plugin_key)):
-                        try:
+                        # Already answered; the count still tells the next request.
+                        with contextlib.suppress(RateLimited):
                             budget.charge(who, mcp=False)
-                        except RateLimited:
-                            pass  # already answered; the count still tells the next request
                 return response
 
     def charge_client(self, *, mcp: bool = False) -> None:
@@ -245,6 +256,7 @@ def _drop_request_hooks(app: Flask, limiter: Limiter) -> None:
     answer). Matched by the bound instance, not by name, so a future
     Flask-Limiter only makes this a no-op.
     """
+
     def belongs(hook) -> bool:
         bound = getattr(hook, "__self__", None)
         partial_args = getattr(hook, "args", None) or (None,)
@@ -259,8 +271,11 @@ def too_many_requests(item: RateLimitItem, reset_at: float, whom: str, *, mcp: b
     retry_after = max(1, math.ceil(reset_at - time.time()))  # seconds until a slot frees
     message = f"Rate limit exceeded for {whom} ({item}); retry after {retry_after} s."
     if mcp:
-        body = {"jsonrpc": "2.0", "id": None,
-                "error": {"code": RATE_LIMITED_RPC_CODE, "message": message, "data": {"retry_after": retry_after}}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": RATE_LIMITED_RPC_CODE, "message": message, "data": {"retry_after": retry_after}},
+        }
         response = json_response(dumps(body), 429)
     else:
         response = json_response({"error": "rate_limited", "message": message, "retry_after": retry_after}, 429)

@@ -24,6 +24,7 @@ after each restart, so "distinct agents" over-counts. Set USAGE_HASH_KEY
 Health probes and the metrics scrape (`ops.*` endpoints) are counted in the
 metrics but not logged as invocations.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,7 +36,7 @@ import secrets
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from flask import Flask, Response, current_app, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -52,24 +53,36 @@ UNMATCHED = "<unmatched>"
 PROBE_ENDPOINTS = frozenset({"ops.healthz", "ops.readyz", "ops.metrics"})
 WEBMCP_CLIENT = "webmcp.js"
 CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
-KNOWN_RPC_METHODS = frozenset({
-    "initialize", "server/discover", "ping", "tools/list", "tools/call", "resources/list",
-    "resources/templates/list", "resources/read", "prompts/list",
-})
+KNOWN_RPC_METHODS = frozenset(
+    {
+        "initialize",
+        "server/discover",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+    }
+)
 # First match wins: MCP clientInfo names first, then the User-Agent.
-PLATFORMS = tuple((name, re.compile(pattern, re.I)) for name, pattern in (
-    ("openai", r"chatgpt|openai|oai-searchbot|gptbot"),
-    ("anthropic", r"claude|anthropic"),
-    ("cursor", r"cursor"),
-    ("vscode", r"visual studio code|vscode|vs code|copilot"),
-    ("google", r"gemini|google"),
-    ("perplexity", r"perplexity"),
-    ("mcp-inspector", r"inspector"),
-    ("curl", r"^curl/"),
-    ("python", r"python|httpx|aiohttp"),
-    ("node", r"^node|undici|axios"),
-    ("browser", r"^mozilla/"),
-))
+PLATFORMS = tuple(
+    (name, re.compile(pattern, re.I))
+    for name, pattern in (
+        ("openai", r"chatgpt|openai|oai-searchbot|gptbot"),
+        ("anthropic", r"claude|anthropic"),
+        ("cursor", r"cursor"),
+        ("vscode", r"visual studio code|vscode|vs code|copilot"),
+        ("google", r"gemini|google"),
+        ("perplexity", r"perplexity"),
+        ("mcp-inspector", r"inspector"),
+        ("curl", r"^curl/"),
+        ("python", r"python|httpx|aiohttp"),
+        ("node", r"^node|undici|axios"),
+        ("browser", r"^mozilla/"),
+    )
+)
 
 
 def detect_platform(user_agent: str | None, client_name: str | None = None) -> str:
@@ -91,6 +104,7 @@ def agent_id(key: bytes, address: str | None, user_agent: str | None) -> str:
 
 # --- what the MCP transport tells us ---------------------------------------------------
 
+
 @dataclass
 class McpCall:
     """The JSON-RPC message of this request, as far as the log needs it."""
@@ -105,8 +119,11 @@ def note_mcp_message(message, spec=None) -> None:
     """Called by the MCP transport once it has parsed a message (never raises)."""
     try:
         params = message.params if isinstance(message.params, dict) else {}
-        method = message.method if message.method in KNOWN_RPC_METHODS else (
-            "notification" if message.kind == "notification" else "other")
+        method = (
+            message.method
+            if message.method in KNOWN_RPC_METHODS
+            else ("notification" if message.kind == "notification" else "other")
+        )
         name = params.get("name") if method == "tools/call" else None
         tool = name if isinstance(name, str) and spec is not None and spec.tool(name) is not None else None
         if method == "tools/call" and tool is None:
@@ -138,6 +155,7 @@ def _client_name(params: dict) -> str | None:
 
 # --- metrics -------------------------------------------------------------------------------
 
+
 @dataclass
 class RequestMetrics:
     """The app's request metrics (one registry per app; see web/health.py for the scrape)."""
@@ -148,21 +166,34 @@ class RequestMetrics:
     mcp_calls: Counter
 
     @classmethod
-    def create(cls) -> "RequestMetrics":
+    def create(cls) -> RequestMetrics:
         """Fresh metrics in a registry of their own (so several apps can live in one process)."""
         registry = CollectorRegistry(auto_describe=True)
         return cls(
             registry=registry,
-            requests=Counter("mirror_http_requests", "HTTP requests answered, by route rule, method and status.",
-                             ["endpoint", "method", "status"], registry=registry),
-            latency=Histogram("mirror_http_request_duration_seconds", "Time to answer a request, by route rule.",
-                              ["endpoint", "method"], registry=registry),
-            mcp_calls=Counter("mirror_mcp_calls", "MCP JSON-RPC requests, by route rule, method, tool and outcome.",
-                              ["endpoint", "rpc_method", "tool", "outcome"], registry=registry),
+            requests=Counter(
+                "mirror_http_requests",
+                "HTTP requests answered, by route rule, method and status.",
+                ["endpoint", "method", "status"],
+                registry=registry,
+            ),
+            latency=Histogram(
+                "mirror_http_request_duration_seconds",
+                "Time to answer a request, by route rule.",
+                ["endpoint", "method"],
+                registry=registry,
+            ),
+            mcp_calls=Counter(
+                "mirror_mcp_calls",
+                "MCP JSON-RPC requests, by route rule, method, tool and outcome.",
+                ["endpoint", "rpc_method", "tool", "outcome"],
+                registry=registry,
+            ),
         )
 
 
 # --- the request hooks ----------------------------------------------------------------------
+
 
 def _outcome(status: int, call: McpCall | None) -> str:
     gated = gate_result()
@@ -190,7 +221,7 @@ def invocation_record(response: Response, duration: float, hash_key: bytes) -> d
     user_agent = request.headers.get("User-Agent")
     label = request.args.get("source", "")
     return {
-        "recorded_at": datetime.now(timezone.utc),
+        "recorded_at": datetime.now(UTC),
         "endpoint": request.url_rule.rule if request.url_rule else UNMATCHED,
         "method": request.method[:8],
         "protocol": _protocol(call),
@@ -214,7 +245,7 @@ def _log_line(record: dict) -> str:
 
 def _row(record: dict) -> dict:
     row = {k: v for k, v in record.items() if k != "rpc_method"}
-    row["duration_ms"] = int(round(record["duration_ms"]))
+    row["duration_ms"] = round(record["duration_ms"])
     return row
 
 
@@ -253,7 +284,9 @@ def init_observability(app: Flask, settings, writer: RecordWriter) -> None:
 def _observe_response(response: Response, metrics: RequestMetrics, writer: RecordWriter, key: bytes) -> None:
     duration = time.perf_counter() - g.get("request_started", time.perf_counter())
     endpoint = request.url_rule.rule if request.url_rule else UNMATCHED
-    method = request.method if request.method in ("GET", "HEAD", "POST", "OPTIONS", "PUT", "PATCH", "DELETE") else "other"
+    method = (
+        request.method if request.method in ("GET", "HEAD", "POST", "OPTIONS", "PUT", "PATCH", "DELETE") else "other"
+    )
     metrics.requests.labels(endpoint, method, str(response.status_code)).inc()
     metrics.latency.labels(endpoint, method).observe(duration)
     if request.endpoint in PROBE_ENDPOINTS:
@@ -268,24 +301,36 @@ def _observe_response(response: Response, metrics: RequestMetrics, writer: Recor
 
 # --- the usage report -------------------------------------------------------------------------
 
+
 def usage_rows(session, since: datetime | None = None, company: str | None = None) -> list[dict]:
     """Per company, tool (or endpoint for plain HTTP) and protocol: calls, agents, errors, mean ms."""
     from sqlalchemy import case, func, select
 
     what = func.coalesce(Invocation.tool, Invocation.endpoint)
     failed = case((Invocation.outcome.in_(("ok",)), 0), else_=1)
-    query = (
-        select(Invocation.company_key, what, Invocation.protocol, func.count(),
-               func.count(func.distinct(Invocation.agent)), func.sum(failed), func.avg(Invocation.duration_ms))
-        .group_by(Invocation.company_key, what, Invocation.protocol)
-    )
+    query = select(
+        Invocation.company_key,
+        what,
+        Invocation.protocol,
+        func.count(),
+        func.count(func.distinct(Invocation.agent)),
+        func.sum(failed),
+        func.avg(Invocation.duration_ms),
+    ).group_by(Invocation.company_key, what, Invocation.protocol)
     if since is not None:
         query = query.where(Invocation.recorded_at >= since)
     if company is not None:
         query = query.where(Invocation.company_key == company)
     rows = [
-        {"company": key, "what": name, "protocol": protocol, "calls": calls, "agents": agents,
-         "errors": int(errors or 0), "mean_ms": float(mean or 0)}
+        {
+            "company": key,
+            "what": name,
+            "protocol": protocol,
+            "calls": calls,
+            "agents": agents,
+            "errors": int(errors or 0),
+            "mean_ms": float(mean or 0),
+        }
         for key, name, protocol, calls, agents, errors, mean in session.execute(query)
     ]
     return sorted(rows, key=lambda r: (r["company"] or "", -r["calls"], r["what"], r["protocol"]))
@@ -324,11 +369,15 @@ def _usage_command():
         if not rows:
             click.echo("no invocations recorded")
             return
-        click.echo(f"{'company':<42} {'tool or endpoint':<36} {'protocol':<8} {'calls':>7} {'agents':>7} "
-                   f"{'errors':>7} {'mean ms':>8}")
+        click.echo(
+            f"{'company':<42} {'tool or endpoint':<36} {'protocol':<8} {'calls':>7} {'agents':>7} "
+            f"{'errors':>7} {'mean ms':>8}"
+        )
         for r in rows:
-            click.echo(f"{printable(r['company'] or '-'):<42} {printable(r['what']):<36} {r['protocol']:<8} "
-                       f"{r['calls']:>7} {r['agents']:>7} {r['errors']:>7} {r['mean_ms']:>8.1f}")
+            click.echo(
+                f"{printable(r['company'] or '-'):<42} {printable(r['what']):<36} {r['protocol']:<8} "
+                f"{r['calls']:>7} {r['agents']:>7} {r['errors']:>7} {r['mean_ms']:>8.1f}"
+            )
         click.echo("")
         click.echo(f"{'platform':<16} {'calls':>7} {'agents':>7}")
         for platform, calls, agents in platforms:

@@ -7,10 +7,11 @@ every route of the app is here and everything here is a route, and
 schemathesis checks the app's answers against it. `HEAD` works wherever
 `GET` does and is not listed separately; every endpoint accepts `?source=`.
 """
+
 from __future__ import annotations
 
-from mirror import urls
 from mcp_server.ucp import UCP_VERSIONS  # the releases UCP serves: declared once, there
+from mirror import urls
 from mirror.config import Settings
 
 JSON = "application/json"
@@ -39,42 +40,72 @@ def _header(description: str, required: bool = False, schema: dict | None = None
     return {"description": description, "required": required, "schema": schema or {"type": "string"}}
 
 
-ETAG = {"ETag": _header("Strong validator over every byte of the body."),
-        "Cache-Control": _header("Caching policy (a CDN may absorb reads).")}
+ETAG = {
+    "ETag": _header("Strong validator over every byte of the body."),
+    "Cache-Control": _header("Caching policy (a CDN may absorb reads)."),
+}
 NOT_MODIFIED = {"description": "Not modified: `If-None-Match` matched the current ETag (no body).", "headers": ETAG}
 RATE_LIMITED = _response(
-    "Past the per-company (or per-client) rate limit: retry after `Retry-After` seconds.", _ref("Error"),
+    "Past the per-company (or per-client) rate limit: retry after `Retry-After` seconds.",
+    _ref("Error"),
     headers={"Retry-After": _header("Seconds until a request will be accepted.", True, {"type": "integer"})},
 )
 RPC_RATE_LIMITED = _response(
-    "Past the rate limit (a JSON-RPC error with no id): retry after `Retry-After` seconds.", _ref("RpcError"),
+    "Past the rate limit (a JSON-RPC error with no id): retry after `Retry-After` seconds.",
+    _ref("RpcError"),
     headers={"Retry-After": _header("Seconds until a request will be accepted.", True, {"type": "integer"})},
 )
-NOT_FOUND_JSON = _response("Unknown key, not public, or this surface switched off (one identical answer).",
-                           _ref("Error"))
-NOT_FOUND_ANY = {"description": NOT_FOUND_JSON["description"],
-                 "content": {HTML: {"schema": {"type": "string"}}, JSON: {"schema": _ref("Error")}}}
-METHOD_NOT_ALLOWED = _response("POST only (no SSE stream, no sessions).", _ref("RpcError"),
-                               headers={"Allow": _header("The allowed methods.", True)})
+NOT_FOUND_JSON = _response(
+    "Unknown key, not public, or this surface switched off (one identical answer).", _ref("Error")
+)
+NOT_FOUND_ANY = {
+    "description": NOT_FOUND_JSON["description"],
+    "content": {HTML: {"schema": {"type": "string"}}, JSON: {"schema": _ref("Error")}},
+}
+METHOD_NOT_ALLOWED = _response(
+    "POST only (no SSE stream, no sessions).",
+    _ref("RpcError"),
+    headers={"Allow": _header("The allowed methods.", True)},
+)
 
 
 def _parameters() -> dict:
     return {
-        "key": {"name": "key", "in": "path", "required": True,
-                "description": "The contractor's pluginKey (the business feed's `id`).",
-                "schema": {"type": "string", "minLength": 1}},
-        "source": {"name": "source", "in": "query", "required": False,
-                   "description": "A free label recorded for source tracking (first 64 characters kept).",
-                   "schema": {"type": "string"}},
-        "ifNoneMatch": {"name": "If-None-Match", "in": "header", "required": False,
-                        "description": "ETags (a list, weak tags or `*`): a match answers 304.",
-                        "schema": {"type": "string"}},
-        "ucpVersion": {"name": "version", "in": "path", "required": True,
-                       "description": "A UCP release served here (docs/ucp.md); any other answers the 404.",
-                       "schema": {"type": "string", "enum": list(UCP_VERSIONS)}},
-        "mcpVersion": {"name": "MCP-Protocol-Version", "in": "header", "required": False,
-                       "description": "Absent means 2025-03-26; an unsupported one answers 400.",
-                       "schema": {"type": "string", "enum": SUPPORTED_MCP_VERSIONS}},
+        "key": {
+            "name": "key",
+            "in": "path",
+            "required": True,
+            "description": "The contractor's pluginKey (the business feed's `id`).",
+            "schema": {"type": "string", "minLength": 1},
+        },
+        "source": {
+            "name": "source",
+            "in": "query",
+            "required": False,
+            "description": "A free label recorded for source tracking (first 64 characters kept).",
+            "schema": {"type": "string"},
+        },
+        "ifNoneMatch": {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": False,
+            "description": "ETags (a list, weak tags or `*`): a match answers 304.",
+            "schema": {"type": "string"},
+        },
+        "ucpVersion": {
+            "name": "version",
+            "in": "path",
+            "required": True,
+            "description": "A UCP release served here (docs/ucp.md); any other answers the 404.",
+            "schema": {"type": "string", "enum": list(UCP_VERSIONS)},
+        },
+        "mcpVersion": {
+            "name": "MCP-Protocol-Version",
+            "in": "header",
+            "required": False,
+            "description": "Absent means 2025-03-26; an unsupported one answers 400.",
+            "schema": {"type": "string", "enum": SUPPORTED_MCP_VERSIONS},
+        },
     }
 
 
@@ -83,8 +114,9 @@ def _p(*names: str) -> list[dict]:
 
 
 def _get(summary: str, responses: dict, *params: str, tags: tuple = ()) -> dict:
-    return {"get": {"summary": summary, "tags": list(tags), "parameters": _p(*params, "source"),
-                    "responses": responses}}
+    return {
+        "get": {"summary": summary, "tags": list(tags), "parameters": _p(*params, "source"), "responses": responses}
+    }
 
 
 def _cached(description: str, schema: dict, media: str = JSON) -> dict:
@@ -97,8 +129,12 @@ def _keyed_json(summary: str, description: str, schema: dict, media: str = JSON)
 
 
 def _keyed_html(summary: str, extra: dict | None = None) -> dict:
-    responses = {**_cached("The page (no JavaScript).", {"type": "string"}, HTML), **(extra or {}),
-                 "404": NOT_FOUND_ANY, "429": RATE_LIMITED}
+    responses = {
+        **_cached("The page (no JavaScript).", {"type": "string"}, HTML),
+        **(extra or {}),
+        "404": NOT_FOUND_ANY,
+        "429": RATE_LIMITED,
+    }
     return _get(summary, responses, "key", "ifNoneMatch", tags=("company",))
 
 
@@ -108,25 +144,46 @@ def _mcp_endpoint(summary: str, keyed: bool, restricted_origins: bool) -> dict:
     responses = {
         "200": _response("The JSON-RPC response.", _ref("RpcResponse")),
         "202": {"description": "A notification or response was accepted (no body)."},
-        "400": _response("Malformed JSON (-32700), a bad request (-32600) or an unsupported protocol version.",
-                         _ref("RpcError")),
+        "400": _response(
+            "Malformed JSON (-32700), a bad request (-32600) or an unsupported protocol version.", _ref("RpcError")
+        ),
         "403": rpc_error if restricted_origins else None,
         "404": _response("Method not found (2026-07-28).", _ref("RpcError")),
-        "406": rpc_error, "413": rpc_error, "415": rpc_error, "421": rpc_error, "429": RPC_RATE_LIMITED,
+        "406": rpc_error,
+        "413": rpc_error,
+        "415": rpc_error,
+        "421": rpc_error,
+        "429": RPC_RATE_LIMITED,
     }
     if keyed:
-        responses["404"] = {"description": "Unknown key, not public or switched off (the one JSON 404); or, "
-                                           "under 2026-07-28, a method not found.",
-                            "content": _content({"anyOf": [_ref("Error"), _ref("RpcError")]})}
+        responses["404"] = {
+            "description": "Unknown key, not public or switched off (the one JSON 404); or, "
+            "under 2026-07-28, a method not found.",
+            "content": _content({"anyOf": [_ref("Error"), _ref("RpcError")]}),
+        }
     params = ("key",) if keyed else ()
-    post = {"summary": summary, "tags": ["mcp"], "parameters": _p(*params, "mcpVersion", "source"),
-            "requestBody": {"required": True, "content": _content(_ref("RpcRequest"))},
-            "responses": {code: r for code, r in responses.items() if r is not None}}
-    preflight = {"summary": "CORS preflight.", "tags": ["mcp"], "parameters": _p(*params, "source"),
-                 "responses": {"204": {"description": "Allowed (CORS headers)."},
-                               **({"403": rpc_error} if restricted_origins else {})}}
-    not_post = {"summary": "Refused: POST only.", "tags": ["mcp"], "parameters": _p(*params, "source"),
-                "responses": {"405": METHOD_NOT_ALLOWED}}
+    post = {
+        "summary": summary,
+        "tags": ["mcp"],
+        "parameters": _p(*params, "mcpVersion", "source"),
+        "requestBody": {"required": True, "content": _content(_ref("RpcRequest"))},
+        "responses": {code: r for code, r in responses.items() if r is not None},
+    }
+    preflight = {
+        "summary": "CORS preflight.",
+        "tags": ["mcp"],
+        "parameters": _p(*params, "source"),
+        "responses": {
+            "204": {"description": "Allowed (CORS headers)."},
+            **({"403": rpc_error} if restricted_origins else {}),
+        },
+    }
+    not_post = {
+        "summary": "Refused: POST only.",
+        "tags": ["mcp"],
+        "parameters": _p(*params, "source"),
+        "responses": {"405": METHOD_NOT_ALLOWED},
+    }
     return {"post": post, "options": preflight, **{m: dict(not_post) for m in ("get", "delete", "put", "patch")}}
 
 
@@ -135,59 +192,114 @@ def _paths() -> dict:
     text_plain = {"type": "string"}
     return {
         urls.JSONLD: _keyed_json(
-            "The company's schema.org graph.", "JSON-LD, ready to paste into a script tag.", _ref("JsonLd"),
-            "application/ld+json"),
-        urls.PRICING_JSON: _keyed_json(
-            "The pricing view model.", "The pricing document.", _ref("PricingDocument")),
+            "The company's schema.org graph.",
+            "JSON-LD, ready to paste into a script tag.",
+            _ref("JsonLd"),
+            "application/ld+json",
+        ),
+        urls.PRICING_JSON: _keyed_json("The pricing view model.", "The pricing document.", _ref("PricingDocument")),
         urls.PRICING_PAGE: _keyed_html("The reference pricing page."),
-        urls.QUOTE_PAGE: _keyed_html("The quote page, or a 302 to the contractor's own funnel.", {
-            "302": {"description": "To the contractor's verified quote funnel (referrer stamped).",
-                    "headers": {"Location": _header("The funnel URL.", True)}}}),
+        urls.QUOTE_PAGE: _keyed_html(
+            "The quote page, or a 302 to the contractor's own funnel.",
+            {
+                "302": {
+                    "description": "To the contractor's verified quote funnel (referrer stamped).",
+                    "headers": {"Location": _header("The funnel URL.", True)},
+                }
+            },
+        ),
         urls.COMPANY_MCP: _mcp_endpoint("One JSON-RPC message to the company's catalog MCP server.", True, False),
         urls.WEBMCP_MCP: _mcp_endpoint(
-            "webmcp.js's call endpoint: the same catalog server, gated by the webmcp switch alone.", True, False),
+            "webmcp.js's call endpoint: the same catalog server, gated by the webmcp switch alone.", True, False
+        ),
         urls.PROVIDER_MCP: _mcp_endpoint("One JSON-RPC message to the provider MCP server.", False, True),
-        urls.UCP_MCP: _mcp_endpoint("One JSON-RPC message to the company's UCP Catalog endpoint.",
-                                                  True, False),
-        urls.HOST_UCP_MCP: _host_mapped(_mcp_endpoint(
-            "One JSON-RPC message to the UCP endpoint of the company mapped to this Host (COMPANY_HOSTS).",
-            True, False)),
-        urls.UCP_PROFILE: _keyed_json(
-            "The company's UCP business profile.", "The profile.", _ref("UcpProfile")),
-        urls.HOST_UCP_PROFILE: _get("The UCP profile of the company mapped to this Host (COMPANY_HOSTS).", {
-            **_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
-            "ifNoneMatch", tags=("company",)),
-        urls.UCP_PROFILE + "/{version}": _get("The company's UCP business profile in one release.", {
-            **_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
-            "key", "ucpVersion", "ifNoneMatch", tags=("company",)),
-        urls.HOST_UCP_PROFILE + "/{version}": _get("The UCP profile in one release of the company mapped to this Host.", {
-            **_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
-            "ucpVersion", "ifNoneMatch", tags=("company",)),
-        urls.WEBMCP_SWITCH: _get("Whether webmcp.js registers this key's tools (never a 404).",
-                                             _cached("The switch.", _ref("WebMcpSwitch")), "key", "ifNoneMatch",
-                                             tags=("webmcp",)),
+        urls.UCP_MCP: _mcp_endpoint("One JSON-RPC message to the company's UCP Catalog endpoint.", True, False),
+        urls.HOST_UCP_MCP: _host_mapped(
+            _mcp_endpoint(
+                "One JSON-RPC message to the UCP endpoint of the company mapped to this Host (COMPANY_HOSTS).",
+                True,
+                False,
+            )
+        ),
+        urls.UCP_PROFILE: _keyed_json("The company's UCP business profile.", "The profile.", _ref("UcpProfile")),
+        urls.HOST_UCP_PROFILE: _get(
+            "The UCP profile of the company mapped to this Host (COMPANY_HOSTS).",
+            {**_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
+            "ifNoneMatch",
+            tags=("company",),
+        ),
+        urls.UCP_PROFILE + "/{version}": _get(
+            "The company's UCP business profile in one release.",
+            {**_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
+            "key",
+            "ucpVersion",
+            "ifNoneMatch",
+            tags=("company",),
+        ),
+        urls.HOST_UCP_PROFILE + "/{version}": _get(
+            "The UCP profile in one release of the company mapped to this Host.",
+            {**_cached("The profile.", _ref("UcpProfile")), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
+            "ucpVersion",
+            "ifNoneMatch",
+            tags=("company",),
+        ),
+        urls.WEBMCP_SWITCH: _get(
+            "Whether webmcp.js registers this key's tools (never a 404).",
+            _cached("The switch.", _ref("WebMcpSwitch")),
+            "key",
+            "ifNoneMatch",
+            tags=("webmcp",),
+        ),
         urls.WEBMCP_DEMO: _keyed_html("A page embedding webmcp.js for this key."),
-        urls.WEBMCP_JS: _get("The WebMCP embed (an ES module).", _cached("JavaScript.", text_plain, "text/javascript"),
-                           "ifNoneMatch", tags=("webmcp",)),
-        urls.WEBMCP_DEMO_JS: _get("The demo page's script.", _cached("JavaScript.", text_plain, "text/javascript"),
-                                "ifNoneMatch", tags=("webmcp",)),
-        urls.BUSINESS_FEED: _get("The business feed (ChatGPT local-services request-a-quote).", {
-            **_cached("One page of the feed.", _ref("FeedPage")),
-            "400": _response("page or page_size out of range (the error names it).", _ref("Error")),
-            "429": RATE_LIMITED}, "page", "pageSize", "changesToken", "ifNoneMatch", tags=("feed",)),
-        urls.MCP_SERVER_CARD: _get("The MCP server card.", _cached("The card.", _ref("ServerCard")),
-                                      "ifNoneMatch", tags=("mcp",)),
-        urls.LLMS_TXT: _get("A plain-text index of the public surfaces for agents.",
-                          _cached("Markdown-flavoured text.", text_plain, "text/plain"), "ifNoneMatch",
-                          tags=("discovery",)),
+        urls.WEBMCP_JS: _get(
+            "The WebMCP embed (an ES module).",
+            _cached("JavaScript.", text_plain, "text/javascript"),
+            "ifNoneMatch",
+            tags=("webmcp",),
+        ),
+        urls.WEBMCP_DEMO_JS: _get(
+            "The demo page's script.",
+            _cached("JavaScript.", text_plain, "text/javascript"),
+            "ifNoneMatch",
+            tags=("webmcp",),
+        ),
+        urls.BUSINESS_FEED: _get(
+            "The business feed (ChatGPT local-services request-a-quote).",
+            {
+                **_cached("One page of the feed.", _ref("FeedPage")),
+                "400": _response("page or page_size out of range (the error names it).", _ref("Error")),
+                "429": RATE_LIMITED,
+            },
+            "page",
+            "pageSize",
+            "changesToken",
+            "ifNoneMatch",
+            tags=("feed",),
+        ),
+        urls.MCP_SERVER_CARD: _get(
+            "The MCP server card.", _cached("The card.", _ref("ServerCard")), "ifNoneMatch", tags=("mcp",)
+        ),
+        urls.LLMS_TXT: _get(
+            "A plain-text index of the public surfaces for agents.",
+            _cached("Markdown-flavoured text.", text_plain, "text/plain"),
+            "ifNoneMatch",
+            tags=("discovery",),
+        ),
         "/healthz": _get("Liveness.", {"200": _response("The process answers.", _ref("Health"))}, tags=("ops",)),
-        "/readyz": _get("Readiness: database reachable and the mirror fresh.", {
-            "200": _response("Ready.", _ref("Readiness")),
-            "503": _response("Not ready; `reasons` says why.", _ref("Readiness"))}, tags=("ops",)),
-        "/metrics": _get("Prometheus metrics.", {"200": _response("Text exposition format 0.0.4.", text_plain,
-                                                                   "text/plain")}, tags=("ops",)),
-        "/openapi.json": _get("This document.", {"200": _response("OpenAPI 3.1.", {"type": "object"})},
-                              tags=("ops",)),
+        "/readyz": _get(
+            "Readiness: database reachable and the mirror fresh.",
+            {
+                "200": _response("Ready.", _ref("Readiness")),
+                "503": _response("Not ready; `reasons` says why.", _ref("Readiness")),
+            },
+            tags=("ops",),
+        ),
+        "/metrics": _get(
+            "Prometheus metrics.",
+            {"200": _response("Text exposition format 0.0.4.", text_plain, "text/plain")},
+            tags=("ops",),
+        ),
+        "/openapi.json": _get("This document.", {"200": _response("OpenAPI 3.1.", {"type": "object"})}, tags=("ops",)),
     }
 
 
@@ -197,46 +309,64 @@ def _discovery_document(summary: str, media: str, *params: str, keyed: bool = Fa
     if keyed:
         responses.update({"404": NOT_FOUND_JSON, "429": RATE_LIMITED})
     operations = _get(summary, responses, *params, "ifNoneMatch", tags=("discovery",))
-    operations["options"] = {"summary": "CORS preflight (the key is not looked up).", "tags": ["discovery"],
-                             "parameters": _p(*params, "source"),
-                             "responses": {"204": {"description": "Allowed (CORS headers)."}}}
+    operations["options"] = {
+        "summary": "CORS preflight (the key is not looked up).",
+        "tags": ["discovery"],
+        "parameters": _p(*params, "source"),
+        "responses": {"204": {"description": "Allowed (CORS headers)."}},
+    }
     return operations
 
 
 def _a2a_endpoint(summary: str, keyed: bool) -> dict:
     """POST one A2A JSON-RPC request; JSON-RPC errors travel with HTTP 200."""
     rpc_error = _response("Transport refusal (a JSON-RPC error with no id).", _ref("RpcError"))
-    not_found = ("Unknown key, not public or `a2a` switched off (the one JSON 404)." if keyed else
-                 "On a COMPANY_HOSTS domain: the mapped company is not public or `a2a` is off (the one JSON 404).")
-    return {"post": {
-        "summary": summary, "tags": ["a2a"], "parameters": _p(*(("key",) if keyed else ()), "source"),
-        "requestBody": {"required": True, "content": _content({"type": "object"})},
-        "responses": {"200": _response("The JSON-RPC response (a SendMessageResponse, or an A2A error).",
-                                       {"type": ["object", "array"]}),
-                      "404": _response(not_found, _ref("Error")), "413": rpc_error, "415": rpc_error,
-                      "421": rpc_error, "429": RPC_RATE_LIMITED},
-    }}
+    not_found = (
+        "Unknown key, not public or `a2a` switched off (the one JSON 404)."
+        if keyed
+        else "On a COMPANY_HOSTS domain: the mapped company is not public or `a2a` is off (the one JSON 404)."
+    )
+    return {
+        "post": {
+            "summary": summary,
+            "tags": ["a2a"],
+            "parameters": _p(*(("key",) if keyed else ()), "source"),
+            "requestBody": {"required": True, "content": _content({"type": "object"})},
+            "responses": {
+                "200": _response(
+                    "The JSON-RPC response (a SendMessageResponse, or an A2A error).", {"type": ["object", "array"]}
+                ),
+                "404": _response(not_found, _ref("Error")),
+                "413": rpc_error,
+                "415": rpc_error,
+                "421": rpc_error,
+                "429": RPC_RATE_LIMITED,
+            },
+        }
+    }
 
 
 def _discovery_paths() -> dict:
     """The AI Catalog, the MCP server cards and the A2A agent cards and endpoints."""
     card = "application/mcp-server-card+json"
     return {
-        urls.AI_CATALOG: _discovery_document("The AI Catalog (MCP server cards).",
-                                                            "application/ai-catalog+json"),
+        urls.AI_CATALOG: _discovery_document("The AI Catalog (MCP server cards).", "application/ai-catalog+json"),
         urls.PROVIDER_SERVER_CARD: _discovery_document("The provider MCP server's card.", card),
         urls.COMPANY_TEMPLATE_SERVER_CARD: _discovery_document("The per-company MCP server's templated card.", card),
-        urls.COMPANY_SERVER_CARD: _discovery_document("One contractor's MCP server card.", card, "key",
-                                                                keyed=True),
+        urls.COMPANY_SERVER_CARD: _discovery_document("One contractor's MCP server card.", card, "key", keyed=True),
         urls.COMPANY_AGENT_CARD: _keyed_json(
-            "One contractor's A2A agent card.", "The agent card (A2A 1.0).", {"type": "object"}),
-        urls.AGENT_CARD: _get("The directory agent's card (or, on a COMPANY_HOSTS domain, the mapped "
-                                             "company's).", {**_cached("The agent card (A2A 1.0).", {"type": "object"}),
-                                                             "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
-                                             "ifNoneMatch", tags=("a2a",)),
+            "One contractor's A2A agent card.", "The agent card (A2A 1.0).", {"type": "object"}
+        ),
+        urls.AGENT_CARD: _get(
+            "The directory agent's card (or, on a COMPANY_HOSTS domain, the mapped company's).",
+            {**_cached("The agent card (A2A 1.0).", {"type": "object"}), "404": NOT_FOUND_JSON, "429": RATE_LIMITED},
+            "ifNoneMatch",
+            tags=("a2a",),
+        ),
         urls.COMPANY_A2A: _a2a_endpoint("One A2A JSON-RPC request to a contractor's agent.", True),
-        urls.ROOT_A2A: _a2a_endpoint("One A2A JSON-RPC request to the directory agent (or a COMPANY_HOSTS company's).",
-                              False),
+        urls.ROOT_A2A: _a2a_endpoint(
+            "One A2A JSON-RPC request to the directory agent (or a COMPANY_HOSTS company's).", False
+        ),
     }
 
 
@@ -245,7 +375,8 @@ def _host_mapped(operations: dict) -> dict:
     for operation in operations.values():
         operation["parameters"] = [p for p in operation["parameters"] if p["$ref"] != "#/components/parameters/key"]
     operations["post"]["responses"]["404"]["description"] = (
-        "This Host is not mapped to a public company (the one JSON 404); or, under 2026-07-28, a method not found.")
+        "This Host is not mapped to a public company (the one JSON 404); or, under 2026-07-28, a method not found."
+    )
     return operations
 
 
@@ -259,9 +390,9 @@ def openapi(settings: Settings) -> dict:
             "title": f"{settings.provider_name} contractor mirror",
             "version": "1.0.0",
             "description": "Contractors' own published installed prices, service areas and quote links: JSON-LD, "
-                           "pricing.json, hosted pages, the business feed, MCP and UCP endpoints, and operations "
-                           "endpoints. Everything is public and read-only. Unknown, not-public and switched-off "
-                           "keys all answer the same 404.",
+            "pricing.json, hosted pages, the business feed, MCP and UCP endpoints, and operations "
+            "endpoints. Everything is public and read-only. Unknown, not-public and switched-off "
+            "keys all answer the same 404.",
         },
         "servers": [{"url": settings.public_base_url}],
         "paths": {**_paths(), **_discovery_paths()},

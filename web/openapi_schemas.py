@@ -6,6 +6,7 @@ generated from the pydantic models that produce or validate those payloads
 FeedPage), so the document cannot drift from what is served; the rest
 describes payloads that have no model of their own (docs/contracts/surfaces.md).
 """
+
 from __future__ import annotations
 
 from pydantic import BaseModel
@@ -21,7 +22,11 @@ def _ref(name: str) -> dict:
 
 
 def _object(properties: dict, required: list[str] | None = None, closed: bool = True) -> dict:
-    schema = {"type": "object", "properties": properties, "required": list(properties) if required is None else required}
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+    }
     if closed:
         schema["additionalProperties"] = False
     return schema
@@ -30,15 +35,28 @@ def _object(properties: dict, required: list[str] | None = None, closed: bool = 
 def parameters_extra() -> dict:
     """The business feed's query parameters."""
     return {
-        "page": {"name": "page", "in": "query", "required": False, "description": "1-based page number.",
-                 "schema": {"type": "integer", "minimum": 1, "maximum": PAGE_MAX, "default": 1}},
-        "pageSize": {"name": "page_size", "in": "query", "required": False, "description": "Records per page.",
-                     "schema": {"type": "integer", "minimum": 1, "maximum": PAGE_SIZE_MAX,
-                                "default": PAGE_SIZE_DEFAULT}},
-        "changesToken": {"name": "changes_token", "in": "query", "required": False,
-                         "description": "A `changes_token` from an earlier answer: only what changed since. "
-                                        "Stale, malformed or foreign tokens get the full walk.",
-                         "schema": {"type": "string"}},
+        "page": {
+            "name": "page",
+            "in": "query",
+            "required": False,
+            "description": "1-based page number.",
+            "schema": {"type": "integer", "minimum": 1, "maximum": PAGE_MAX, "default": 1},
+        },
+        "pageSize": {
+            "name": "page_size",
+            "in": "query",
+            "required": False,
+            "description": "Records per page.",
+            "schema": {"type": "integer", "minimum": 1, "maximum": PAGE_SIZE_MAX, "default": PAGE_SIZE_DEFAULT},
+        },
+        "changesToken": {
+            "name": "changes_token",
+            "in": "query",
+            "required": False,
+            "description": "A `changes_token` from an earlier answer: only what changed since. "
+            "Stale, malformed or foreign tokens get the full walk.",
+            "schema": {"type": "string"},
+        },
     }
 
 
@@ -62,47 +80,66 @@ def _untitled(node):
         return [_untitled(item) for item in node]
     if not isinstance(node, dict):
         return node
-    return {k: _untitled(v) if k not in ("enum", "const", "default", "examples") else v
-            for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+    return {
+        k: _untitled(v) if k not in ("enum", "const", "default", "examples") else v
+        for k, v in node.items()
+        if not (k == "title" and isinstance(v, str))
+    }
 
 
 def _rpc_schemas() -> dict:
     rpc_id = {"type": ["string", "integer"]}
-    error_object = _object({"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}},
-                           required=["code", "message"])
+    error_object = _object(
+        {"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}}, required=["code", "message"]
+    )
     return {
         # A message without an id is a notification, accepted with a bodiless 202.
-        "RpcRequest": _object({
-            "jsonrpc": {"const": "2.0"}, "id": rpc_id,
-            "method": {"type": "string", "examples": ["initialize", "tools/list", "ping", "resources/list"]},
-            "params": {"type": "object"},
-        }, required=["jsonrpc", "id", "method"], closed=False),
-        "RpcError": _object({"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer", "null"]},
-                             "error": error_object}, required=["jsonrpc", "id", "error"], closed=False),
-        "RpcResponse": {"anyOf": [
-            _object({"jsonrpc": {"const": "2.0"}, "id": rpc_id, "result": {"type": "object"}}, closed=False),
-            _ref("RpcError"),
-        ]},
+        "RpcRequest": _object(
+            {
+                "jsonrpc": {"const": "2.0"},
+                "id": rpc_id,
+                "method": {"type": "string", "examples": ["initialize", "tools/list", "ping", "resources/list"]},
+                "params": {"type": "object"},
+            },
+            required=["jsonrpc", "id", "method"],
+            closed=False,
+        ),
+        "RpcError": _object(
+            {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer", "null"]}, "error": error_object},
+            required=["jsonrpc", "id", "error"],
+            closed=False,
+        ),
+        "RpcResponse": {
+            "anyOf": [
+                _object({"jsonrpc": {"const": "2.0"}, "id": rpc_id, "result": {"type": "object"}}, closed=False),
+                _ref("RpcError"),
+            ]
+        },
     }
 
 
 def _other_schemas() -> dict:
     return {
         "JsonLd": _object({"@context": {"type": "string"}, "@graph": {"type": "array", "items": {"type": "object"}}}),
-        "ServerCard": _object({"name": {"type": "string"}, "version": {"type": "string"},
-                               "remotes": {"type": "array", "minItems": 1}}, closed=False),
-        "UcpProfile": _object({"ucp": {"type": "object", "required": ["version", "services", "capabilities"]}},
-                              closed=False),
+        "ServerCard": _object(
+            {"name": {"type": "string"}, "version": {"type": "string"}, "remotes": {"type": "array", "minItems": 1}},
+            closed=False,
+        ),
+        "UcpProfile": _object(
+            {"ucp": {"type": "object", "required": ["version", "services", "capabilities"]}}, closed=False
+        ),
         "WebMcpSwitch": _object({"enabled": {"type": "boolean"}}),
         "Health": _object({"status": {"const": "ok"}}),
-        "Readiness": _object({
-            "ready": {"type": "boolean"},
-            "reasons": {"type": "array", "items": {"enum": ["database_unreachable", "never_synced", "sync_stale"]}},
-            "database": {"enum": ["ok", "unreachable"]},
-            "last_sync_at": TIMESTAMP,
-            "last_sync_age_seconds": {"type": ["integer", "null"]},
-            "freshness_threshold_seconds": {"type": "integer"},
-        }),
+        "Readiness": _object(
+            {
+                "ready": {"type": "boolean"},
+                "reasons": {"type": "array", "items": {"enum": ["database_unreachable", "never_synced", "sync_stale"]}},
+                "database": {"enum": ["ok", "unreachable"]},
+                "last_sync_at": TIMESTAMP,
+                "last_sync_age_seconds": {"type": ["integer", "null"]},
+                "freshness_threshold_seconds": {"type": "integer"},
+            }
+        ),
     }
 
 

@@ -12,6 +12,7 @@ after `idle_seconds` without rows, closes its connection and ends; the next
 row starts it again. A process serving traffic keeps one connection for these
 rows; an idle, closed or discarded app holds none.
 """
+
 from __future__ import annotations
 
 import logging

@@ -1,4 +1,5 @@
 """Response helpers: JSON with CORS, the uniform 404, ETags and conditional GETs."""
+
 from __future__ import annotations
 
 import hashlib
@@ -60,7 +61,9 @@ def if_none_match_hits(etag: str) -> bool:
     return False
 
 
-def conditional(body: bytes, *, mimetype: str, cache_control: str, etag: str | None = None, cors: bool = True) -> Response:
+def conditional(
+    body: bytes, *, mimetype: str, cache_control: str, etag: str | None = None, cors: bool = True
+) -> Response:
     """200 with an ETag, or 304 with no body when If-None-Match matches."""
     etag = etag or strong_etag(body)
     headers = {"ETag": etag, "Cache-Control": cache_control}

@@ -6,10 +6,11 @@ change a status or body, never fail a request and never wait on the database.
 If the queue is full, the hit is dropped and counted rather than slowing the
 request.
 """
+
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from flask import Flask, Response, request
 
@@ -34,7 +35,7 @@ def source_hit(label: str, endpoint: str, method: str, status: int) -> dict:
         "endpoint": endpoint.replace("\x00", "")[:ENDPOINT_MAX],
         "method": method[:8],
         "status": status,
-        "recorded_at": datetime.now(timezone.utc),
+        "recorded_at": datetime.now(UTC),
     }
 
 

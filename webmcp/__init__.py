@@ -1,4 +1,5 @@
 """The WebMCP embed: /webmcp.js and its demo page."""
+
 from flask import Blueprint, Flask
 
 bp = Blueprint("webmcp", __name__)

@@ -17,6 +17,7 @@ on, and nothing else: the tools call the embed's own endpoint,
 `POST /companies/<key>/webmcp/mcp` (mcp_server/routes.py), which follows the
 same switch, so the `mcp` switch (remote agents) neither opens nor closes it.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,6 @@ from mirror.urls import WEBMCP_DEMO, WEBMCP_DEMO_JS, WEBMCP_JS, WEBMCP_SWITCH, f
 from web.db import db, settings
 from web.gate import gate
 from web.responses import conditional
-
 from webmcp import bp
 
 CHANNEL = "webmcp"  # the one switch of the embed, its demo page and its tools' endpoint
@@ -106,8 +106,12 @@ def webmcp_demo(key: str) -> Response:
     company = gate(key, CHANNEL, html=True)  # what embed_enabled() decides, before any limit
     script_url = settings().absolute(WEBMCP_JS)
     html = render_template(
-        "webmcp_demo.html", company_name=company.name, plugin_key=company.plugin_key, script_url=script_url,
-        demo_script_url=settings().absolute(WEBMCP_DEMO_JS), tools=webmcp_tool_definitions(),
+        "webmcp_demo.html",
+        company_name=company.name,
+        plugin_key=company.plugin_key,
+        script_url=script_url,
+        demo_script_url=settings().absolute(WEBMCP_DEMO_JS),
+        tools=webmcp_tool_definitions(),
     )
     response = conditional(html.encode("utf-8"), mimetype="text/html", cache_control=DEMO_CACHE, cors=False)
     response.headers["Content-Security-Policy"] = demo_csp(script_url)

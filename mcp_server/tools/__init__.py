@@ -4,6 +4,7 @@
 visitor's browser by webmcp.js); `PROVIDER_TOOLS` are the install-wide
 launcher tools.
 """
+
 from mcp_server.tools.company import COMPANY_TOOLS, CompanyContext
 from mcp_server.tools.declaration import ToolError, ToolSpec, tool_error, tool_success
 from mcp_server.tools.provider import PROVIDER_TOOLS, WIDGET_URI, ProviderContext
@@ -21,6 +22,14 @@ def webmcp_tool_definitions() -> list[dict]:
 
 
 __all__ = [
-    "COMPANY_TOOLS", "PROVIDER_TOOLS", "WIDGET_URI", "CompanyContext", "ProviderContext", "ToolError", "ToolSpec",
-    "tool_error", "tool_success", "webmcp_tool_definitions",
+    "COMPANY_TOOLS",
+    "PROVIDER_TOOLS",
+    "WIDGET_URI",
+    "CompanyContext",
+    "ProviderContext",
+    "ToolError",
+    "ToolSpec",
+    "tool_error",
+    "tool_success",
+    "webmcp_tool_definitions",
 ]

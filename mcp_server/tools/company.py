@@ -4,6 +4,7 @@ Each handler reads the company's public view (the same object pricing.json
 serialises) or the read-side catalog queries in mirror/; `compare_tiers` also
 selects the category's product rows itself, for each tier's cheapest product.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -83,6 +84,7 @@ def _short(text: str | None) -> str | None:
 
 # --- get_business_info -------------------------------------------------------------
 
+
 class NoArguments(ToolInput):
     """This tool takes no arguments."""
 
@@ -104,15 +106,23 @@ def get_business_info(ctx: CompanyContext, _: NoArguments) -> BusinessInfo:
     """The contractor's identity and contact data."""
     view, business = ctx.view, ctx.view.business
     return BusinessInfo(
-        name=business.name, trades=business.trades, address=business.address,
-        phone=business.phone, website=business.website, service_area=business.service_area,
-        currency=view.currency, price_description=view.price_description,
-        category_count=len(view.categories), quote_url=view.quote_url,
-        pricing_url=view.pricing_url, **view.provenance(),
+        name=business.name,
+        trades=business.trades,
+        address=business.address,
+        phone=business.phone,
+        website=business.website,
+        service_area=business.service_area,
+        currency=view.currency,
+        price_description=view.price_description,
+        category_count=len(view.categories),
+        quote_url=view.quote_url,
+        pricing_url=view.pricing_url,
+        **view.provenance(),
     )
 
 
 # --- list_categories ---------------------------------------------------------------
+
 
 class CategoryList(ProvenancedOutput):
     categories: list[CategoryView]
@@ -124,19 +134,24 @@ def list_categories(ctx: CompanyContext, _: NoArguments) -> CategoryList:
     """Every offer group with its price range."""
     view = ctx.view
     return CategoryList(
-        categories=view.categories, currency=view.currency,
-        price_description=view.price_description, quote_url=view.quote_url, **view.provenance(),
+        categories=view.categories,
+        currency=view.currency,
+        price_description=view.price_description,
+        quote_url=view.quote_url,
+        **view.provenance(),
     )
 
 
 # --- search_catalog ----------------------------------------------------------------
 
+
 class SearchCatalogInput(ToolInput):
     query: QueryText
     category: CategoryText | None = None
     tier: TierName | None = None
-    max_price: float | None = Field(default=None, ge=0, le=10_000_000,
-                                    description="Only products priced at or below this amount (in `currency`).")
+    max_price: float | None = Field(
+        default=None, ge=0, le=10_000_000, description="Only products priced at or below this amount (in `currency`)."
+    )
     limit: ProductLimit
 
 
@@ -164,20 +179,43 @@ def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> Search
     """Keyword search over the public products."""
     slug = ctx.category_or_error(args.category).slug if args.category is not None else None
     max_cents = price_to_cents_floor(args.max_price) if args.max_price is not None else None
-    found = search_catalog(ctx.session, ctx.company.plugin_key, args.query, category_slug=slug,
-                           tier=args.tier, max_price_cents=max_cents, limit=args.limit)
+    found = search_catalog(
+        ctx.session,
+        ctx.company.plugin_key,
+        args.query,
+        category_slug=slug,
+        tier=args.tier,
+        max_price_cents=max_cents,
+        limit=args.limit,
+    )
     results = [
-        ProductOut(sku=h.sku, name=h.name, brand=h.brand, category=h.category_name, category_slug=h.category_slug,
-                   tier=h.tier, price=cents_to_decimal(h.price_cents), model_numbers=h.model_numbers,
-                   description=_short(h.description))
+        ProductOut(
+            sku=h.sku,
+            name=h.name,
+            brand=h.brand,
+            category=h.category_name,
+            category_slug=h.category_slug,
+            tier=h.tier,
+            price=cents_to_decimal(h.price_cents),
+            model_numbers=h.model_numbers,
+            description=_short(h.description),
+        )
         for h in found.hits
     ]
     view = ctx.view
-    return SearchResults(query=args.query, results=results, result_count=len(results), total_matches=found.total,
-                         currency=view.currency, quote_url=view.quote_url, **view.provenance())
+    return SearchResults(
+        query=args.query,
+        results=results,
+        result_count=len(results),
+        total_matches=found.total,
+        currency=view.currency,
+        quote_url=view.quote_url,
+        **view.provenance(),
+    )
 
 
 # --- compare_tiers -----------------------------------------------------------------
+
 
 class CompareTiersInput(ToolInput):
     category: CategoryText
@@ -217,18 +255,26 @@ def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierCompariso
     category = ctx.category_or_error(args.category)
     if category.kind != "system":
         systems = ", ".join(c.slug for c in ctx.view.categories if c.kind == "system") or "none"
-        raise ToolError(f"category: {category.slug!r} is an accessory category without tiers. "
-                        f"Tiered categories here: {systems}.")
+        raise ToolError(
+            f"category: {category.slug!r} is an accessory category without tiers. Tiered categories here: {systems}."
+        )
     products = ctx.session.scalars(
-        select_public_products(ctx.company.plugin_key).where(Product.category_slug == category.slug)
+        select_public_products(ctx.company.plugin_key)
+        .where(Product.category_slug == category.slug)
         .order_by(Product.price_cents, Product.name, Product.sku)
     ).all()
     view = ctx.view
     return TierComparison(
-        category=category.name, slug=category.slug, price_low=category.price_low, price_high=category.price_high,
-        offer_count=category.offer_count, tiers=category.tiers,
+        category=category.name,
+        slug=category.slug,
+        price_low=category.price_low,
+        price_high=category.price_high,
+        offer_count=category.offer_count,
+        tiers=category.tiers,
         comparison=[_tier_offer(tier, [p for p in products if p.tier == tier]) for tier in TIERS],
-        currency=view.currency, quote_url=view.quote_url, **view.provenance(),
+        currency=view.currency,
+        quote_url=view.quote_url,
+        **view.provenance(),
     )
 
 
@@ -237,15 +283,26 @@ def _tier_offer(tier: str, products: list[Product]) -> TierOffer:
     product = None
     if cheapest is not None:
         specs = {k: v for k, v in (cheapest.specs or {}).items() if isinstance(v, (str, int, float, bool)) or v is None}
-        product = TierProduct(sku=cheapest.sku, name=cheapest.name, brand=cheapest.brand,
-                              price=cents_to_decimal(cheapest.price_cents),
-                              model_numbers=list(cheapest.model_numbers or []),
-                              description=_short(cheapest.description), specs=specs)
-    return TierOffer(tier=tier, price=cents_to_decimal(cheapest.price_cents) if cheapest else None,
-                     offer_count=len(products), brands=sorted({p.brand for p in products if p.brand}), product=product)
+        product = TierProduct(
+            sku=cheapest.sku,
+            name=cheapest.name,
+            brand=cheapest.brand,
+            price=cents_to_decimal(cheapest.price_cents),
+            model_numbers=list(cheapest.model_numbers or []),
+            description=_short(cheapest.description),
+            specs=specs,
+        )
+    return TierOffer(
+        tier=tier,
+        price=cents_to_decimal(cheapest.price_cents) if cheapest else None,
+        offer_count=len(products),
+        brands=sorted({p.brand for p in products if p.brand}),
+        product=product,
+    )
 
 
 # --- check_service_area ------------------------------------------------------------
+
 
 class CheckServiceAreaInput(ToolInput):
     postal_code: PostalCodeText
@@ -272,43 +329,64 @@ def coverage(view: CompanyView, postal_code: str) -> dict[str, Any]:
         message = f"{name} serves {postal_code}." + (" Request a quote at quote_url." if view.quote_url else "")
     else:
         message = f"{name} does not list {postal_code} in its service area."
-    return dict(postal_code=postal_code, served=served, business_name=name,
-                service_area_postal_code_count=view.business.service_area.postal_code_count,
-                message=message, quote_url=view.quote_url, **view.provenance())
+    return dict(
+        postal_code=postal_code,
+        served=served,
+        business_name=name,
+        service_area_postal_code_count=view.business.service_area.postal_code_count,
+        message=message,
+        quote_url=view.quote_url,
+        **view.provenance(),
+    )
 
 
 COMPANY_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
-        name="get_business_info", title="Business information",
+        name="get_business_info",
+        title="Business information",
         description="Who this contractor is: name, trades, address, phone, website, the postal codes it serves, "
-                    "and where to request a quote. Use it when the user asks about the business itself.",
-        input_model=NoArguments, output_model=BusinessInfo, handler=get_business_info,
+        "and where to request a quote. Use it when the user asks about the business itself.",
+        input_model=NoArguments,
+        output_model=BusinessInfo,
+        handler=get_business_info,
     ),
     ToolSpec(
-        name="list_categories", title="Price ranges by category",
+        name="list_categories",
+        title="Price ranges by category",
         description="Every category this contractor publishes installed prices for: the price range "
-                    "(price_low to price_high), how many offers, and for installed systems the lowest "
-                    "Good/Better/Best tier prices.",
-        input_model=NoArguments, output_model=CategoryList, handler=list_categories,
+        "(price_low to price_high), how many offers, and for installed systems the lowest "
+        "Good/Better/Best tier prices.",
+        input_model=NoArguments,
+        output_model=CategoryList,
+        handler=list_categories,
     ),
     ToolSpec(
-        name="search_catalog", title="Search the catalog",
+        name="search_catalog",
+        title="Search the catalog",
         description="Search this contractor's published products by keywords (product type, brand, model number, "
-                    "size, efficiency). Optional filters: category (slug or name from list_categories), tier, "
-                    "max_price. Best matches first; name and brand matches rank highest. Prices are installed prices.",
-        input_model=SearchCatalogInput, output_model=SearchResults, handler=search_catalog_tool,
+        "size, efficiency). Optional filters: category (slug or name from list_categories), tier, "
+        "max_price. Best matches first; name and brand matches rank highest. Prices are installed prices.",
+        input_model=SearchCatalogInput,
+        output_model=SearchResults,
+        handler=search_catalog_tool,
     ),
     ToolSpec(
-        name="compare_tiers", title="Compare Good, Better and Best",
+        name="compare_tiers",
+        title="Compare Good, Better and Best",
         description="Compare the Good, Better and Best options of one installed-system category side by side: each "
-                    "tier's lowest price, offer count, brands and cheapest product with its specs. Takes a category "
-                    "slug (or name) from list_categories; accessory categories have no tiers.",
-        input_model=CompareTiersInput, output_model=TierComparison, handler=compare_tiers,
+        "tier's lowest price, offer count, brands and cheapest product with its specs. Takes a category "
+        "slug (or name) from list_categories; accessory categories have no tiers.",
+        input_model=CompareTiersInput,
+        output_model=TierComparison,
+        handler=compare_tiers,
     ),
     ToolSpec(
-        name="check_service_area", title="Check the service area",
+        name="check_service_area",
+        title="Check the service area",
         description="Check whether this contractor serves a US postal code (5-digit ZIP; ZIP+4 and spaces "
-                    "are accepted).",
-        input_model=CheckServiceAreaInput, output_model=Coverage, handler=check_service_area,
+        "are accepted).",
+        input_model=CheckServiceAreaInput,
+        output_model=Coverage,
+        handler=check_service_area,
     ),
 )

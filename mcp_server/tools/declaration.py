@@ -8,12 +8,14 @@ that generate `inputSchema` and `outputSchema`, the annotations and `_meta`,
 and the handler. `tools/list`, argument validation, `tools/call` and
 webmcp.js all read these objects; nothing else describes a tool.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
@@ -35,8 +37,18 @@ READ_ONLY_ANNOTATIONS: Mapping[str, bool] = {
 WEBMCP_ANNOTATIONS: Mapping[str, bool] = {"consequentialHint": False, "untrustedContentHint": True}
 
 _SCHEMA_MAPS = ("properties", "$defs", "patternProperties", "dependentSchemas")
-_SCHEMA_ONE = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
-               "unevaluatedProperties", "unevaluatedItems")
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+)
 _SCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
 
 
@@ -212,8 +224,10 @@ def summarise_schema(schema: dict, depth: int = 0) -> str:
         if depth >= SUMMARY_DEPTH:
             return "{...}"
         required = set(schema.get("required", ()))
-        fields = [name + ("" if name in required else "?") + summarise_schema(sub, depth + 1)
-                  for name, sub in properties.items()]
+        fields = [
+            name + ("" if name in required else "?") + summarise_schema(sub, depth + 1)
+            for name, sub in properties.items()
+        ]
         return "{" + ", ".join(fields) + "}"
     return ""
 

@@ -7,6 +7,7 @@ carries provenance subclasses `ProvenancedOutput`, so field names match
 pricing.json by construction; money is a JSON number with the exact decimal
 value (`Money`).
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -43,8 +44,12 @@ def limit_argument(maximum: int, default: int, what: str) -> Any:
     """An integer 1..maximum."""
     return Annotated[
         int,
-        Field(default=default, ge=1, le=maximum,
-              description=f"How many {what} to return (1-{maximum}, default {default})."),
+        Field(
+            default=default,
+            ge=1,
+            le=maximum,
+            description=f"How many {what} to return (1-{maximum}, default {default}).",
+        ),
         BeforeValidator(_integral),  # after Field, so the bounds reach the JSON Schema
     ]
 

@@ -3,10 +3,11 @@
 They answer for exactly the businesses in the business feed (docs/contracts/surfaces.md);
 any other id, however well formed, is "No business found".
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pydantic import Field
 from sqlalchemy.orm import Session
@@ -38,8 +39,9 @@ from mirror.public_view import (
 
 WIDGET_URI = "ui://widget/request-service.html"
 BusinessId = text_argument(
-    128, "The contractor's provider_business_id (its pluginKey) as listed in the business feed or returned by "
-         "search_businesses. Not the listing's own id.",
+    128,
+    "The contractor's provider_business_id (its pluginKey) as listed in the business feed or returned by "
+    "search_businesses. Not the listing's own id.",
 )
 BusinessLimit = limit_argument(20, 10, "businesses")
 CategoryFilter = text_argument(200, "Only businesses selling this category: a slug such as central-ac, or its name.")
@@ -57,8 +59,10 @@ class ProviderContext:
         """The feed business, or the distinct "No business found" tool error."""
         company = find_feed_company(self.session, business_id)
         if company is None:
-            raise ToolError(f"No business found for business_id {business_id[:128]!r}. Pass the provider_business_id "
-                            "from the business feed, or find one with search_businesses.")
+            raise ToolError(
+                f"No business found for business_id {business_id[:128]!r}. Pass the provider_business_id "
+                "from the business feed, or find one with search_businesses."
+            )
         return company
 
     def view_of(self, company: Company) -> CompanyView:
@@ -67,6 +71,7 @@ class ProviderContext:
 
 
 # --- request_service ---------------------------------------------------------------
+
 
 class RequestServiceInput(ToolInput):
     business_id: BusinessId
@@ -90,14 +95,22 @@ def request_service(ctx: ProviderContext, args: RequestServiceInput) -> ServiceR
     view = ctx.view_of(company)
     business = view.business
     return ServiceRequest(
-        provider_business_id=company.plugin_key, name=business.name, address=business.address,
-        phone=business.phone, website=business.website, categories=view.categories,
-        currency=view.currency, price_description=view.price_description, quote_url=view.quote_url,
-        mcp_url=view.mcp_url if channel_open(company, "mcp") else None, **view.provenance(),
+        provider_business_id=company.plugin_key,
+        name=business.name,
+        address=business.address,
+        phone=business.phone,
+        website=business.website,
+        categories=view.categories,
+        currency=view.currency,
+        price_description=view.price_description,
+        quote_url=view.quote_url,
+        mcp_url=view.mcp_url if channel_open(company, "mcp") else None,
+        **view.provenance(),
     )
 
 
 # --- check_service_area --------------------------------------------------------------
+
 
 class ProviderCoverageInput(ToolInput):
     business_id: BusinessId
@@ -116,6 +129,7 @@ def provider_check_service_area(ctx: ProviderContext, args: ProviderCoverageInpu
 
 
 # --- search_businesses ---------------------------------------------------------------
+
 
 class SearchBusinessesInput(ToolInput):
     postal_code: PostalCodeText | None = None
@@ -156,14 +170,21 @@ class BusinessSearchResults(ToolOutput):
 def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> BusinessSearchResults:
     """Feed businesses by postal code, category and keywords."""
     postal_code = postal_code_or_error(args.postal_code) if args.postal_code is not None else None
-    matches, total = search_feed_businesses(ctx.session, postal_code=postal_code, category=args.category,
-                                            query=args.query, limit=args.limit)
+    matches, total = search_feed_businesses(
+        ctx.session, postal_code=postal_code, category=args.category, query=args.query, limit=args.limit
+    )
     whole_run = st.get_time(st.read_state(ctx.session), st.LAST_SUCCESS_AT)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     results = [_business_result(ctx.settings, m, whole_run, now) for m in matches]
     message = f"{total} business(es) matched." if total else "No business matched; try fewer filters."
-    return BusinessSearchResults(results=results, result_count=len(results), total_matches=total,
-                                 postal_code=postal_code, category=args.category, message=message)
+    return BusinessSearchResults(
+        results=results,
+        result_count=len(results),
+        total_matches=total,
+        postal_code=postal_code,
+        category=args.category,
+        message=message,
+    )
 
 
 def _business_result(settings: Settings, match, whole_run: datetime | None, now: datetime) -> BusinessResult:
@@ -172,14 +193,23 @@ def _business_result(settings: Settings, match, whole_run: datetime | None, now:
     synced = max((t for t in (_aware(company.last_synced_at), whole_run) if t is not None), default=None)
     price_range = None
     if group is not None:
-        price_range = PriceRange(category=group.category_name, slug=group.category_slug,
-                                 price_low=cents_to_decimal(group.price_low_cents),
-                                 price_high=cents_to_decimal(group.price_high_cents),
-                                 offer_count=group.offer_count, currency=group.currency)
+        price_range = PriceRange(
+            category=group.category_name,
+            slug=group.category_slug,
+            price_low=cents_to_decimal(group.price_low_cents),
+            price_high=cents_to_decimal(group.price_high_cents),
+            offer_count=group.offer_count,
+            currency=group.currency,
+        )
     address = company.address or {}
     return BusinessResult(
-        business_id=company.plugin_key, name=company.name, city=address.get("locality"), region=address.get("region"),
-        trades=list(company.trades or []), price_range=price_range, category_count=match.category_count,
+        business_id=company.plugin_key,
+        name=company.name,
+        city=address.get("locality"),
+        region=address.get("region"),
+        trades=list(company.trades or []),
+        price_range=price_range,
+        category_count=match.category_count,
         mcp_url=urls["mcp_url"] if channel_open(company, "mcp") else None,
         quote_url=urls["quote_page_url"],
         **provenance_at(synced, settings.freshness_threshold_seconds, now),
@@ -187,16 +217,19 @@ def _business_result(settings: Settings, match, whole_run: datetime | None, now:
 
 
 def _aware(value: datetime | None) -> datetime | None:
-    return value if value is None or value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value is None or value.tzinfo else value.replace(tzinfo=UTC)
 
 
 PROVIDER_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
-        name="request_service", title="Request a quote",
+        name="request_service",
+        title="Request a quote",
         description="Open the quote request card for one contractor from the business feed (ChatGPT's local-services "
-                    "launcher calls this with the listing's provider_business_id). Shows the contractor's name, "
-                    "address, phone, published installed price ranges and its quote link.",
-        input_model=RequestServiceInput, output_model=ServiceRequest, handler=request_service,
+        "launcher calls this with the listing's provider_business_id). Shows the contractor's name, "
+        "address, phone, published installed price ranges and its quote link.",
+        input_model=RequestServiceInput,
+        output_model=ServiceRequest,
+        handler=request_service,
         meta={
             "ui": {"resourceUri": WIDGET_URI},
             "openai/outputTemplate": WIDGET_URI,
@@ -205,18 +238,24 @@ PROVIDER_TOOLS: tuple[ToolSpec, ...] = (
         },
     ),
     ToolSpec(
-        name="check_service_area", title="Check a contractor's service area",
+        name="check_service_area",
+        title="Check a contractor's service area",
         description="Check whether one contractor (by business_id) serves a US postal code (5-digit ZIP; ZIP+4 and "
-                    "spaces are accepted). The quote card calls this too.",
-        input_model=ProviderCoverageInput, output_model=ProviderCoverage, handler=provider_check_service_area,
+        "spaces are accepted). The quote card calls this too.",
+        input_model=ProviderCoverageInput,
+        output_model=ProviderCoverage,
+        handler=provider_check_service_area,
         meta={"openai/widgetAccessible": True, "ui": {"visibility": ["model", "app"]}},
     ),
     ToolSpec(
-        name="search_businesses", title="Find contractors",
+        name="search_businesses",
+        title="Find contractors",
         description="Find contractors on this platform that serve a US postal code, sell a category (slug such as "
-                    "central-ac, or its name) and/or match keywords (name, trade or category). Each result has the "
-                    "business_id to pass to request_service or check_service_area, its price range for the "
-                    "category, its own MCP server URL and its quote link.",
-        input_model=SearchBusinessesInput, output_model=BusinessSearchResults, handler=search_businesses,
+        "central-ac, or its name) and/or match keywords (name, trade or category). Each result has the "
+        "business_id to pass to request_service or check_service_area, its price range for the "
+        "category, its own MCP server URL and its quote link.",
+        input_model=SearchBusinessesInput,
+        output_model=BusinessSearchResults,
+        handler=search_businesses,
     ),
 )

@@ -33,6 +33,7 @@ Failures raise `ProfileError` with the spec's negotiation code
 `version_unsupported`, raised by mcp_server.ucp.versions); the endpoint
 sends them as JSON-RPC -32001.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -88,6 +89,7 @@ class FetchPolicy:
 
 # --- URL and address checks ----------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ProfileUrl:
     """A profile URL that passed the syntax checks."""
@@ -118,8 +120,7 @@ def check_profile_url(url: object, policy: FetchPolicy) -> ProfileUrl:
     if scheme == "http" and not (policy.allow_insecure_loopback and _names_loopback(host)):
         raise ProfileError("invalid_profile_url", "The agent profile URL must use https")
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return ProfileUrl(url=url, scheme=scheme, host=host, port=port or (443 if scheme == "https" else 80),
-                      target=target)
+    return ProfileUrl(url=url, scheme=scheme, host=host, port=port or (443 if scheme == "https" else 80), target=target)
 
 
 def _names_loopback(host: str) -> bool:
@@ -198,15 +199,19 @@ def resolve_checked(target: ProfileUrl, policy: FetchPolicy, deadline: float) ->
     try:
         infos = future.result(timeout=max(deadline - time.monotonic(), 0.001))
     except FutureTimeout:
-        raise ProfileError("profile_unreachable", "Resolving the agent profile host timed out", host_wide=True) from None
+        raise ProfileError(
+            "profile_unreachable", "Resolving the agent profile host timed out", host_wide=True
+        ) from None
     except (socket.gaierror, UnicodeError, OSError):
         raise ProfileError("invalid_profile_url", "The agent profile host does not resolve", host_wide=True) from None
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
     allow_loopback = policy.allow_insecure_loopback
     if not addresses or not all(address_allowed(a, allow_loopback=allow_loopback) for a in addresses):
-        raise ProfileError("profile_unreachable",
-                           "The agent profile host resolves to a non-public address; profiles are fetched only "
-                           "from public addresses", host_wide=True)
+        raise ProfileError(
+            "profile_unreachable",
+            "The agent profile host resolves to a non-public address; profiles are fetched only from public addresses",
+            host_wide=True,
+        )
     if target.scheme == "http" and not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses):
         raise ProfileError("invalid_profile_url", "The agent profile URL must use https")
     return addresses[0]
@@ -214,10 +219,11 @@ def resolve_checked(target: ProfileUrl, policy: FetchPolicy, deadline: float) ->
 
 # --- the fetch -----------------------------------------------------------------------------
 
+
 class _DeadlineReader(io.RawIOBase):
     """Socket reads that all share one deadline (a trickling server cannot stretch it)."""
 
-    def __init__(self, owner: "_DeadlineSocket"):
+    def __init__(self, owner: _DeadlineSocket):
         self._owner = owner
 
     def readable(self) -> bool:
@@ -323,9 +329,10 @@ def fetch_profile(url: object, policy: FetchPolicy) -> Fetched:
         cache_control = response.getheader("Cache-Control")
     except ProfileError:
         raise
-    except (TimeoutError, socket.timeout):
-        raise ProfileError("profile_unreachable",
-                           f"Fetching the agent profile took longer than {policy.timeout:g} s", host_wide=True) from None
+    except TimeoutError:
+        raise ProfileError(
+            "profile_unreachable", f"Fetching the agent profile took longer than {policy.timeout:g} s", host_wide=True
+        ) from None
     except (OSError, http.client.HTTPException, ssl.SSLError) as error:
         text = f"Unable to fetch the agent profile ({type(error).__name__})"
         raise ProfileError("profile_unreachable", text, host_wide=True) from None
@@ -339,9 +346,10 @@ def fetch_profile(url: object, policy: FetchPolicy) -> Fetched:
 def _read_body(response: http.client.HTTPResponse, max_bytes: int) -> bytes:
     status = response.status
     if 300 <= status < 400:
-        raise ProfileError("profile_unreachable",
-                           f"The agent profile URL answered a redirect ({status}); profiles are never fetched "
-                           "through redirects")
+        raise ProfileError(
+            "profile_unreachable",
+            f"The agent profile URL answered a redirect ({status}); profiles are never fetched through redirects",
+        )
     if not 200 <= status < 300:
         raise ProfileError("profile_unreachable", f"The agent profile URL answered HTTP {status}")
     declared = response.getheader("Content-Length")
@@ -388,8 +396,10 @@ def parse_profile(body: bytes) -> dict:
 
 # --- cache -------------------------------------------------------------------------------------
 
-BUSY_CONTENT = ("Too many agent profiles are being fetched right now; this call was not queued. Retry in a few "
-                "seconds, or serve the profile with a longer Cache-Control max-age.")
+BUSY_CONTENT = (
+    "Too many agent profiles are being fetched right now; this call was not queued. Retry in a few "
+    "seconds, or serve the profile with a longer Cache-Control max-age."
+)
 
 
 def host_key(url: str) -> str | None:
@@ -413,8 +423,15 @@ class AgentProfiles:
     query string or path does not buy a new attempt.
     """
 
-    def __init__(self, policy: FetchPolicy, *, entries: int = CACHE_ENTRIES, fetch=fetch_profile, clock=time.monotonic,
-                 concurrency: int = DEFAULT_FETCH_CONCURRENCY):
+    def __init__(
+        self,
+        policy: FetchPolicy,
+        *,
+        entries: int = CACHE_ENTRIES,
+        fetch=fetch_profile,
+        clock=time.monotonic,
+        concurrency: int = DEFAULT_FETCH_CONCURRENCY,
+    ):
         self.policy, self._entries, self._fetch, self._clock = policy, entries, fetch, clock
         self._cache: OrderedDict[str, tuple[float, dict | ProfileError]] = OrderedDict()
         self._failed_hosts: OrderedDict[str, tuple[float, ProfileError]] = OrderedDict()
@@ -476,4 +493,3 @@ class AgentProfiles:
                 self._failed_hosts.move_to_end(host)
                 while len(self._failed_hosts) > self._entries:
                     self._failed_hosts.popitem(last=False)
-

@@ -8,6 +8,7 @@ release's output models.
 Invalid requests raise JSON-RPC -32602; business outcomes (unknown ids, no
 coverage) are messages in the response.
 """
+
 from __future__ import annotations
 
 import base64
@@ -87,8 +88,9 @@ def finish(release: Release, view: CompanyView, response: dict) -> dict:
     return response
 
 
-def error_response(release: Release, view: CompanyView, capabilities: dict, code: str, content: str,
-                   severity: str) -> dict:
+def error_response(
+    release: Release, view: CompanyView, capabilities: dict, code: str, content: str, severity: str
+) -> dict:
     """error_response.json: no resource, a message saying why, and where a buyer can continue."""
     response = {
         "ucp": {"version": release.version, "status": "error", "capabilities": capabilities},
@@ -100,6 +102,7 @@ def error_response(release: Release, view: CompanyView, capabilities: dict, code
 
 
 # --- shared request pieces ------------------------------------------------------------------
+
 
 def coverage(view: CompanyView, context: Context | None) -> tuple[bool, list[dict]]:
     """Whether the buyer's postal code (when given) is served, with the warning when it is not."""
@@ -119,9 +122,11 @@ def price_bounds(filters, context: Context | None, currency: str) -> tuple[int |
         return None, None, []
     asked = (context.currency or "").strip().upper() if context is not None else ""
     if asked and asked != currency:
-        note = {"type": "info", "code": "price_filter_ignored",
-                "content": f"filters.price was given in {asked[:3]}; prices here are in {currency}, "
-                           "so it was not applied."}
+        note = {
+            "type": "info",
+            "code": "price_filter_ignored",
+            "content": f"filters.price was given in {asked[:3]}; prices here are in {currency}, so it was not applied.",
+        }
         return None, None, [note]
     return price.min, price.max, []
 
@@ -141,12 +146,18 @@ def category_slugs(view: CompanyView, filters) -> tuple[list[str] | None, list[d
     notes = []
     if unknown:
         known = ", ".join(c.slug for c in view.categories) or "none"
-        notes.append({"type": "info", "code": "unknown_category",
-                      "content": f"No category {', '.join(map(json.dumps, unknown))} here. Category slugs: {known}."})
+        notes.append(
+            {
+                "type": "info",
+                "code": "unknown_category",
+                "content": f"No category {', '.join(map(json.dumps, unknown))} here. Category slugs: {known}.",
+            }
+        )
     return list(dict.fromkeys(slugs)), notes
 
 
 # --- search_catalog -----------------------------------------------------------------------
+
 
 def search(ctx: UcpContext, args: SearchArguments, release: Release) -> dict:
     """Free-text and filter search; one UCP product per matching offer group, best first."""
@@ -155,15 +166,19 @@ def search(ctx: UcpContext, args: SearchArguments, release: Release) -> dict:
     filters = request.filters
     slugs, category_notes = category_slugs(view, filters)
     min_cents, max_cents, price_notes = price_bounds(filters, request.context, view.currency)
-    has_price = filters is not None and filters.price is not None and (
-        filters.price.min is not None or filters.price.max is not None)
+    has_price = (
+        filters is not None
+        and filters.price is not None
+        and (filters.price.min is not None or filters.price.max is not None)
+    )
     if not query and slugs is None and not category_notes and not has_price:
-        raise invalid("catalog: a search needs a non-empty query or filters (categories or price); "
-                      "an empty search is refused")
+        raise invalid(
+            "catalog: a search needs a non-empty query or filters (categories or price); an empty search is refused"
+        )
     groups = _ranked_groups(ctx, query, slugs, min_cents, max_cents)
     offset = _cursor_offset(request, _fingerprint(query, slugs, min_cents, max_cents))
     limit = min(request.pagination.limit if request.pagination else DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-    page = groups[offset:offset + limit]
+    page = groups[offset : offset + limit]
     served, area_notes = coverage(view, request.context)
     products = _search_products(ctx, page, ctx.storefront(release, served))
     has_next = offset + limit < len(groups)
@@ -171,8 +186,16 @@ def search(ctx: UcpContext, args: SearchArguments, release: Release) -> dict:
     if has_next:
         pagination["cursor"] = _cursor(offset + limit, _fingerprint(query, slugs, min_cents, max_cents))
     messages = [ucp.estimate_warning(view.quote_url), *area_notes, *category_notes, *price_notes]
-    return finish(release, view, {"ucp": ucp_meta(release, SEARCH_CAPABILITY), "products": products,
-                                  "pagination": pagination, "messages": messages})
+    return finish(
+        release,
+        view,
+        {
+            "ucp": ucp_meta(release, SEARCH_CAPABILITY),
+            "products": products,
+            "pagination": pagination,
+            "messages": messages,
+        },
+    )
 
 
 def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> list[tuple[str, list[str]]]:
@@ -182,12 +205,17 @@ def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> 
         return []
     if query:
         hits = search_catalog(ctx.session, key, query, max_price_cents=max_cents, limit=SEARCH_SCAN_LIMIT).hits
-        pairs = [(h.category_slug, h.sku) for h in hits
-                 if (min_cents is None or h.price_cents >= min_cents) and (slugs is None or h.category_slug in slugs)]
+        pairs = [
+            (h.category_slug, h.sku)
+            for h in hits
+            if (min_cents is None or h.price_cents >= min_cents) and (slugs is None or h.category_slug in slugs)
+        ]
     else:
         order = {c.slug: i for i, c in enumerate(ctx.view.categories)}
-        pairs = sorted(ucp.ranked_skus(ctx.session, key, slugs, min_cents=min_cents, max_cents=max_cents),
-                       key=lambda pair: order.get(pair[0], len(order)))  # stable: cheapest first within a group
+        pairs = sorted(
+            ucp.ranked_skus(ctx.session, key, slugs, min_cents=min_cents, max_cents=max_cents),
+            key=lambda pair: order.get(pair[0], len(order)),
+        )  # stable: cheapest first within a group
     groups: dict[str, list[str]] = {}
     for slug, sku in pairs:
         if slug in known:
@@ -234,6 +262,7 @@ def _cursor_offset(request, fingerprint: str) -> int:
 
 # --- lookup_catalog -----------------------------------------------------------------------
 
+
 def lookup(ctx: UcpContext, args: LookupArguments, release: Release) -> dict:
     """Batch lookup by product id, variant id, SKU or handle; unknown ids are info messages."""
     request, view = args.catalog, ctx.view
@@ -248,15 +277,24 @@ def lookup(ctx: UcpContext, args: LookupArguments, release: Release) -> dict:
     for slug, variants in resolved.items():
         if slugs is not None and slug not in slugs:
             continue
-        kept = [ucp.ucp_variant(row, storefront) | {"inputs": inputs} for row, inputs in variants.values()
-                if (min_cents is None or row.price_cents >= min_cents)
-                and (max_cents is None or row.price_cents <= max_cents)]
+        kept = [
+            ucp.ucp_variant(row, storefront) | {"inputs": inputs}
+            for row, inputs in variants.values()
+            if (min_cents is None or row.price_cents >= min_cents)
+            and (max_cents is None or row.price_cents <= max_cents)
+        ]
         if kept:
             products.append(ucp.ucp_product(view.category(slug), kept, options[slug], storefront, view))
-    messages = [ucp.estimate_warning(view.quote_url), *area_notes, *category_notes, *price_notes,
-                *(ucp.not_found_info(raw) for raw in missing)]
-    return finish(release, view, {"ucp": ucp_meta(release, LOOKUP_CAPABILITY), "products": products,
-                                  "messages": messages})
+    messages = [
+        ucp.estimate_warning(view.quote_url),
+        *area_notes,
+        *category_notes,
+        *price_notes,
+        *(ucp.not_found_info(raw) for raw in missing),
+    ]
+    return finish(
+        release, view, {"ucp": ucp_meta(release, LOOKUP_CAPABILITY), "products": products, "messages": messages}
+    )
 
 
 def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
@@ -286,6 +324,7 @@ def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
 
 # --- get_product --------------------------------------------------------------------------
 
+
 def get_product(ctx: UcpContext, args: GetProductArguments, release: Release) -> dict:
     """Full detail of one product (or the product of a variant), narrowed by option selections."""
     request, view = args.catalog, ctx.view
@@ -299,11 +338,13 @@ def get_product(ctx: UcpContext, args: GetProductArguments, release: Release) ->
     rows = ucp.products_in_categories(ctx.session, ctx.company.plugin_key, [slug])
     served, area_notes = coverage(view, request.context)
     requested = [(s.name, s.label) for s in request.selected or []]
-    narrowed = narrow(rows, anchor=anchor, requested=requested, preferences=request.preferences or [],
-                      available=served)
+    narrowed = narrow(rows, anchor=anchor, requested=requested, preferences=request.preferences or [], available=served)
     min_cents, max_cents, price_notes = price_bounds(request.filters, request.context, view.currency)
-    variants = [row for row in narrowed.variants if (min_cents is None or row.price_cents >= min_cents)
-                and (max_cents is None or row.price_cents <= max_cents)]
+    variants = [
+        row
+        for row in narrowed.variants
+        if (min_cents is None or row.price_cents >= min_cents) and (max_cents is None or row.price_cents <= max_cents)
+    ]
     if not variants:
         return _not_found(release, view, f"No variant of {request.id[:200]} matches the filters")
     storefront = ctx.storefront(release, served)
@@ -315,13 +356,18 @@ def get_product(ctx: UcpContext, args: GetProductArguments, release: Release) ->
         del product["options"]
     messages = [ucp.estimate_warning(view.quote_url), *area_notes, *price_notes]
     if len(variants) > DETAIL_VARIANTS:
-        messages.append({"type": "info", "code": "variants_truncated",
-                         "content": f"Showing {DETAIL_VARIANTS} of {len(variants)} variants; "
-                                    "narrow them with selected options or filters."})
-    return finish(release, view, {"ucp": ucp_meta(release, LOOKUP_CAPABILITY), "product": product,
-                                  "messages": messages})
+        messages.append(
+            {
+                "type": "info",
+                "code": "variants_truncated",
+                "content": f"Showing {DETAIL_VARIANTS} of {len(variants)} variants; "
+                "narrow them with selected options or filters.",
+            }
+        )
+    return finish(
+        release, view, {"ucp": ucp_meta(release, LOOKUP_CAPABILITY), "product": product, "messages": messages}
+    )
 
 
 def _not_found(release: Release, view: CompanyView, content: str) -> dict:
-    return error_response(release, view, release.capability_ref(LOOKUP_CAPABILITY), "not_found", content,
-                          "recoverable")
+    return error_response(release, view, release.capability_ref(LOOKUP_CAPABILITY), "not_found", content, "recoverable")

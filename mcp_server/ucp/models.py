@@ -20,11 +20,12 @@ official schema defines, with the same type, and optional fields are
 omitted rather than null. tests/test_ucp_schemas.py checks real results
 against the official schemas themselves.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -57,6 +58,7 @@ Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 cur
 
 
 # --- arguments -------------------------------------------------------------------------
+
 
 class UcpInput(StorableInput):
     """Base of argument models: JSON types exactly, unknown fields accepted and ignored (as UCP allows)."""
@@ -100,7 +102,8 @@ class SearchFilters(UcpInput):
     """Filters; all given ones apply (AND)."""
 
     categories: list[str] | None = Field(
-        default=None, description="Category slugs (e.g. central-ac), as in each product's categories[].value.")
+        default=None, description="Category slugs (e.g. central-ac), as in each product's categories[].value."
+    )
     price: PriceFilter | None = Field(default=None, description="Installed price bounds in minor units (cents).")
 
 
@@ -111,16 +114,20 @@ class PaginationRequest(UcpInput):
     """Cursor pagination of search results."""
 
     cursor: str | None = Field(default=None, description="Opaque cursor from the previous page.")
-    limit: Annotated[int, Field(ge=1, description=f"Page size (default {DEFAULT_PAGE_SIZE}; "
-                                                     f"more than {MAX_PAGE_SIZE} is clamped)."),
-                     BeforeValidator(_integral)] = DEFAULT_PAGE_SIZE
+    limit: Annotated[
+        int,
+        Field(ge=1, description=f"Page size (default {DEFAULT_PAGE_SIZE}; more than {MAX_PAGE_SIZE} is clamped)."),
+        BeforeValidator(_integral),
+    ] = DEFAULT_PAGE_SIZE
 
 
 class SearchRequest(UcpInput):
     """What to search for: a query and/or filters (an empty search is refused)."""
 
-    query: str | None = Field(default=None, description="Free text: product type, brand, model number, size, "
-                                                        "efficiency (e.g. 'lennox heat pump').")
+    query: str | None = Field(
+        default=None,
+        description="Free text: product type, brand, model number, size, efficiency (e.g. 'lennox heat pump').",
+    )
     context: Context | None = None
     signals: Signals = None
     attribution: dict[str, str] | None = None
@@ -131,9 +138,12 @@ class SearchRequest(UcpInput):
 class LookupRequest(UcpInput):
     """What to look up: ids, with optional filters and buyer context."""
 
-    ids: list[str] = Field(min_length=1, max_length=MAX_LOOKUP_IDS,
-                           description="Product ids (category:<slug>), variant ids (sku:<sku>), bare SKUs or "
-                                       f"handles; at most {MAX_LOOKUP_IDS}.")
+    ids: list[str] = Field(
+        min_length=1,
+        max_length=MAX_LOOKUP_IDS,
+        description="Product ids (category:<slug>), variant ids (sku:<sku>), bare SKUs or "
+        f"handles; at most {MAX_LOOKUP_IDS}.",
+    )
     filters: SearchFilters | None = None
     context: Context | None = None
     signals: Signals = None
@@ -152,8 +162,9 @@ class GetProductRequest(UcpInput):
     """Which product to detail, with optional option selections."""
 
     id: str = Field(description="A product id (category:<slug>) or variant id (sku:<sku>).")
-    selected: list[SelectedOptionIn] | None = Field(default=None, description="Option choices, e.g. "
-                                                    '[{"name": "Tier", "label": "Best"}].')
+    selected: list[SelectedOptionIn] | None = Field(
+        default=None, description='Option choices, e.g. [{"name": "Tier", "label": "Best"}].'
+    )
     preferences: list[str] | None = Field(default=None, description="Option names in relaxation priority order.")
     filters: SearchFilters | None = None
     context: Context | None = None
@@ -177,6 +188,7 @@ class GetProductArguments(UcpInput):
 
 
 # --- results ---------------------------------------------------------------------------
+
 
 class UcpOutput(BaseModel):
     """Base of result models: only fields the official schemas define."""
@@ -330,7 +342,7 @@ class MessageError(UcpOutput):
     severity: Literal["recoverable", "requires_buyer_input", "requires_buyer_review", "unrecoverable"]
 
 
-Message = Union[MessageWarning, MessageInfo, MessageError]
+Message = MessageWarning | MessageInfo | MessageError
 
 
 class Pagination(UcpOutput):
@@ -367,6 +379,7 @@ class ErrorResponse(UcpOutput):
 
 
 # --- 2026-08-25: only what that release changed ----------------------------------------------
+
 
 class CapabilityRef0825(CapabilityRef):
     version: Literal[V2026_08_25]  # type: ignore[valid-type]
@@ -441,6 +454,7 @@ class ErrorResponse0825(ErrorResponse):
 
 # --- each release's response models -------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Shapes:
     """One release's response models, by operation (and the error response every operation may answer)."""
@@ -452,8 +466,13 @@ class Shapes:
 
 
 SHAPES = {
-    V2026_04_08: Shapes(search=SearchResponse, lookup=LookupResponse, get_product=GetProductResponse,
-                        error=ErrorResponse),
-    V2026_08_25: Shapes(search=SearchResponse0825, lookup=LookupResponse0825, get_product=GetProductResponse0825,
-                        error=ErrorResponse0825),
+    V2026_04_08: Shapes(
+        search=SearchResponse, lookup=LookupResponse, get_product=GetProductResponse, error=ErrorResponse
+    ),
+    V2026_08_25: Shapes(
+        search=SearchResponse0825,
+        lookup=LookupResponse0825,
+        get_product=GetProductResponse0825,
+        error=ErrorResponse0825,
+    ),
 }

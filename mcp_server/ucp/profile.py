@@ -16,6 +16,7 @@ cache or a static host that ignores queries still serves the right one.
 Documents are self-contained and absolute, so a contractor can serve them
 verbatim from the root of its own domain.
 """
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -84,20 +85,24 @@ def business_profile(endpoint: str, version: str = LATEST_VERSION, profile_url: 
     if profile_url is not None and version == LATEST_VERSION:
         ucp["supported_versions"] = {older: f"{profile_url}/{older}" for older in UCP_VERSIONS if older != version}
     ucp["services"] = {
-        SHOPPING_SERVICE: [{
-            "version": version,
-            "spec": f"{base}/specification/overview",
-            "transport": "mcp",
-            "schema": openrpc_url(version),
-            "endpoint": endpoint,
-        }],
+        SHOPPING_SERVICE: [
+            {
+                "version": version,
+                "spec": f"{base}/specification/overview",
+                "transport": "mcp",
+                "schema": openrpc_url(version),
+                "endpoint": endpoint,
+            }
+        ],
     }
     ucp["capabilities"] = {
-        name: [{
-            "version": version,
-            "spec": f"{base}/specification/{spec}",
-            "schema": f"{base}/schemas/shopping/{schema}",
-        }]
+        name: [
+            {
+                "version": version,
+                "spec": f"{base}/specification/{spec}",
+                "schema": f"{base}/schemas/shopping/{schema}",
+            }
+        ]
         for name, (spec, schema) in CAPABILITY_DOCS.items()
     }
     ucp["payment_handlers"] = {}

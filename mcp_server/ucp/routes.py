@@ -15,6 +15,7 @@ Every route passes the shared gate (web.gate) on the company's `mcp` switch
 off answers the one JSON 404, as does a root request on a host that is not
 mapped; then the per-company rate limit. Profiles are never redirected.
 """
+
 from __future__ import annotations
 
 from flask import Response, request
@@ -49,6 +50,7 @@ def _profile_response(endpoint: str, version: str, profile_url: str) -> Response
 
 # --- per-company paths ------------------------------------------------------------------
 
+
 @bp.post(flask_rule(UCP_MCP), provide_automatic_options=False)
 def company_ucp_mcp(key: str) -> Response:
     """One JSON-RPC message to a company's UCP Catalog endpoint."""
@@ -80,11 +82,13 @@ def company_ucp_profile(key: str) -> Response:
 def company_ucp_profile_of(key: str, version: str) -> Response:
     """The company's UCP business profile in the release named."""
     company = gate(key, CHANNEL)
-    return _profile_response(company_endpoint(settings(), company.plugin_key), version,
-                             company_profile_url(settings(), company.plugin_key))
+    return _profile_response(
+        company_endpoint(settings(), company.plugin_key), version, company_profile_url(settings(), company.plugin_key)
+    )
 
 
 # --- the root of a COMPANY_HOSTS custom domain -----------------------------------------------
+
 
 @bp.post(flask_rule(HOST_UCP_MCP), provide_automatic_options=False)
 def host_ucp_mcp() -> Response:

@@ -13,6 +13,7 @@ Option values then carry `exists` (a variant with this value and the other
 effective selections exists) and `available` (it exists and can be bought
 here: the buyer's postal code is served).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -54,16 +55,24 @@ def _canonical(requested: list[tuple[str, str]], axes: list[dict]) -> list[tuple
 def _relax(wanted: list[tuple[str, str]], preferences: list[str], products: list[Product]) -> list[tuple[str, str]]:
     """Drop selections from the lowest priority until a variant matches what is left."""
     folded = [p.casefold() for p in preferences]
-    rank = {name: folded.index(name.casefold()) if name.casefold() in folded else len(folded) + i
-            for i, (name, _) in enumerate(wanted)}
+    rank = {
+        name: folded.index(name.casefold()) if name.casefold() in folded else len(folded) + i
+        for i, (name, _) in enumerate(wanted)
+    }
     priority = sorted(wanted, key=lambda selection: rank[selection[0]])
     while priority and not any(_matches(p, priority) for p in products):
         priority.pop()
     return [selection for selection in wanted if selection in priority]
 
 
-def narrow(products: list[Product], *, anchor: Product | None = None, requested: list[tuple[str, str]] = (),
-           preferences: list[str] = (), available: bool = True) -> Narrowed:
+def narrow(
+    products: list[Product],
+    *,
+    anchor: Product | None = None,
+    requested: list[tuple[str, str]] = (),
+    preferences: list[str] = (),
+    available: bool = True,
+) -> Narrowed:
     """Apply option selection to a product's variants (`products`: cheapest first)."""
     axes = product_options(products)
     if anchor is not None:
@@ -86,8 +95,9 @@ def narrow(products: list[Product], *, anchor: Product | None = None, requested:
     )
 
 
-def _signals(axes: list[dict], effective: list[tuple[str, str]], products: list[Product],
-             available: bool) -> list[dict]:
+def _signals(
+    axes: list[dict], effective: list[tuple[str, str]], products: list[Product], available: bool
+) -> list[dict]:
     """Each option value with `exists` / `available` relative to the other effective selections."""
     detailed = []
     for axis in axes:

@@ -6,6 +6,7 @@ accepts all of that as it is (each POST is answered on its own, JSON only,
 unknown params ignored). Generic MCP clients can still `initialize` and
 `tools/list` first.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,15 +46,23 @@ def charge_profile_fetch() -> None:
     try:
         rate_limits().charge_profile_fetch()
     except RateLimited as limited:
-        raise ProfileError("profile_unreachable", "This client has asked for too many agent-profile fetches; retry "
-                                                  f"after {limited.retry_after} s, or serve the profile with a "
-                                                  "longer Cache-Control max-age.") from None
+        raise ProfileError(
+            "profile_unreachable",
+            "This client has asked for too many agent-profile fetches; retry "
+            f"after {limited.retry_after} s, or serve the profile with a "
+            "longer Cache-Control max-age.",
+        ) from None
 
 
 def ucp_server(session: Session, company: Company, settings: Settings) -> ServerSpec:
     """The UCP Catalog server of one (already gated) company."""
-    context = UcpContext(session=session, company=company, settings=settings, profiles=agent_profiles(),
-                         before_fetch=charge_profile_fetch)
+    context = UcpContext(
+        session=session,
+        company=company,
+        settings=settings,
+        profiles=agent_profiles(),
+        before_fetch=charge_profile_fetch,
+    )
     name = json.dumps(company.name[:_NAME_LIMIT], ensure_ascii=False)  # contractor text, quoted as data
     return ServerSpec(
         name=f"{settings.provider_name}-ucp-catalog",

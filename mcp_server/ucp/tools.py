@@ -22,6 +22,7 @@ Each tool's outputSchema accepts its response or the error response in any
 release served (each branch pins its `ucp.version`), and its inputSchema
 carries `examples` (checked against both releases' official schemas).
 """
+
 from __future__ import annotations
 
 import copy
@@ -33,8 +34,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from mcp_server.jsonrpc import RpcError
 from mcp_server.tools.declaration import ToolSpec, clean_schema, describe_invalid_arguments, tool_success
-from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY
-from mcp_server.ucp import catalog
+from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY, catalog
 from mcp_server.ucp.agent_profile import ProfileError
 from mcp_server.ucp.models import (
     MAX_LOOKUP_IDS,
@@ -50,9 +50,11 @@ from mcp_server.ucp.versions import RELEASES, Release
 DISCOVERY_ERROR = -32001
 EXAMPLE_PROFILE = "https://agent.example/profiles/shopping-agent.json"
 _EXAMPLE_META = {"ucp-agent": {"profile": EXAMPLE_PROFILE}}
-_ONE_LINE = ("Prices are the contractor's published installed estimates in minor units (cents); url is its quote "
-             "page. The answer is in the UCP release of the agent profile's ucp.version (2026-04-08 or 2026-08-25; "
-             "2026-08-25 adds each variant's quantity_unit and the contractor's price terms as policies).")
+_ONE_LINE = (
+    "Prices are the contractor's published installed estimates in minor units (cents); url is its quote "
+    "page. The answer is in the UCP release of the agent profile's ucp.version (2026-04-08 or 2026-08-25; "
+    "2026-08-25 adds each variant's quantity_unit and the contractor's price terms as policies)."
+)
 
 
 @dataclass(frozen=True)
@@ -74,14 +76,19 @@ class UcpToolSpec(ToolSpec):
 
     @cached_property
     def _adapters(self) -> dict[str, TypeAdapter]:
-        return {version: TypeAdapter(getattr(release.shapes, self.operation) | release.shapes.error)
-                for version, release in RELEASES.items()}
+        return {
+            version: TypeAdapter(getattr(release.shapes, self.operation) | release.shapes.error)
+            for version, release in RELEASES.items()
+        }
 
     @cached_property
     def result_adapter(self) -> TypeAdapter:
         """The response or the UCP error response, in any release served."""
-        models = [model for release in RELEASES.values()
-                  for model in (getattr(release.shapes, self.operation), release.shapes.error)]
+        models = [
+            model
+            for release in RELEASES.values()
+            for model in (getattr(release.shapes, self.operation), release.shapes.error)
+        ]
         return TypeAdapter(Union[tuple(models)])  # noqa: UP007 (a union built at run time)
 
     @cached_property
@@ -113,9 +120,14 @@ class UcpToolSpec(ToolSpec):
             structured = self.handler(context, params, release)
         else:
             structured = catalog.error_response(
-                release, context.view, {}, "capabilities_incompatible",
+                release,
+                context.view,
+                {},
+                "capabilities_incompatible",
                 f"The agent profile does not declare {self.capability} at UCP {release.version}, "
-                "so this operation cannot be negotiated.", "unrecoverable")
+                "so this operation cannot be negotiated.",
+                "unrecoverable",
+            )
         adapter = self.release_adapter(release)
         validated = adapter.validate_python(structured)
         return tool_success(adapter.dump_python(validated, mode="json", exclude_none=True))
@@ -127,8 +139,13 @@ def agent_profile_url(arguments: dict) -> str:
     agent = meta.get("ucp-agent") if isinstance(meta, dict) else None
     profile = agent.get("profile") if isinstance(agent, dict) else None
     if not isinstance(profile, str) or not profile.strip():
-        raise discovery_error(ProfileError("invalid_profile_url", "meta.ucp-agent.profile (the agent's profile "
-                                                                  "URL) is required on every UCP request"), None)
+        raise discovery_error(
+            ProfileError(
+                "invalid_profile_url",
+                "meta.ucp-agent.profile (the agent's profile URL) is required on every UCP request",
+            ),
+            None,
+        )
     return profile
 
 
@@ -148,48 +165,77 @@ def _invalid_code(error: ValidationError) -> str:
 
 UCP_TOOLS: tuple[UcpToolSpec, ...] = (
     UcpToolSpec(
-        name="search_catalog", title="Search the catalog (UCP)",
+        name="search_catalog",
+        title="Search the catalog (UCP)",
         description="Search this contractor's installed-price catalog (UCP Catalog Search). Each product is a "
-                    "category of installed systems or parts (id category:<slug>); its variants are the published "
-                    "products (id sku:<sku>) with Tier and Brand options. Give catalog.query and/or "
-                    "catalog.filters (categories: slugs; price: min/max in cents); catalog.context.postal_code "
-                    "marks variants unavailable outside the service area. Page with pagination.cursor "
-                    f"(default limit 10). {_ONE_LINE}",
-        input_model=SearchArguments, output_model=SearchResponse, handler=catalog.search,
-        capability=SEARCH_CAPABILITY, operation="search",
+        "category of installed systems or parts (id category:<slug>); its variants are the published "
+        "products (id sku:<sku>) with Tier and Brand options. Give catalog.query and/or "
+        "catalog.filters (categories: slugs; price: min/max in cents); catalog.context.postal_code "
+        "marks variants unavailable outside the service area. Page with pagination.cursor "
+        f"(default limit 10). {_ONE_LINE}",
+        input_model=SearchArguments,
+        output_model=SearchResponse,
+        handler=catalog.search,
+        capability=SEARCH_CAPABILITY,
+        operation="search",
         examples=(
-            {"meta": _EXAMPLE_META, "catalog": {"query": "lennox heat pump",
-                                                "context": {"postal_code": "63376", "address_country": "US"},
-                                                "pagination": {"limit": 5}}},
-            {"meta": _EXAMPLE_META, "catalog": {"filters": {"categories": ["central-ac"], "price": {"max": 1000000}},
-                                                "context": {"currency": "USD"}}},
+            {
+                "meta": _EXAMPLE_META,
+                "catalog": {
+                    "query": "lennox heat pump",
+                    "context": {"postal_code": "63376", "address_country": "US"},
+                    "pagination": {"limit": 5},
+                },
+            },
+            {
+                "meta": _EXAMPLE_META,
+                "catalog": {
+                    "filters": {"categories": ["central-ac"], "price": {"max": 1000000}},
+                    "context": {"currency": "USD"},
+                },
+            },
         ),
     ),
     UcpToolSpec(
-        name="lookup_catalog", title="Look up products (UCP)",
+        name="lookup_catalog",
+        title="Look up products (UCP)",
         description="Look up products or variants by id (UCP Catalog Lookup): category:<slug> product ids "
-                    "answer the featured (cheapest) variant, sku:<sku> variant ids (or bare SKUs) that variant; "
-                    "each variant's inputs say which requested id it answers. Unknown ids are not an error: they "
-                    f"come back as info messages with code not_found. At most {MAX_LOOKUP_IDS} ids. {_ONE_LINE}",
-        input_model=LookupArguments, output_model=LookupResponse, handler=catalog.lookup,
-        capability=LOOKUP_CAPABILITY, operation="lookup",
+        "answer the featured (cheapest) variant, sku:<sku> variant ids (or bare SKUs) that variant; "
+        "each variant's inputs say which requested id it answers. Unknown ids are not an error: they "
+        f"come back as info messages with code not_found. At most {MAX_LOOKUP_IDS} ids. {_ONE_LINE}",
+        input_model=LookupArguments,
+        output_model=LookupResponse,
+        handler=catalog.lookup,
+        capability=LOOKUP_CAPABILITY,
+        operation="lookup",
         examples=(
-            {"meta": _EXAMPLE_META, "catalog": {"ids": ["category:central-ac", "sku:CAC-3T-BETTER"],
-                                                "context": {"postal_code": "63385"}}},
+            {
+                "meta": _EXAMPLE_META,
+                "catalog": {"ids": ["category:central-ac", "sku:CAC-3T-BETTER"], "context": {"postal_code": "63385"}},
+            },
         ),
     ),
     UcpToolSpec(
-        name="get_product", title="Product detail (UCP)",
+        name="get_product",
+        title="Product detail (UCP)",
         description="Full detail of one product (category:<slug>) or of a variant's product (sku:<sku>), with "
-                    "interactive option selection: catalog.selected (e.g. Tier: Best) narrows the variants and "
-                    "each option value says whether it exists and is available with the other selections. An "
-                    f"unknown id answers the UCP error response (ucp.status error, code not_found). {_ONE_LINE}",
-        input_model=GetProductArguments, output_model=GetProductResponse, handler=catalog.get_product,
-        capability=LOOKUP_CAPABILITY, operation="get_product",
+        "interactive option selection: catalog.selected (e.g. Tier: Best) narrows the variants and "
+        "each option value says whether it exists and is available with the other selections. An "
+        f"unknown id answers the UCP error response (ucp.status error, code not_found). {_ONE_LINE}",
+        input_model=GetProductArguments,
+        output_model=GetProductResponse,
+        handler=catalog.get_product,
+        capability=LOOKUP_CAPABILITY,
+        operation="get_product",
         examples=(
-            {"meta": _EXAMPLE_META, "catalog": {"id": "category:central-ac", "selected": [{"name": "Tier",
-                                                                                        "label": "Best"}],
-                                                "preferences": ["Tier", "Brand"]}},
+            {
+                "meta": _EXAMPLE_META,
+                "catalog": {
+                    "id": "category:central-ac",
+                    "selected": [{"name": "Tier", "label": "Best"}],
+                    "preferences": ["Tier", "Brand"],
+                },
+            },
             {"meta": _EXAMPLE_META, "catalog": {"id": "sku:CAC-3T-BETTER"}},
         ),
     ),

@@ -14,6 +14,7 @@ A `Release` says what differs between them: the response models
 (mcp_server.ucp.models.SHAPES) and the catalog facts only the newer
 release has fields for (the sale basis of a variant, a response's policies).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,8 +60,11 @@ def release_of(version: object) -> Release:
     """The release an agent profile's `ucp.version` names (exact equality); raise version_unsupported."""
     release = RELEASES.get(version) if isinstance(version, str) else None
     if release is None:
-        raise ProfileError("version_unsupported", f"Protocol version {str(version)[:40]} is not supported. "
-                                                  f"This business supports versions {', '.join(RELEASES)}.")
+        raise ProfileError(
+            "version_unsupported",
+            f"Protocol version {str(version)[:40]} is not supported. "
+            f"This business supports versions {', '.join(RELEASES)}.",
+        )
     return release
 
 
@@ -72,6 +76,9 @@ def negotiate(document: dict) -> Negotiated:
     """
     release = release_of(document["ucp"]["version"])
     declared = document["ucp"].get("capabilities", {})
-    shared = {name for name in CAPABILITIES
-              if any(entry.get("version") == release.version for entry in declared.get(name, []))}
+    shared = {
+        name
+        for name in CAPABILITIES
+        if any(entry.get("version") == release.version for entry in declared.get(name, []))
+    }
     return Negotiated(release=release, capabilities=frozenset(shared))

@@ -25,11 +25,12 @@ Revision ID: 0003
 Revises: 0002
 Create Date: 2026-12-01 07:45:00
 """
+
 from alembic import op
 
 
-revision = '0003'
-down_revision = '0002'
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
@@ -59,18 +60,22 @@ _PG_COMPACT_MODELS = (
 )
 
 _PG_VECTORS = {
-    "products": " || ".join((
-        _pg_words("name", "A"),
-        _pg_words("coalesce(model_numbers::text, '')", "A"),
-        f"setweight(to_tsvector('simple'::regconfig, {_PG_COMPACT_MODELS}), 'A')",
-        _pg_words("coalesce(brand, '')", "B"),
-        _pg_words("category_name || ' ' || category_slug || ' ' || sku || ' ' || coalesce(tier, '')", "C"),
-        _pg_words("coalesce(description, '')", "D"),
-    )),
-    "companies": " || ".join((
-        _pg_words("name", "A"),
-        _pg_words("coalesce(trades::text, '')", "B"),
-    )),
+    "products": " || ".join(
+        (
+            _pg_words("name", "A"),
+            _pg_words("coalesce(model_numbers::text, '')", "A"),
+            f"setweight(to_tsvector('simple'::regconfig, {_PG_COMPACT_MODELS}), 'A')",
+            _pg_words("coalesce(brand, '')", "B"),
+            _pg_words("category_name || ' ' || category_slug || ' ' || sku || ' ' || coalesce(tier, '')", "C"),
+            _pg_words("coalesce(description, '')", "D"),
+        )
+    ),
+    "companies": " || ".join(
+        (
+            _pg_words("name", "A"),
+            _pg_words("coalesce(trades::text, '')", "B"),
+        )
+    ),
     "offer_groups": _pg_words("category_name || ' ' || category_slug", "A"),
 }
 
@@ -103,6 +108,7 @@ def _downgrade_postgres() -> None:
 
 # --- SQLite ---------------------------------------------------------------------
 
+
 def _sqlite_compact_models(row: str) -> str:
     # SQLite has no regexp_replace: the separators model numbers use are
     # removed one by one (the tokenizer splits on any other punctuation).
@@ -130,7 +136,9 @@ _SQLITE_TABLES = {
 def _upgrade_sqlite() -> None:
     for table, (columns, values) in _SQLITE_TABLES.items():
         fts = f"{table}_fts"
-        op.execute(f"CREATE VIRTUAL TABLE {fts} USING fts5({columns}, tokenize = 'porter unicode61 remove_diacritics 2')")
+        op.execute(
+            f"CREATE VIRTUAL TABLE {fts} USING fts5({columns}, tokenize = 'porter unicode61 remove_diacritics 2')"
+        )
         insert_new = f"INSERT OR REPLACE INTO {fts} (rowid, {columns}) VALUES (new.rowid, {values('new')});"
         delete_old = f"DELETE FROM {fts} WHERE rowid = old.rowid;"
         op.execute(f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN {insert_new} END")

@@ -2,6 +2,7 @@
 
 Never a skip: a conformance run that checked nothing must not look green.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -8,6 +8,7 @@ CI keeps them. Every release's schemas are loaded into one
 `referencing.Registry` keyed by each schema's `$id` (absolute, with the
 release in its path), so `$ref`s of both releases resolve offline side by side.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,10 +42,14 @@ def missing() -> str | None:
     for version in RELEASES:
         release = ucp_schemas_dir() / version
         if not (release / "schemas").is_dir() or not (release / OPENRPC).is_file():
-            return (f"UCP_SCHEMAS_DIR={ucp_schemas_dir()}: no UCP {version} release there "
-                    f"({version}/schemas and {version}/{OPENRPC})")
+            return (
+                f"UCP_SCHEMAS_DIR={ucp_schemas_dir()}: no UCP {version} release there "
+                f"({version}/schemas and {version}/{OPENRPC})"
+            )
     if not (server_card_schema_dir() / "schema.json").is_file():
-        return f"MCP_SERVER_CARD_SCHEMA_DIR={server_card_schema_dir()}: no schema.json there (the MCP server-card schema)"
+        return (
+            f"MCP_SERVER_CARD_SCHEMA_DIR={server_card_schema_dir()}: no schema.json there (the MCP server-card schema)"
+        )
     return None
 
 
@@ -78,15 +83,19 @@ class Release:
 
     @property
     def requests(self) -> dict[str, str]:
-        return {"search_catalog": f"{self.shopping}/catalog_search.json#/$defs/search_request",
-                "lookup_catalog": f"{self.shopping}/catalog_lookup.json#/$defs/lookup_request",
-                "get_product": f"{self.shopping}/catalog_lookup.json#/$defs/get_product_request"}
+        return {
+            "search_catalog": f"{self.shopping}/catalog_search.json#/$defs/search_request",
+            "lookup_catalog": f"{self.shopping}/catalog_lookup.json#/$defs/lookup_request",
+            "get_product": f"{self.shopping}/catalog_lookup.json#/$defs/get_product_request",
+        }
 
     @property
     def responses(self) -> dict[str, str]:
-        return {"search_catalog": f"{self.shopping}/catalog_search.json#/$defs/search_response",
-                "lookup_catalog": f"{self.shopping}/catalog_lookup.json#/$defs/lookup_response",
-                "get_product": f"{self.shopping}/catalog_lookup.json#/$defs/get_product_response"}
+        return {
+            "search_catalog": f"{self.shopping}/catalog_search.json#/$defs/search_response",
+            "lookup_catalog": f"{self.shopping}/catalog_lookup.json#/$defs/lookup_response",
+            "get_product": f"{self.shopping}/catalog_lookup.json#/$defs/get_product_response",
+        }
 
     @property
     def error_response(self) -> str:
@@ -99,13 +108,15 @@ class Release:
 
     @property
     def business_profile(self) -> str:
-        return self.profile + ("#/$defs/business_profile" if self.version == "2026-04-08" else
-                               "#/$defs/business_schema")
+        return self.profile + (
+            "#/$defs/business_profile" if self.version == "2026-04-08" else "#/$defs/business_schema"
+        )
 
     @property
     def platform_profile(self) -> str:
-        return self.profile + ("#/$defs/platform_profile" if self.version == "2026-04-08" else
-                               "#/$defs/platform_schema")
+        return self.profile + (
+            "#/$defs/platform_profile" if self.version == "2026-04-08" else "#/$defs/platform_schema"
+        )
 
     def openrpc(self) -> dict:
         """The release's official MCP binding (OpenRPC), with `$ref`s made absolute."""
@@ -118,8 +129,14 @@ OFFICIAL = {version: Release(version) for version in RELEASES}
 def absolute_refs(node, base: str):
     """A copy of `node` whose non-local `$ref`s are absolute URLs (resolved against `base`)."""
     if isinstance(node, dict):
-        return {key: (urljoin(base, value) if key == "$ref" and isinstance(value, str) and not value.startswith("#")
-                      else absolute_refs(value, base)) for key, value in node.items()}
+        return {
+            key: (
+                urljoin(base, value)
+                if key == "$ref" and isinstance(value, str) and not value.startswith("#")
+                else absolute_refs(value, base)
+            )
+            for key, value in node.items()
+        }
     if isinstance(node, list):
         return [absolute_refs(item, base) for item in node]
     return node

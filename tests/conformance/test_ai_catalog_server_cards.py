@@ -4,6 +4,7 @@ The schema is not part of this repository: `MCP_SERVER_CARD_SCHEMA_DIR`
 (tests/conformance/official.py) names the folder holding `schema.json` and
 its examples. Missing, `make conformance` fails, never skips.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,9 +13,8 @@ import pytest
 import requests
 from jsonschema import Draft202012Validator
 
-from tests.mcp_helpers import TUDI, live_mcp, module_database
-
 from tests.conformance.official import server_card_schema, server_card_schema_dir
+from tests.mcp_helpers import TUDI, live_mcp, module_database
 
 SCHEMA_DIR = server_card_schema_dir()
 
@@ -51,5 +51,12 @@ def test_every_card_in_the_ai_catalog_validates(live, validator):
 def test_a_broken_card_is_refused(validator):
     """The validator is live: a card with a bad name or a bare-host remote fails."""
     assert not validator.is_valid({"$schema": "x", "name": "no-slash", "version": "1", "description": "d"})
-    assert not validator.is_valid({"$schema": "x", "name": "a/b", "version": "1", "description": "d",
-                                   "remotes": [{"type": "streamable-http", "url": "ftp://x"}]})
+    assert not validator.is_valid(
+        {
+            "$schema": "x",
+            "name": "a/b",
+            "version": "1",
+            "description": "d",
+            "remotes": [{"type": "streamable-http", "url": "ftp://x"}],
+        }
+    )

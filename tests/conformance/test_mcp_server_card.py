@@ -3,6 +3,7 @@
 `make test` checks what the card says (tests/test_mcp_discovery.py); here its
 shape is held to the schema in MCP_SERVER_CARD_SCHEMA_DIR.
 """
+
 from __future__ import annotations
 
 import pytest

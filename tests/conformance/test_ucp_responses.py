@@ -6,6 +6,7 @@ both releases (the agent profile's version picks the release), and the
 business profiles of both releases at the company path and a company host,
 are checked against the official files themselves.
 """
+
 from __future__ import annotations
 
 import copy
@@ -73,8 +74,7 @@ def test_pages_of_a_long_search_are_valid(ucp, version):
     request = {"filters": {"price": {"min": 1}}, "pagination": {"limit": 4}}
     first = official_result(ucp, "search_catalog", request, version, key=MANY)
     cursor = first["pagination"]["cursor"]
-    official_result(ucp, "search_catalog", {**request, "pagination": {"limit": 4, "cursor": cursor}}, version,
-                    key=MANY)
+    official_result(ucp, "search_catalog", {**request, "pagination": {"limit": 4, "cursor": cursor}}, version, key=MANY)
 
 
 @pytest.mark.parametrize("version", RELEASES)
@@ -84,8 +84,10 @@ def test_an_unknown_product_answers_the_official_error_response(ucp, version):
 
 
 def test_business_profiles_are_valid_at_the_company_path_and_a_company_host(ucp):
-    for base, headers in ((f"{ucp.live.url}/companies/{TUDI}/.well-known/ucp", {}),
-                          (f"{ucp.live.url}/.well-known/ucp", {"Host": "tudi.example"})):
+    for base, headers in (
+        (f"{ucp.live.url}/companies/{TUDI}/.well-known/ucp", {}),
+        (f"{ucp.live.url}/.well-known/ucp", {"Host": "tudi.example"}),
+    ):
         newest = requests.get(base, headers=headers, timeout=10).json()
         assert_official(newest, OFFICIAL[V0825].business_profile, f"{base} ({headers})")
         assert_official(newest, OFFICIAL[V0825].profile, f"{base} ({headers}, profile.json)")

@@ -14,6 +14,7 @@ For 2026-04-08 and 2026-08-25 each:
 Together with tests/ucp_helpers.py (every response valid under the tool's own
 outputSchema, in `make test`) this holds the responses to the official schemas.
 """
+
 from __future__ import annotations
 
 import copy
@@ -31,31 +32,53 @@ ENDPOINT = "https://pricing.example/companies/k/ucp/mcp"
 PROFILE_URL = "https://pricing.example/companies/k/.well-known/ucp"
 # Models both releases use as they are, and where each release defines them: (shopping/types or shared types, file).
 SHARED_OUTPUTS = {
-    m.Price: ("common", "price.json"), m.PriceRange: ("common", "price_range.json"),
-    m.Description: ("common", "description.json"), m.Media: ("common", "media.json"),
-    m.Category: ("shopping", "category.json"), m.OptionValue: ("shopping", "option_value.json"),
+    m.Price: ("common", "price.json"),
+    m.PriceRange: ("common", "price_range.json"),
+    m.Description: ("common", "description.json"),
+    m.Media: ("common", "media.json"),
+    m.Category: ("shopping", "category.json"),
+    m.OptionValue: ("shopping", "option_value.json"),
     m.ProductOption: ("shopping", "product_option.json"),
     m.DetailOptionValue: ("shopping", "detail_option_value.json"),
-    m.SelectedOption: ("shopping", "selected_option.json"), m.Link: ("common", "link.json"),
+    m.SelectedOption: ("shopping", "selected_option.json"),
+    m.Link: ("common", "link.json"),
     m.Seller: ("shopping", "variant.json#/properties/seller"),
     m.Availability: ("shopping", "variant.json#/properties/availability"),
     m.InputCorrelation: ("shopping", "input_correlation.json"),
-    m.MessageWarning: ("common", "message_warning.json"), m.MessageInfo: ("common", "message_info.json"),
-    m.MessageError: ("common", "message_error.json"), m.Pagination: ("common", "pagination.json#/$defs/response"),
+    m.MessageWarning: ("common", "message_warning.json"),
+    m.MessageInfo: ("common", "message_info.json"),
+    m.MessageError: ("common", "message_error.json"),
+    m.Pagination: ("common", "pagination.json#/$defs/response"),
 }
 SHARED_INPUTS = {
-    m.Context: ("common", "context.json"), m.SearchFilters: ("shopping", "search_filters.json"),
-    m.PriceFilter: ("common", "price_filter.json"), m.PaginationRequest: ("common", "pagination.json#/$defs/request"),
+    m.Context: ("common", "context.json"),
+    m.SearchFilters: ("shopping", "search_filters.json"),
+    m.PriceFilter: ("common", "price_filter.json"),
+    m.PaginationRequest: ("common", "pagination.json#/$defs/request"),
     m.SelectedOptionIn: ("shopping", "selected_option.json"),
 }
 # The models of each release that differ (2026-08-25 redeclares what it changed), in the same roles.
 RELEASE_OUTPUTS = {
-    V0408: {"meta": m.UcpMeta, "error_meta": m.UcpErrorMeta, "capability": m.CapabilityRef, "product": m.Product,
-            "lookup_product": m.LookupProduct, "detail_product": m.DetailProduct, "variant": m.Variant,
-            "lookup_variant": m.LookupVariant},
-    V0825: {"meta": m.UcpMeta0825, "error_meta": m.UcpErrorMeta0825, "capability": m.CapabilityRef0825,
-            "product": m.Product0825, "lookup_product": m.LookupProduct0825,
-            "detail_product": m.DetailProduct0825, "variant": m.Variant0825, "lookup_variant": m.LookupVariant0825},
+    V0408: {
+        "meta": m.UcpMeta,
+        "error_meta": m.UcpErrorMeta,
+        "capability": m.CapabilityRef,
+        "product": m.Product,
+        "lookup_product": m.LookupProduct,
+        "detail_product": m.DetailProduct,
+        "variant": m.Variant,
+        "lookup_variant": m.LookupVariant,
+    },
+    V0825: {
+        "meta": m.UcpMeta0825,
+        "error_meta": m.UcpErrorMeta0825,
+        "capability": m.CapabilityRef0825,
+        "product": m.Product0825,
+        "lookup_product": m.LookupProduct0825,
+        "detail_product": m.DetailProduct0825,
+        "variant": m.Variant0825,
+        "lookup_variant": m.LookupVariant0825,
+    },
 }
 
 
@@ -122,9 +145,11 @@ def model_fields(model) -> set[str]:
     return {field.alias or name for name, field in model.model_fields.items()}
 
 
-MODEL_CASES = [pytest.param(version, model, refs, id=f"{version}-{model.__name__}")
-               for version in RELEASES
-               for model, refs in {**output_models(OFFICIAL[version]), **input_models(OFFICIAL[version])}.items()]
+MODEL_CASES = [
+    pytest.param(version, model, refs, id=f"{version}-{model.__name__}")
+    for version in RELEASES
+    for model, refs in {**output_models(OFFICIAL[version]), **input_models(OFFICIAL[version])}.items()
+]
 
 
 @pytest.mark.parametrize("version, model, refs", MODEL_CASES)
@@ -179,13 +204,29 @@ def test_openrpc_results_are_the_schemas_we_validate_against(tool, version):
 def test_our_schemas_refuse_what_the_official_ones_refuse(version):
     """Spot checks that validation is real: a float amount, a null field, a missing inputs, the other release."""
     release = OFFICIAL[version]
-    variant = {"id": "sku:A", "sku": "A", "title": "A", "description": {"plain": "A"},
-               "categories": [{"value": "a", "taxonomy": "merchant"}], "price": {"amount": 100, "currency": "USD"},
-               "availability": {"available": True}, "options": [], "seller": {"name": "S"}, "metadata": {}}
-    product = {"id": "category:a", "handle": "a", "title": "A", "description": {"plain": "A"},
-               "categories": [{"value": "a", "taxonomy": "merchant"}], "tags": ["system"], "metadata": {},
-               "price_range": {"min": {"amount": 100, "currency": "USD"}, "max": {"amount": 100, "currency": "USD"}},
-               "variants": [variant]}
+    variant = {
+        "id": "sku:A",
+        "sku": "A",
+        "title": "A",
+        "description": {"plain": "A"},
+        "categories": [{"value": "a", "taxonomy": "merchant"}],
+        "price": {"amount": 100, "currency": "USD"},
+        "availability": {"available": True},
+        "options": [],
+        "seller": {"name": "S"},
+        "metadata": {},
+    }
+    product = {
+        "id": "category:a",
+        "handle": "a",
+        "title": "A",
+        "description": {"plain": "A"},
+        "categories": [{"value": "a", "taxonomy": "merchant"}],
+        "tags": ["system"],
+        "metadata": {},
+        "price_range": {"min": {"amount": 100, "currency": "USD"}, "max": {"amount": 100, "currency": "USD"}},
+        "variants": [variant],
+    }
     ok = {"ucp": {"version": version, "capabilities": {}}, "products": [product], "messages": []}
     lookup = next(t for t in UCP_TOOLS if t.name == "lookup_catalog").output_schema
     missing_inputs = copy.deepcopy(ok)
@@ -202,8 +243,10 @@ def test_our_schemas_refuse_what_the_official_ones_refuse(version):
         assert list(Draft202012Validator(lookup).iter_errors(bad)), broken
     sold_each = copy.deepcopy(with_inputs)
     sold_each["products"][0]["variants"][0]["quantity_unit"] = {"unit": "C62", "display_text": "each"}
-    policies = {**copy.deepcopy(with_inputs), "policies": [{"type": "com.example.policy.x",
-                                                            "description": {"plain": "x"}}]}
+    policies = {
+        **copy.deepcopy(with_inputs),
+        "policies": [{"type": "com.example.policy.x", "description": {"plain": "x"}}],
+    }
     for newer in (sold_each, policies):  # 2026-08-25 fields: ours only in a 2026-08-25 answer
         assert bool(list(Draft202012Validator(lookup).iter_errors(newer))) is (version == V0408)
         if version == V0825:
