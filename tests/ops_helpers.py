@@ -286,3 +286,43 @@ def streaming_replica(database: str = "mirror"):
         replica.stop()
         primary.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+# --- the documented production files (deploy/) -------------------------------------------
+
+DEPLOY = REPO_ROOT / "deploy"
+INSTALL_ROOT = "/srv/mirror"  # where deploy/*.service expect the checkout and its .venv
+
+
+def read_env_file(path) -> dict[str, str]:
+    """NAME=value lines of a systemd EnvironmentFile (comments and blank lines skipped), in order."""
+    values: dict[str, str] = {}
+    for number, line in enumerate(open(path).read().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        assert sep and name.strip() == name and name not in values, f"{path}:{number}: {line!r}"
+        values[name] = value
+    return values
+
+
+def unit_directives(unit: str) -> dict[str, list[str]]:
+    """Every `Key=value` of a deploy/ systemd unit, by key (a key may repeat: EnvironmentFile)."""
+    directives: dict[str, list[str]] = {}
+    for line in (DEPLOY / unit).read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith(("#", ";", "[")):
+            key, _, value = line.partition("=")
+            directives.setdefault(key.strip(), []).append(value.strip())
+    return directives
+
+
+def unit_command(unit: str, key: str = "ExecStart") -> list[str]:
+    """A unit's command as argv, run from this checkout: /srv/mirror/.venv/bin/X becomes this venv's X."""
+    import shlex
+
+    (line,) = unit_directives(unit)[key]
+    argv = shlex.split(line.replace("$$", "$"))  # systemd's $$ is a literal $ for the shell
+    venv_bin = os.path.dirname(sys.executable)
+    prefix = f"{INSTALL_ROOT}/.venv/bin/"
+    return [os.path.join(venv_bin, arg[len(prefix):]) if arg.startswith(prefix) else arg for arg in argv]
