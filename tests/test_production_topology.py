@@ -21,6 +21,7 @@ import os
 import secrets
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -92,6 +93,26 @@ def test_the_proxy_passes_host_and_the_client_address():
     assert "proxy_set_header Host $host;" in site
     assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in site
     assert "proxy_set_header X-Forwarded-Proto $scheme;" in site
+
+
+MASTER_PROBE = """
+import runpy, sys
+config = runpy.run_path("deploy/gunicorn.conf.py")
+config["on_starting"](None)
+print(sorted({m.split(".")[0] for m in sys.modules} & {"mirror", "web", "wsgi", "flask", "pydantic", "sqlalchemy"}))
+"""
+
+
+def test_the_gunicorn_master_imports_nothing_a_reload_must_replace():
+    """What the master imports, every worker forked after a SIGHUP inherits: it must be none of the app."""
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO_ROOT), "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp()}
+    good = subprocess.run([sys.executable, "-c", MASTER_PROBE], cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+    assert good.returncode == 0 and good.stdout.strip() == "[]", good.stdout + good.stderr
+    # ... and it still refuses a bad setting at start, in one line.
+    bad = subprocess.run([sys.executable, "-c", MASTER_PROBE], cwd=REPO_ROOT, capture_output=True, text=True,
+                         env={**env, "SYNC_INTERVAL_SECONDS": "soon"})
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr.strip() == "configuration error: SYNC_INTERVAL_SECONDS must be a whole number of seconds, got 'soon'"
 
 
 # --- the topology, running (slow) ----------------------------------------------------------
