@@ -65,7 +65,7 @@ class Mirror:
         return make_session_factory(self.engine)
 
     @cached_property
-    def PrimarySession(self):  # noqa: N802
+    def PrimarySession(self):
         """Read-side session factory on the primary: for what must see the latest commit."""
         return make_session_factory(self.primary_engine)
 

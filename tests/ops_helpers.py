@@ -19,6 +19,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import requests
@@ -297,7 +298,7 @@ INSTALL_ROOT = "/srv/mirror"  # where deploy/*.service expect the checkout and i
 def read_env_file(path) -> dict[str, str]:
     """NAME=value lines of a systemd EnvironmentFile (comments and blank lines skipped), in order."""
     values: dict[str, str] = {}
-    for number, line in enumerate(open(path).read().splitlines(), 1):
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue

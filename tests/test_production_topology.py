@@ -34,7 +34,14 @@ from prometheus_client.parser import text_string_to_metric_families
 from mirror.config import ConfigError, Settings, env_name, load_settings
 from tests.conftest import REPO_ROOT, TEST_DATABASE_URL, _empty_postgres
 from tests.ops_helpers import (
-    DEPLOY, TEST_REDIS_URL, free_port, read_env_file, redis_client, redis_keys, unique_prefix, unit_command,
+    DEPLOY,
+    TEST_REDIS_URL,
+    free_port,
+    read_env_file,
+    redis_client,
+    redis_keys,
+    unique_prefix,
+    unit_command,
     unit_directives,
 )
 from tests.surface_helpers import add_company
@@ -59,7 +66,7 @@ def test_the_environment_examples_list_exactly_the_declared_settings():
 
 
 def test_the_examples_hold_safe_production_values():
-    settings, secret = _examples()
+    settings, _ = _examples()
     production = load_settings({**settings, "UPSTREAM_TOKEN": "t", "USAGE_HASH_KEY": secrets.token_hex(32)})
     assert production.rate_limit_storage_uri.startswith("redis://")
     assert production.trusted_proxy_hops == 1
