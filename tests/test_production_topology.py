@@ -133,6 +133,8 @@ def production_env(database_url: str, upstream, app_port: int, prefix: str) -> d
         "GUNICORN_BIND": f"127.0.0.1:{app_port}", "GUNICORN_WORKERS": "2",
         # Small enough to reach in a test (the production value is 600/minute).
         "RATE_LIMIT_PER_CLIENT": f"{CLIENT_BUDGET}/minute",
+        # Where the test can see which worker answered what (empty in production: a fresh one per start).
+        "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="mirror-topology-metrics-"),
     }
     assert set(local) <= set(settings)
     return {**settings, **local, "UPSTREAM_TOKEN": "demo-token", "USAGE_HASH_KEY": secrets.token_hex(32),
@@ -194,6 +196,45 @@ def get_from(source: str, port: int, path: str, headers: dict | None = None) -> 
         connection.close()
 
 
+def concurrent_gets(source: str, port: int, path: str, count: int) -> list[int]:
+    """`count` GETs from `source`, all started at once (a barrier), each on its own connection."""
+    barrier = threading.Barrier(count)
+    statuses: list[int] = []
+
+    def one() -> None:
+        barrier.wait(10)
+        statuses.append(get_from(source, port, path))
+
+    threads = [threading.Thread(target=one) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return statuses
+
+
+def businesses_served_per_worker(multiproc_dir: str) -> dict[str, float]:
+    """`/v1/businesses` answers counted by each worker (pid), from each worker's own metrics file."""
+    import glob
+    import shutil
+
+    from prometheus_client import CollectorRegistry, generate_latest, multiprocess
+
+    served = {}
+    for path in glob.glob(os.path.join(multiproc_dir, "counter_*.db")):
+        alone = tempfile.mkdtemp()
+        shutil.copy(path, alone)
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry, path=alone)
+        total = sum(sample.value for family in text_string_to_metric_families(generate_latest(registry).decode())
+                    for sample in family.samples if sample.name == "mirror_http_requests_total"
+                    and sample.labels.get("endpoint") == "/v1/businesses")
+        shutil.rmtree(alone)
+        if total:
+            served[os.path.basename(path)] = total
+    return served
+
+
 def requests_total(base: str, endpoint: str, status: str = "200") -> float:
     """mirror_http_requests_total for one route rule and status, from one scrape."""
     text = requests.get(f"{base}/metrics", timeout=10).text
@@ -217,6 +258,7 @@ class SteadyLoop:
     def __init__(self, url: str, interval: float = 0.05) -> None:
         self.url, self.interval = url, interval
         self.answers: list[int] = []
+        self.slowest = 0.0
         self.failures: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -224,9 +266,12 @@ class SteadyLoop:
     def _run(self) -> None:
         with requests.Session() as session:
             while not self._stop.is_set():
+                started = time.monotonic()
                 try:
-                    status = session.get(self.url, timeout=10).status_code
+                    # nginx's own proxy_read_timeout: a request may wait in the listen queue while new workers boot.
+                    status = session.get(self.url, timeout=30).status_code
                     self.answers.append(status)
+                    self.slowest = max(self.slowest, time.monotonic() - started)
                     if status != 200:
                         self.failures.append(f"status {status}")
                 except requests.RequestException as error:
@@ -275,8 +320,11 @@ if TEST_DATABASE_URL:  # the documented topology has Postgres (collected where t
             assert pricing.status_code == 200 and pricing.json()["categories"]
 
             # One per-client budget across both workers (Redis), per real client address (nginx's X-Forwarded-For).
-            statuses = [get_from("127.0.0.2", public_port, "/v1/businesses") for _ in range(CLIENT_BUDGET + 2)]
-            assert statuses == [200] * CLIENT_BUDGET + [429, 429], statuses
+            # Concurrent requests, so that nginx opens several connections and both workers answer some.
+            statuses = concurrent_gets("127.0.0.2", public_port, "/v1/businesses", CLIENT_BUDGET + 4)
+            assert sorted(statuses) == [200] * CLIENT_BUDGET + [429] * 4, statuses
+            served = businesses_served_per_worker(env["PROMETHEUS_MULTIPROC_DIR"])
+            assert len(served) == 2 and sum(served.values()) == CLIENT_BUDGET + 4, served  # both workers counted
             assert redis_keys(redis, prefix), "the counters are not in Redis"
             spoofed = {"X-Forwarded-For": "203.0.113.9"}  # nginx appends the real address; the app takes that one
             assert get_from("127.0.0.2", public_port, "/v1/businesses", spoofed) == 429
@@ -298,7 +346,7 @@ if TEST_DATABASE_URL:  # the documented topology has Postgres (collected where t
                       lambda: len(worker_pids(web.pid)) == 2 and not worker_pids(web.pid) & old_workers, processes)
                 reloaded = len(loop.answers)
                 _wait("the loop to run on the new workers", lambda: len(loop.answers) >= reloaded + 10, processes)
-            assert loop.failures == [], loop.failures[:5]
+            assert loop.failures == [], (loop.failures[:5], f"slowest answer {loop.slowest:.1f} s")
             assert before >= 5 and len(loop.answers) >= reloaded + 10  # the loop ran across the whole reload
             # The old workers' counts stay in the totals after the reload.
             assert requests_total(public, rule) == 10 + len(loop.answers)
