@@ -54,13 +54,23 @@ def on_starting(server) -> None:
 
 
 def _refuse_bad_settings() -> None:
-    # Only the settings module, so the master imports none of the app and a HUP still loads new code.
-    from mirror.config import ConfigError, load_settings
+    # In a child process: workers are forked from the master, so a module the master imported (the
+    # settings, pydantic) would be the old one in every worker a HUP starts after an upgrade.
+    import subprocess
+    import sys
 
-    try:
-        load_settings(dict(os.environ))
-    except ConfigError as error:  # the line create_app (wsgi.py) prints in a worker or the CLI
-        raise SystemExit(f"configuration error: {error}") from None
+    check = subprocess.run([sys.executable, "-c", _CHECK_SETTINGS], capture_output=True, text=True)
+    if check.returncode:  # the line create_app (wsgi.py) prints in a worker or the CLI
+        raise SystemExit((check.stderr.strip().splitlines() or ["configuration error"])[-1])
+
+
+_CHECK_SETTINGS = """
+from mirror.config import ConfigError, load_settings
+try:
+    load_settings()
+except ConfigError as error:
+    raise SystemExit(f"configuration error: {error}") from None
+"""
 
 
 def worker_exit(server, worker) -> None:

@@ -199,6 +199,11 @@ class Settings(BaseSettings):
         "`postgresql://…` or `postgresql+psycopg://…` (psycopg 3 either way), or `sqlite:///…` (its folder must exist)",
         shown="`sqlite:///instance/mirror.sqlite3`",
     )
+    database_read_url: DatabaseUrl | None = setting(
+        None,
+        "where web requests read (a Postgres streaming replica); the sync, the scheduler, the usage rows and "
+        "migrations use `DATABASE_URL`. Empty: `DATABASE_URL` (docs/operations.md, read replicas)",
+    )
     upstream_url: HttpUrl | None = setting(None, "base URL of the platform API (required to sync)")
     upstream_token: str | None = setting(None, "bearer token for the platform API (required to sync)")
     public_base_url: HttpUrl = setting(

@@ -10,10 +10,17 @@ from mirror.upstream import UpstreamClient
 
 
 class Mirror:
-    """Engines and session factories for one database.
+    """Engines and session factories for one database, and the replica its requests may read.
 
     Readers use snapshot transactions; the sync uses a separate writer engine
     (on SQLite its transactions take the write lock at BEGIN).
+
+    Two addresses: `DATABASE_URL` is the primary, where everything that
+    writes or must see the latest commit goes (the sync, the scheduler's
+    "synced recently?" check, the sync lock, the usage rows, migrations);
+    `DATABASE_READ_URL`, when set, is where request sessions read (a
+    streaming replica, which replays each sync's transaction whole). Unset,
+    both are the one database and share one engine.
     """
 
     def __init__(self, settings: Settings) -> None:
@@ -24,14 +31,26 @@ class Mirror:
         """Call `close()` first whenever the mirror is disposed (the app's background writer)."""
         self._on_dispose.append(close)
 
+    @property
+    def read_url(self) -> str:
+        """Where requests read: DATABASE_READ_URL, or DATABASE_URL when that is unset."""
+        return self.settings.database_read_url or self.settings.database_url
+
     @cached_property
     def engine(self):
-        """The read-side engine (requests)."""
+        """The read-side engine of requests (the replica, when DATABASE_READ_URL is set)."""
+        return make_engine(self.read_url)
+
+    @cached_property
+    def primary_engine(self):
+        """A read-side engine on the primary (the scheduler, the sync lock check); `engine` without a replica."""
+        if self.read_url == self.settings.database_url:
+            return self.engine
         return make_engine(self.settings.database_url)
 
     @cached_property
     def writer_engine(self):
-        """The sync's engine."""
+        """The sync's engine (always the primary)."""
         return (
             make_engine(self.settings.database_url, writer=True, pool_size=2)
             if self.is_postgres
@@ -45,8 +64,13 @@ class Mirror:
 
     @cached_property
     def Session(self):
-        """Read-side session factory."""
+        """Read-side session factory of requests (the replica, when there is one)."""
         return make_session_factory(self.engine)
+
+    @cached_property
+    def PrimarySession(self):
+        """Read-side session factory on the primary: for what must see the latest commit."""
+        return make_session_factory(self.primary_engine)
 
     @cached_property
     def WriterSession(self):
@@ -79,6 +103,6 @@ class Mirror:
         """Close pooled connections (tests, forks)."""
         for close in self._on_dispose:
             close()
-        for name in ("engine", "writer_engine"):
+        for name in ("engine", "primary_engine", "writer_engine"):
             if name in self.__dict__:
-                self.__dict__[name].dispose()
+                self.__dict__[name].dispose()  # primary_engine may be `engine` itself: dispose() twice is harmless

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 def scheduled_sync(mirror) -> str:
     """One tick: skip when another process synced recently or is syncing now."""
     interval = mirror.settings.sync_interval_seconds
-    with mirror.Session() as session:
+    with mirror.PrimarySession() as session:  # the primary: a replica may not have replayed the last run yet
         last_end = session.scalar(select(func.max(SyncRun.finished_at)).where(SyncRun.company_key.is_(None)))
     if last_end is not None:
         last_end = last_end if last_end.tzinfo else last_end.replace(tzinfo=UTC)

@@ -20,6 +20,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import requests
@@ -190,3 +191,211 @@ def running_gunicorn(env: dict, workers: int = 2, *extra_args: str):
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(20)
         log.close()
+
+
+# --- a Postgres primary and its streaming replica ----------------------------------------
+
+
+def postgres_bin(name: str) -> str:
+    """A PostgreSQL server binary (initdb, pg_ctl, pg_basebackup): on PATH, or the newest /usr/lib/postgresql/*/bin."""
+    import glob
+    import shutil
+
+    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
+    assert found, f"PostgreSQL's {name} is not installed (apt-get install postgresql)"
+    return found
+
+
+@dataclass
+class PostgresCluster:
+    """A throwaway cluster in `data` on a loopback port, run by `user` (the server refuses to run as root)."""
+
+    data: str
+    port: int
+    user: str | None
+
+    def run(self, *command: str) -> subprocess.CompletedProcess:
+        """Run a PostgreSQL binary as the cluster's owner; fail with its output when it fails."""
+        prefix = ["runuser", "-u", self.user, "--"] if self.user else []
+        done = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{' '.join(command)} failed: {done.stdout[-1000:]}{done.stderr[-2000:]}"
+        return done
+
+    def start(self) -> None:
+        """pg_ctl start on this cluster's port, listening on loopback and a socket in its own folder."""
+        self.run(
+            postgres_bin("pg_ctl"),
+            "-D",
+            self.data,
+            "-w",
+            "-t",
+            "60",
+            "-l",
+            f"{self.data}/server.log",
+            "-o",
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.data} "
+            "-c fsync=off -c shared_buffers=16MB -c max_connections=60",
+            "start",
+        )
+
+    def stop(self) -> None:
+        """pg_ctl stop -m fast (no error when it is not running)."""
+        prefix = ["runuser", "-u", self.user, "--"] if self.user else []
+        subprocess.run(
+            [*prefix, postgres_bin("pg_ctl"), "-D", self.data, "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
+
+    def url(self, database: str = "postgres") -> str:
+        """A SQLAlchemy URL of `database` on this cluster, as its superuser `postgres`."""
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def scalar(self, sql: str, database: str = "postgres"):
+        """One value from this cluster (None for a statement without rows), on a short-lived connection of its own."""
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(self.url(database), isolation_level="AUTOCOMMIT", poolclass=_null_pool())
+        try:
+            with engine.connect() as connection:
+                result = connection.execute(text(sql))
+                return result.scalar() if result.returns_rows else None
+        finally:
+            engine.dispose()
+
+
+def _null_pool():
+    from sqlalchemy.pool import NullPool
+
+    return NullPool
+
+
+@dataclass
+class StreamingReplica:
+    """A primary cluster and a hot standby made from it with pg_basebackup, streaming its WAL."""
+
+    primary: PostgresCluster
+    replica: PostgresCluster
+
+    def wait_for_replay(self, timeout: float = 30.0) -> None:
+        """Return once the replica has replayed everything the primary has written so far."""
+        target = self.primary.scalar("SELECT pg_current_wal_lsn()::text")
+        deadline = time.monotonic() + timeout
+        while True:
+            caught_up = self.replica.scalar(
+                f"SELECT pg_last_wal_replay_lsn() >= '{target}'::pg_lsn AND NOT pg_is_wal_replay_paused()"
+            )
+            if caught_up:
+                return
+            assert time.monotonic() < deadline, f"the replica did not replay up to {target} within {timeout} s"
+            time.sleep(0.05)
+
+    def pause_replay(self) -> None:
+        """Stop applying WAL on the replica (it keeps receiving it): a replica lagging on purpose."""
+        self.replica.scalar("SELECT pg_wal_replay_pause()::text")
+
+    def resume_replay(self) -> None:
+        """Apply WAL on the replica again."""
+        self.replica.scalar("SELECT pg_wal_replay_resume()::text")
+
+
+@contextmanager
+def streaming_replica(database: str = "mirror"):
+    """A fresh primary (initdb) with `database` in it, and a streaming replica of it (pg_basebackup -R).
+
+    The test owns both clusters: the shared server's pg_hba.conf allows no
+    replication connections, and a test must not edit a system file and
+    reload a server other tests are using (docs/operations.md, read replicas).
+    """
+    import pwd
+    import shutil
+
+    user = None
+    if os.geteuid() == 0:  # the server refuses root; run it as the packaged `postgres` user
+        user = "postgres"
+        pwd.getpwnam(user)
+    root = tempfile.mkdtemp(prefix="mirror-replica-")
+    os.chmod(root, 0o755)
+    primary = PostgresCluster(os.path.join(root, "primary"), free_port(), user)
+    replica = PostgresCluster(os.path.join(root, "replica"), free_port(), user)
+    if user:
+        shutil.chown(root, user)
+    try:
+        # initdb's pg_hba.conf trusts loopback for ordinary and replication connections alike (--auth=trust).
+        primary.run(
+            postgres_bin("initdb"),
+            "-D",
+            primary.data,
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--locale=C",
+        )
+        primary.start()
+        primary.scalar(f'CREATE DATABASE "{database}"')
+        replica.run(
+            postgres_bin("pg_basebackup"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(primary.port),
+            "-U",
+            "postgres",
+            "-D",
+            replica.data,
+            "-R",
+            "-X",
+            "stream",
+            "--checkpoint=fast",
+            "--no-sync",
+        )
+        replica.start()
+        assert replica.scalar("SELECT pg_is_in_recovery()"), "the copy did not start as a standby"
+        yield StreamingReplica(primary, replica)
+    finally:
+        replica.stop()
+        primary.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# --- the documented production files (deploy/) -------------------------------------------
+
+DEPLOY = REPO_ROOT / "deploy"
+INSTALL_ROOT = "/srv/mirror"  # where deploy/*.service expect the checkout and its .venv
+
+
+def read_env_file(path) -> dict[str, str]:
+    """NAME=value lines of a systemd EnvironmentFile (comments and blank lines skipped), in order."""
+    values: dict[str, str] = {}
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        assert sep and name.strip() == name and name not in values, f"{path}:{number}: {line!r}"
+        values[name] = value
+    return values
+
+
+def unit_directives(unit: str) -> dict[str, list[str]]:
+    """Every `Key=value` of a deploy/ systemd unit, by key (a key may repeat: EnvironmentFile)."""
+    directives: dict[str, list[str]] = {}
+    for line in (DEPLOY / unit).read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith(("#", ";", "[")):
+            key, _, value = line.partition("=")
+            directives.setdefault(key.strip(), []).append(value.strip())
+    return directives
+
+
+def unit_command(unit: str, key: str = "ExecStart") -> list[str]:
+    """A unit's command as argv, run from this checkout: /srv/mirror/.venv/bin/X becomes this venv's X."""
+    import shlex
+
+    (line,) = unit_directives(unit)[key]
+    argv = shlex.split(line.replace("$$", "$"))  # systemd's $$ is a literal $ for the shell
+    venv_bin = os.path.dirname(sys.executable)
+    prefix = f"{INSTALL_ROOT}/.venv/bin/"
+    return [os.path.join(venv_bin, arg[len(prefix) :]) if arg.startswith(prefix) else arg for arg in argv]

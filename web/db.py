@@ -11,7 +11,12 @@ log = logging.getLogger(__name__)
 
 
 def db() -> Session:
-    """This request's session, opened on first use and closed at teardown."""
+    """This request's session, opened on first use and closed at teardown.
+
+    It reads from `Mirror.Session`: the replica when DATABASE_READ_URL is set
+    (mirror/context.py), so nothing a request does may write through it; the
+    rows a request leaves behind go to the primary through web.recording.
+    """
     if "db" not in g:
         g.db = current_app.extensions["mirror"].Session()
     return g.db

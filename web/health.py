@@ -119,7 +119,7 @@ class SyncCollector:
         up = GaugeMetricFamily("mirror_database_up", "1 when the database answered this scrape.")
         try:
             with self.mirror.Session() as session:
-                figures = _sync_figures(session, sync_running(self.mirror.engine))
+                figures = _sync_figures(session, sync_running(self.mirror.primary_engine))
         except Exception:
             up.add_metric([], 0)
             yield up

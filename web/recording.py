@@ -38,6 +38,8 @@ class RecordWriter:
     idle_seconds = 5.0
 
     def __init__(self, database_url: str, capacity: int = 20000) -> None:
+        # `database_url` is the primary's (DATABASE_URL), never DATABASE_READ_URL: these rows are writes,
+        # and a streaming replica refuses them.
         self.database_url = database_url
         self.session_factory = self._session
         self.queue: queue.Queue = queue.Queue(maxsize=capacity)
