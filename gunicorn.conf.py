@@ -27,18 +27,31 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mirror-prometheus-")
 
 
+def _check_settings():
+    """Validate the settings in a child process; its result (printed: the access-log switch).
+
+    A child process, because workers are forked from the master: a module the
+    master imported (the settings, pydantic) would be the old one in every
+    worker a HUP starts after an upgrade.
+    """
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", _CHECK_SETTINGS], capture_output=True, text=True)
+
+
+_CHECK_SETTINGS = """
+from mirror.config import ConfigError, load_settings
+try:
+    print("on" if load_settings().gunicorn_access_log else "off")
+except ConfigError as error:
+    raise SystemExit(f"configuration error: {error}") from None
+"""
+_SETTINGS = _check_settings()
+
 # The app's invocation log is the access log (one JSON line per request);
 # gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).
-def _access_log() -> str | None:
-    from mirror.config import ConfigError, load_settings
-
-    try:
-        return "-" if load_settings().gunicorn_access_log else None
-    except ConfigError as error:
-        raise SystemExit(f"configuration error: {error}") from None
-
-
-accesslog = _access_log()
+accesslog = "-" if _SETTINGS.stdout.strip() == "on" else None
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
@@ -54,23 +67,8 @@ def on_starting(server) -> None:
 
 
 def _refuse_bad_settings() -> None:
-    # In a child process: workers are forked from the master, so a module the master imported (the
-    # settings, pydantic) would be the old one in every worker a HUP starts after an upgrade.
-    import subprocess
-    import sys
-
-    check = subprocess.run([sys.executable, "-c", _CHECK_SETTINGS], capture_output=True, text=True)
-    if check.returncode:  # the line create_app (wsgi.py) prints in a worker or the CLI
-        raise SystemExit((check.stderr.strip().splitlines() or ["configuration error"])[-1])
-
-
-_CHECK_SETTINGS = """
-from mirror.config import ConfigError, load_settings
-try:
-    load_settings()
-except ConfigError as error:
-    raise SystemExit(f"configuration error: {error}") from None
-"""
+    if _SETTINGS.returncode:  # the line create_app (wsgi.py) prints in a worker or the CLI
+        raise SystemExit((_SETTINGS.stderr.strip().splitlines() or ["configuration error"])[-1])
 
 
 def worker_exit(server, worker) -> None:
