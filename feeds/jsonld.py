@@ -40,9 +40,8 @@ def company_jsonld(key: str):
     """The company's complete graph, ready to paste verbatim into a script tag."""
     company = gate(key, CHANNEL)
     rendered = render_cache().entry(db(), company).body("jsonld", render_jsonld)
-    response = conditional(rendered.body, mimetype=MIMETYPE, cache_control=CACHE_CONTROL, etag=rendered.etag)
-    response.headers["Access-Control-Expose-Headers"] = "ETag"
-    return response
+    return conditional(rendered.body, mimetype=MIMETYPE, cache_control=CACHE_CONTROL, etag=rendered.etag,
+                       expose_etag=True)
 
 
 def render_jsonld(view: CompanyView) -> bytes:

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, configure_mappers
 
 from mirror import channels
 from mirror import state as st
@@ -297,7 +297,7 @@ def _load_autocommit(session: Session, plugin_key: str) -> tuple[Company | None,
         pooled.close()
     if row is None:
         return None, None
-    return Company(**dict(zip(_COMPANY_COLUMNS, row))), row[-1]
+    return transient(Company, dict(zip(_COMPANY_COLUMNS, row))), row[-1]
 
 
 @dataclass(frozen=True)
@@ -341,10 +341,10 @@ def load_company_snapshot(session: Session, plugin_key: str) -> CompanySnapshot 
         return None
     width = len(_COMPANY_COLUMNS)
     first = rows[0]
-    company = Company(**dict(zip(_COMPANY_COLUMNS, first[:width])))
+    company = transient(Company, dict(zip(_COMPANY_COLUMNS, first[:width])))
     last_success = first[width]
     groups = tuple(
-        OfferGroup(**dict(zip(_GROUP_COLUMNS, row[width + 1:])))
+        transient(OfferGroup, dict(zip(_GROUP_COLUMNS, row[width + 1:])))
         for row in rows if row[width + 1] is not None  # the group's key: NULL when there is no group
     )
     return CompanySnapshot(company, parse_time(last_success) if last_success is not None else None, groups)
@@ -366,6 +366,32 @@ _SNAPSHOT_SQL = (
     f"{', '.join('o.' + name for name in _GROUP_COLUMNS)} "
     "FROM companies c LEFT JOIN offer_groups o ON o.plugin_key = c.plugin_key WHERE c.plugin_key = %(key)s"
 )
+
+
+def transient(model, values: dict):
+    """A transient, read-only instance of `model` holding `values` (every column).
+
+    Set straight into the instance's dict: the ORM constructor records each
+    attribute as a change with events and history, which is most of the cost
+    of a warm request's lookup and none of its use (these objects are never
+    added to a session).
+    """
+    if not _MAPPERS_CONFIGURED:
+        _configure_mappers()
+    instance = model._sa_class_manager.new_instance()
+    instance.__dict__.update(values)
+    return instance
+
+
+_MAPPERS_CONFIGURED = False
+
+
+def _configure_mappers() -> None:
+    # The ORM's constructor configures the mappers on first use; new_instance()
+    # does not, and an unconfigured attribute cannot be read.
+    global _MAPPERS_CONFIGURED
+    configure_mappers()
+    _MAPPERS_CONFIGURED = True
 
 
 def _transaction_memo(session: Session) -> dict:

@@ -95,3 +95,28 @@ def test_cold_and_warm_answers_are_byte_identical(upstream, mirror, app, client)
         fresh = build_company_view(session, company, mirror.settings)
     cached = cache(app).peek(key).current.view
     assert fresh.model_dump() == cached.model_dump()
+
+
+def test_a_fresh_process_answers_its_first_request(upstream, mirror, database_url):
+    # The gate builds its Company without the ORM constructor (mirror.public_view.transient),
+    # so a worker whose very first object is that one must still configure the mappers.
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    key = add_company(upstream)
+    sync(mirror)
+    program = (
+        "import sys; from wsgi import create_app\n"
+        "app = create_app({'DATABASE_URL': sys.argv[1], 'PUBLIC_BASE_URL': 'http://127.0.0.1:8000',"
+        " 'SCHEDULER_ENABLED': 'false', 'RATE_LIMIT_STORAGE_URI': 'memory://'})\n"
+        "client = app.test_client()\n"
+        "print(client.get(f'/companies/{sys.argv[2]}/pricing.json').status_code,"
+        " client.get(f'/companies/{sys.argv[2]}/pricing.json').status_code)\n"
+        "app.extensions['mirror'].dispose()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program, database_url, key], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["200", "200"], done.stderr[-2000:]
