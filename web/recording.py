@@ -134,10 +134,7 @@ class RecordWriter:
             with self.session_factory() as session:
                 for model, rows in tables.items():
                     try:  # one table's trouble (a lock, a missing table) costs only its own rows
-                        # The table's Core insert, not the ORM's bulk path: the rows are
-                        # plain dicts, and the ORM's per-row bookkeeping cost more CPU than
-                        # the request that produced the row.
-                        session.execute(insert(model.__table__), rows)
+                        _insert(session, model, rows)
                         session.commit()
                     except Exception as error:
                         session.rollback()
@@ -157,3 +154,28 @@ class RecordWriter:
         engine, self._engine = self._engine, None
         if engine is not None:
             engine.dispose()
+
+
+def _insert(session: Session, model, rows: list[dict]) -> None:
+    """Insert plain row dicts in the session's transaction, as cheaply as the database allows.
+
+    Postgres: one COPY per column set (a few microseconds a row). Elsewhere
+    the table's Core insert, never the ORM's bulk path, whose per-row
+    bookkeeping cost more CPU than the request that produced the row.
+    """
+    connection = session.connection()
+    if connection.dialect.name != "postgresql":
+        session.execute(insert(model.__table__), rows)
+        return
+    by_columns: dict[tuple, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_columns[tuple(row)].append(row)
+    cursor = connection.connection.driver_connection.cursor()
+    try:
+        for columns, same in by_columns.items():
+            names = ", ".join(f'"{name}"' for name in columns)
+            with cursor.copy(f'COPY "{model.__tablename__}" ({names}) FROM STDIN') as copy:
+                for row in same:
+                    copy.write_row([row[name] for name in columns])
+    finally:
+        cursor.close()
