@@ -33,6 +33,7 @@ TIER_NAMES = {"good": "Good", "better": "Better", "best": "Best"}
 # Characters that could end a <script> element or start markup when the
 # document is pasted into a page; JSON allows them as \u escapes.
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"}
+_SCRIPT_UNSAFE_TABLE = str.maketrans(_SCRIPT_UNSAFE)  # str.translate: one C pass, not a Python loop per character
 
 
 @bp.get("/companies/<key>.jsonld")
@@ -56,7 +57,7 @@ def script_safe_json(data) -> str:
     into `<script type="application/ld+json">` as is.
     """
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return "".join(_SCRIPT_UNSAFE.get(char, char) for char in text)
+    return text.translate(_SCRIPT_UNSAFE_TABLE)
 
 
 def document_url(settings: Settings, plugin_key: str) -> str:
