@@ -38,8 +38,8 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from types import SimpleNamespace
 from math import ceil
+from types import SimpleNamespace
 
 from flask import current_app, request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -290,7 +290,7 @@ class RecordBytes:
 
 
 def _render_record(row: tuple, config: Settings) -> bytes | None:
-    company = SimpleNamespace(**dict(zip(RECORD_FIELDS, row)))
+    company = SimpleNamespace(**dict(zip(RECORD_FIELDS, row, strict=True)))
     company.address = json.loads(company.address) if company.address is not None else None
     try:
         return dumps(feed_record(company, config)).encode("utf-8")

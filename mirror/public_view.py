@@ -341,10 +341,10 @@ def load_company_snapshot(session: Session, plugin_key: str) -> CompanySnapshot 
         return None
     width = len(_COMPANY_COLUMNS)
     first = rows[0]
-    company = transient(Company, dict(zip(_COMPANY_COLUMNS, first[:width])))
+    company = transient(Company, dict(zip(_COMPANY_COLUMNS, first[:width], strict=True)))
     last_success = first[width]
     groups = tuple(
-        transient(OfferGroup, dict(zip(_GROUP_COLUMNS, row[width + 1:])))
+        transient(OfferGroup, dict(zip(_GROUP_COLUMNS, row[width + 1:], strict=True)))
         for row in rows if row[width + 1] is not None  # the group's key: NULL when there is no group
     )
     return CompanySnapshot(company, parse_time(last_success) if last_success is not None else None, groups)

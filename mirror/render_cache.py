@@ -57,7 +57,12 @@ from sqlalchemy.orm import Session
 from mirror.config import Settings
 from mirror.models import Company
 from mirror.public_view import (
-    CompanyView, build_company_view, company_view, effective_synced_at, freshness, last_synced_at,
+    CompanyView,
+    build_company_view,
+    company_view,
+    effective_synced_at,
+    freshness,
+    last_synced_at,
     load_company_snapshot,
 )
 

@@ -84,11 +84,11 @@ def test_cold_and_warm_answers_are_byte_identical(upstream, mirror, app, client)
     key = add_company(upstream)
     grow_catalog(upstream, key)
     sync(mirror)
-    for surface, (_, cold, warm, etag) in cold_and_warm(app, client, mirror, key).items():
+    for surface, (_, cold, warm, _etag) in cold_and_warm(app, client, mirror, key).items():
         assert cold == warm, surface
     # And the same as a process that never cached anything built it, view from the ORM.
-    from mirror.public_view import build_company_view
     from mirror.models import Company
+    from mirror.public_view import build_company_view
 
     with mirror.Session() as session:
         company = session.get(Company, key)

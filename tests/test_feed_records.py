@@ -63,7 +63,7 @@ def test_a_page_is_assembled_from_stored_bytes_and_equals_a_fresh_rendering(app,
 
 def test_a_changed_record_alone_is_rendered_again(app, client, mirror, world):  # noqa: F811
     whole = served(client, page=1, page_size=500)
-    ids = [k for k in store(app)._entries]
+    ids = list(store(app)._entries)
     target = ids[3]
     renders = store(app).renders
     world.catalog.touch_company(target, name="Renamed Heating Co")
