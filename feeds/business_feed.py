@@ -18,21 +18,34 @@ page); only the first request after a sync pays the O(n) key read. A request
 reads state, keys and rows in one snapshot transaction, and a page whose rows
 disagree with the cached slice rebuilds the index (a safety net; the clock
 makes it unnecessary in normal operation).
+
+Records. Each record's serialised bytes are kept (`RecordBytes`, per
+process) with the exact column values they were rendered from: the facts
+the feed hash covers (mirror/businesses.py), as the page's range read
+returns them, JSON left undecoded. A record is rendered and validated again
+only when those values differ; the comparison is exact rather than by the
+hash, so even a row edited behind the sync's back is rendered from what the
+table holds. A page is the envelope around the records' bytes joined with
+commas: the same bytes `dumps(payload)` would give, assembled from one range
+read in the request's snapshot, so a page still says exactly what the table
+holds at the feed clock it reports.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from math import ceil
+from types import SimpleNamespace
 
 from flask import current_app, request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from sqlalchemy import select, true
-from sqlalchemy.orm import Session, load_only
+from sqlalchemy import Text, cast, select, true
+from sqlalchemy.orm import Session
 
 from feeds import bp
 from mirror import state as st
@@ -53,16 +66,19 @@ PAGE_SIZE_MAX = 500
 PAGE_MAX = 2**31 - 1  # far past any real feed; keeps the arithmetic and the error message honest
 # Clients revalidate every time (the feed moves with each sync); the ETag makes that a cheap 304.
 CACHE_CONTROL = "public, no-cache"
-# Only what a feed record shows is loaded (JSON columns cost a decode each).
+# Only what a feed record shows is loaded, and the address as its stored
+# text: it is decoded only when the record has to be rendered again.
 RECORD_COLUMNS = (
     Company.plugin_key,
     Company.name,
-    Company.address,
+    cast(Company.address, Text),
     Company.phone,
     Company.website,
     Company.estimate_url,
     Company.shop_url,
 )
+RECORD_FIELDS = ("plugin_key", "name", "address", "phone", "website", "estimate_url", "shop_url")
+RECORD_BYTES_CAPACITY = 50_000  # records kept per process (about 0.6 KB each); least recently used evicted
 _DIGITS = re.compile(r"[0-9]{1,10}", re.ASCII)
 _ZIP = re.compile(r"[0-9]{5}", re.ASCII)
 _TOKEN = re.compile(r"chg_([0-9]{1,9})_([0-9]{1,19})", re.ASCII)
@@ -272,9 +288,57 @@ def _in_walk(query, walk: Walk):
     return query
 
 
+class RecordBytes:
+    """Per-process LRU: a business's serialised record and the column values it was rendered from."""
+
+    def __init__(self, capacity: int = RECORD_BYTES_CAPACITY) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[str, tuple[tuple, bytes | None]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.renders = 0  # observable in tests: records rendered (and validated) again
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def record(self, row: tuple, config: Settings) -> bytes | None:
+        """The record's bytes for this row (None: it failed validation and is left out)."""
+        key = row[0]
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None and found[0] == row:
+                self._entries.move_to_end(key)
+                return found[1]
+        rendered = _render_record(row, config)
+        with self._lock:
+            self.renders += 1
+            self._entries[key] = (row, rendered)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+        return rendered
+
+
+def _render_record(row: tuple, config: Settings) -> bytes | None:
+    company = SimpleNamespace(**dict(zip(RECORD_FIELDS, row, strict=True)))
+    company.address = json.loads(company.address) if company.address is not None else None
+    try:
+        return dumps(feed_record(company, config)).encode("utf-8")
+    except ValidationError as error:
+        # The sync's eligibility and this model agree by construction; if
+        # they ever do not, one business is left out rather than the page.
+        log.error("business %s left out of the feed: %s", company.plugin_key, error)
+        return None
+
+
 def init_feed_index(app) -> None:
-    """Give the app its own index (one per app, so test apps on other databases never share one)."""
+    """Give the app its own index and record store (one per app, so test apps on other databases never share one)."""
     app.extensions["business_feed_index"] = FeedIndex()
+    app.extensions["business_feed_records"] = RecordBytes()
+
+
+def record_bytes() -> RecordBytes:
+    """This app's store of serialised records."""
+    return current_app.extensions["business_feed_records"]
 
 
 def feed_index() -> FeedIndex:
@@ -282,26 +346,26 @@ def feed_index() -> FeedIndex:
     return current_app.extensions["business_feed_index"]
 
 
-def _page_rows(session: Session, walk: Walk, wanted: tuple[str, ...]) -> list[Company]:
+def _page_rows(session: Session, walk: Walk, wanted: tuple[str, ...]) -> list[tuple]:
     # Both ends of the range come from the index, so it holds exactly the
     # page: no LIMIT needed (SQLAlchemy renders LIMIT on SQLite as "LIMIT ? OFFSET 0").
     query = (
-        _in_walk(select(Company).options(load_only(*RECORD_COLUMNS)), walk)
+        _in_walk(select(*RECORD_COLUMNS), walk)
         .where(Company.plugin_key >= wanted[0], Company.plugin_key <= wanted[-1])
         .order_by(Company.plugin_key)
     )
-    return list(session.scalars(query))
+    return [tuple(row) for row in session.execute(query)]
 
 
-def load_page(session: Session, clock_ms: int, walk: Walk, page: int, page_size: int) -> tuple[int, list[Company]]:
-    """(total count, the page's companies) by keyed range, never OFFSET."""
+def load_page(session: Session, clock_ms: int, walk: Walk, page: int, page_size: int) -> tuple[int, list[tuple]]:
+    """(total count, the page's record rows, as RECORD_FIELDS) by keyed range, never OFFSET."""
     index = feed_index()
     keys = index.keys(session, clock_ms, walk)
     wanted = keys[(page - 1) * page_size : page * page_size]
     if not wanted:
         return len(keys), []
     rows = _page_rows(session, walk, wanted)
-    if tuple(r.plugin_key for r in rows) != wanted:
+    if tuple(r[0] for r in rows) != wanted:
         # Only possible if something other than the sync changed the feed
         # without moving its clock: re-read the keys in this snapshot.
         log.warning("business feed index disagreed with the table at clock %s; rebuilding", clock_ms)
@@ -314,16 +378,13 @@ def load_page(session: Session, clock_ms: int, walk: Walk, page: int, page_size:
 # --- the endpoint ---------------------------------------------------------------------
 
 
-def _records(companies: list[Company], config: Settings) -> list[dict]:
-    records = []
-    for company in companies:
-        try:
-            records.append(feed_record(company, config))
-        except ValidationError as error:
-            # The sync's eligibility and this model agree by construction; if
-            # they ever do not, one business is left out rather than the page.
-            log.error("business %s left out of the feed: %s", company.plugin_key, error)
-    return records
+def page_body(envelope: dict, records: list[bytes]) -> bytes:
+    """The page's JSON: the envelope, then `businesses` (last) as the records' bytes joined.
+
+    Byte for byte what `dumps({**envelope, "businesses": [...]})` gives.
+    """
+    head = dumps({**envelope, "businesses": []}).encode("utf-8")
+    return head[:-2] + b",".join(records) + b"]}"  # head ends with `[]}`
 
 
 @bp.get(flask_rule(BUSINESS_FEED))
@@ -339,14 +400,15 @@ def business_feed():
     clock_ms, departed_ms = st.get_int(saved, st.FEED_CLOCK_MS), st.get_int(saved, st.FEED_DEPARTED_MS)
     token = request.args.get("changes_token")
     walk = plan_walk(token, clock_ms, departed_ms)
-    total, companies = load_page(session, clock_ms, walk, page, page_size)
+    total, rows = load_page(session, clock_ms, walk, page, page_size)
     unchanged = walk.since_ms is not None and total == 0
-    payload = {
+    envelope = {
         "checksum": not unchanged,
         "page": page,
         "page_size": page_size,
         "total_pages": ceil(total / page_size),
         "changes_token": token if unchanged else make_token(clock_ms),
-        "businesses": _records(companies, settings()),
     }
-    return conditional(dumps(payload).encode(), mimetype="application/json", cache_control=CACHE_CONTROL)
+    store, config = record_bytes(), settings()
+    records = [body for body in (store.record(row, config) for row in rows) if body is not None]
+    return conditional(page_body(envelope, records), mimetype="application/json", cache_control=CACHE_CONTROL)

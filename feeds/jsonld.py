@@ -34,6 +34,7 @@ TIER_NAMES = {"good": "Good", "better": "Better", "best": "Best"}
 # Characters that could end a <script> element or start markup when the
 # document is pasted into a page; JSON allows them as \u escapes.
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"}
+_SCRIPT_UNSAFE_TABLE = str.maketrans(_SCRIPT_UNSAFE)  # str.translate: one C pass, not a Python loop per character
 
 
 @bp.get(flask_rule(JSONLD))
@@ -41,9 +42,9 @@ def company_jsonld(key: str):
     """The company's complete graph, ready to paste verbatim into a script tag."""
     company = gate(key, CHANNEL)
     rendered = render_cache().entry(db(), company).body("jsonld", render_jsonld)
-    response = conditional(rendered.body, mimetype=MIMETYPE, cache_control=CACHE_CONTROL, etag=rendered.etag)
-    response.headers["Access-Control-Expose-Headers"] = "ETag"
-    return response
+    return conditional(
+        rendered.body, mimetype=MIMETYPE, cache_control=CACHE_CONTROL, etag=rendered.etag, expose_etag=True
+    )
 
 
 def render_jsonld(view: CompanyView) -> bytes:
@@ -58,7 +59,7 @@ def script_safe_json(data) -> str:
     into `<script type="application/ld+json">` as is.
     """
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return "".join(_SCRIPT_UNSAFE.get(char, char) for char in text)
+    return text.translate(_SCRIPT_UNSAFE_TABLE)
 
 
 def document_url(settings: Settings, plugin_key: str) -> str:

@@ -15,6 +15,7 @@ knows about HTTP (URLs come from mirror.urls' route table).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
@@ -22,7 +23,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter, WithJsonSchema
 from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, configure_mappers
 
 from mirror import channels, urls
 from mirror import state as st
@@ -338,7 +339,7 @@ def load_company(
         memo = _transaction_memo(session)  # the query began the transaction
     if values is None:
         return None
-    company = Company(**dict(zip(_COMPANY_COLUMNS, values[:-1], strict=True)))  # last: the success time
+    company = transient(Company, dict(zip(_COMPANY_COLUMNS, values[:-1], strict=True)))  # last: the success time
     last_success = values[-1]
     memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
     memo["companies"][plugin_key] = company
@@ -393,6 +394,101 @@ def _load_autocommit(session: Session, plugin_key: str, open_for: tuple[str, ...
     return tuple(row) if row is not None else None
 
 
+@dataclass(frozen=True)
+class CompanySnapshot:
+    """A company row, the last whole-run success time and its offer groups, read by ONE statement."""
+
+    company: Company
+    last_success_at: datetime | None
+    groups: tuple[OfferGroup, ...]
+
+
+def load_company_snapshot(session: Session, plugin_key: str) -> CompanySnapshot | None:
+    """Everything a company's view is built from, in one indexed statement whatever the catalog size.
+
+    The render cache's miss path (mirror/render_cache.py): the row, the sync
+    time and the offer groups (a LEFT JOIN on the offer groups' primary key,
+    whose first column is the company's key) come from one statement, which
+    is itself a consistent snapshot, so the view can never mix two states.
+    Offer groups are one row per category, already aggregated by the sync:
+    the cost does not grow with the number of products. On Postgres, before
+    the session has begun a transaction, it runs as one autocommit statement
+    on a pooled connection, like the gate's lookup (no BEGIN, no ROLLBACK).
+    None when the company is gone.
+    """
+    bind = session.get_bind()
+    memo = _transaction_memo(session)
+    if memo["transaction"] is None and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
+        pooled = bind.raw_connection()
+        try:
+            driver = pooled.driver_connection
+            driver.autocommit = True
+            try:
+                rows = driver.execute(_SNAPSHOT_SQL, {"name": st.LAST_SUCCESS_AT, "key": plugin_key}).fetchall()
+            finally:
+                driver.autocommit = False
+        finally:
+            pooled.close()
+    else:
+        rows = session.execute(_SNAPSHOT, {"key": plugin_key}).all()
+    if not rows:
+        return None
+    width = len(_COMPANY_COLUMNS)
+    first = rows[0]
+    company = transient(Company, dict(zip(_COMPANY_COLUMNS, first[:width], strict=True)))
+    last_success = first[width]
+    groups = tuple(
+        transient(OfferGroup, dict(zip(_GROUP_COLUMNS, row[width + 1 :], strict=True)))
+        for row in rows
+        if row[width + 1] is not None  # the group's key: NULL when there is no group
+    )
+    return CompanySnapshot(company, parse_time(last_success) if last_success is not None else None, groups)
+
+
+_GROUP_COLUMNS = tuple(column.name for column in OfferGroup.__table__.columns)
+_SNAPSHOT = (
+    select(
+        *Company.__table__.columns,
+        select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery(),
+        *OfferGroup.__table__.columns,
+    )
+    .select_from(Company.__table__.outerjoin(OfferGroup.__table__, OfferGroup.plugin_key == Company.plugin_key))
+    .where(Company.plugin_key == bindparam("key"))
+)
+_SNAPSHOT_SQL = (
+    f"SELECT {', '.join('c.' + name for name in _COMPANY_COLUMNS)}, "
+    "(SELECT value FROM sync_state WHERE name = %(name)s), "
+    f"{', '.join('o.' + name for name in _GROUP_COLUMNS)} "
+    "FROM companies c LEFT JOIN offer_groups o ON o.plugin_key = c.plugin_key WHERE c.plugin_key = %(key)s"
+)
+
+
+def transient(model, values: dict):
+    """A transient, read-only instance of `model` holding `values` (every column).
+
+    Set straight into the instance's dict: the ORM constructor records each
+    attribute as a change with events and history, which is most of the cost
+    of a warm request's lookup and none of its use (these objects are never
+    added to a session).
+    """
+    if not _MAPPERS_CONFIGURED:
+        _configure_mappers()
+    instance = model._sa_class_manager.new_instance()
+    instance.__dict__.update(values)
+    return instance
+
+
+_MAPPERS_CONFIGURED = False
+
+
+def _configure_mappers() -> None:
+    # The ORM's constructor configures the mappers on first use; new_instance()
+    # does not, and an unconfigured attribute cannot be read.
+    global _MAPPERS_CONFIGURED
+    configure_mappers()
+    _MAPPERS_CONFIGURED = True
+
+
 def _transaction_memo(session: Session) -> dict:
     # Valid for one transaction only (or, before any, for the autocommit
     # lookups): a new snapshot must read again.
@@ -425,6 +521,11 @@ def last_synced_at(session: Session, company: Company) -> datetime | None:
         whole_run = memo["last_success_at"]
     else:
         whole_run = st.get_time(st.read_state(session), st.LAST_SUCCESS_AT)
+    return effective_synced_at(company, whole_run)
+
+
+def effective_synced_at(company: Company, whole_run: datetime | None) -> datetime | None:
+    """The later of the company's own single-company run and the last whole run."""
     candidates = [t for t in (_aware(company.last_synced_at), whole_run) if t is not None]
     return max(candidates) if candidates else None
 
@@ -442,10 +543,16 @@ def build_company_view(
     session: Session, company: Company, settings: Settings, now: datetime | None = None
 ) -> CompanyView:
     """Assemble the public view of a company from its row and offer groups."""
-    now = now or datetime.now(UTC)
     groups = session.scalars(select(OfferGroup).where(OfferGroup.plugin_key == company.plugin_key)).all()
+    return company_view(company, groups, last_synced_at(session, company), settings, now)
+
+
+def company_view(
+    company: Company, groups, synced: datetime | None, settings: Settings, now: datetime | None = None
+) -> CompanyView:
+    """The public view from already-loaded facts: the row, its offer groups and the sync time (no query)."""
+    now = now or datetime.now(UTC)
     categories = sorted((_category_view(g) for g in groups), key=lambda c: (c.kind != "system", c.name.lower(), c.slug))
-    synced = last_synced_at(session, company)
     urls = company_urls(settings, company.plugin_key)
     quote_open = channels.channel_open(company, "quote")
     funnel = funnel_url(company)

@@ -18,7 +18,7 @@ What a rendering depends on, and so what it is keyed by:
   which every body shows, and `freshness_state`, which turns from fresh to
   stale with the clock alone.
 
-A company's entry (its view, built with one offer-group query) lives as
+A company's entry (its view, built from one statement) lives as
 long as its content stamp: a sync that does not touch the company leaves it
 in place. When only the timing moves, the view is re-timed in memory and the
 bodies are serialised again once.
@@ -31,8 +31,8 @@ in-process signal, any number of gunicorn workers and hosts stay correct:
 each process notices a commit on its next request for that company.
 
 A view is only ever built from a snapshot whose stamp equals its entry's
-(on a miss the row is read again in the session's snapshot, see
-`_rebuild`), and a body is stored together with the ETag computed from those
+(on a miss the row, the sync time and the offer groups are read again
+together by one statement, see `_rebuild`), and a body is stored together with the ETag computed from those
 very bytes, so a reader can never be served a body older than the commit it
 sees, nor a body that does not match its ETag. (A tool result computed on a
 warm entry runs its catalog query in the request's session, whose snapshot
@@ -58,7 +58,15 @@ from sqlalchemy.orm import Session
 
 from mirror.config import Settings
 from mirror.models import Company
-from mirror.public_view import CompanyView, build_company_view, freshness, last_synced_at, load_company
+from mirror.public_view import (
+    CompanyView,
+    build_company_view,
+    company_view,
+    effective_synced_at,
+    freshness,
+    last_synced_at,
+    load_company_snapshot,
+)
 
 MAX_COMPANIES = 1000
 MAX_RESULTS_PER_COMPANY = 256
@@ -154,7 +162,7 @@ class RenderCache:
         self.max_results = max_results
         self._entries: OrderedDict[str, CompanyEntry] = OrderedDict()
         self._lock = threading.Lock()
-        self.views_built = 0  # views built from the database (each costs the offer-group query)
+        self.views_built = 0  # views built from the database (each costs one snapshot statement)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -182,20 +190,24 @@ class RenderCache:
         return self._retime(entry, timing)
 
     def _rebuild(self, session: Session, gated: Company, now: datetime) -> CompanyRenderings:
-        """A content miss: build the view and its stamp from ONE snapshot, the session's.
+        """A content miss: build the view and its stamp from ONE snapshot.
 
-        The gate may have read the row outside the session's transaction
-        (public_view.load_company), so the row is read again in the snapshot
-        the view is built from; a cached view can never mix two states.
+        The gate may have read the row in another snapshot (public_view.load_company
+        runs autocommit on Postgres), so the row, the sync time and the offer
+        groups are read again together by one statement
+        (`public_view.load_company_snapshot`), and the view and its stamp come
+        from that statement alone: a cached view can never mix two states, and
+        a cold request costs two indexed statements whatever the catalog size.
         """
-        company = load_company(session, gated.plugin_key, in_transaction=True)
-        if company is None:  # removed since the gate read it: answer this once, cache nothing
+        snapshot = load_company_snapshot(session, gated.plugin_key)
+        if snapshot is None:  # removed since the gate read it: answer this once, cache nothing
             view = build_company_view(session, gated, self.settings, now)
             return CompanyRenderings((view.last_synced_at, view.freshness_state), view, self._etag, 0)
-        synced = last_synced_at(session, company)
+        company = snapshot.company
+        synced = effective_synced_at(company, snapshot.last_success_at)
         timing = (synced, freshness(synced, self.settings.freshness_threshold_seconds, now))
         content = (company.generation, company.record_hash, company.content_version)
-        entry = CompanyEntry(content, build_company_view(session, company, self.settings, now))
+        entry = CompanyEntry(content, company_view(company, snapshot.groups, synced, self.settings, now))
         self._store(company.plugin_key, entry)
         return self._retime(entry, timing)
 

@@ -14,6 +14,12 @@ message) produces, after its response is final:
 - a count and a latency observation in the Prometheus metrics, labelled by
   route rule (bounded cardinality).
 
+What the request thread pays is kept to collecting the fields: the JSON
+line is formatted and written to stderr by a `logging.handlers.QueueListener`
+thread (the record carries the fields and renders itself only when a handler
+asks for its message), the row is appended to the writer's queue, and the
+labelled metric children are looked up once per label set and kept.
+
 The client's address is never logged or stored: only the HMAC-SHA256 of
 address and User-Agent under USAGE_HASH_KEY. With USAGE_HASH_KEY empty, each
 process draws a random key at start: nothing can ever be linked back to an
@@ -27,10 +33,15 @@ metrics but not logged as invocations.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import hashlib
 import hmac
 import json
 import logging
+import logging.handlers
+import os
+import queue
 import re
 import secrets
 import sys
@@ -90,10 +101,18 @@ def detect_platform(user_agent: str | None, client_name: str | None = None) -> s
     for text in (client_name, user_agent):
         if not text:
             continue
-        for name, pattern in PLATFORMS:
-            if pattern.search(text[:512]):
-                return name
+        name = _platform_of(text[:512])
+        if name is not None:
+            return name
     return "unknown"
+
+
+@functools.lru_cache(maxsize=1024)  # agents repeat their User-Agent: the patterns run once per distinct text
+def _platform_of(text: str) -> str | None:
+    for name, pattern in PLATFORMS:
+        if pattern.search(text):
+            return name
+    return None
 
 
 def agent_id(key: bytes, address: str | None, user_agent: str | None) -> str:
@@ -191,6 +210,17 @@ class RequestMetrics:
             ),
         )
 
+    def __post_init__(self) -> None:
+        self._children: dict[tuple, object] = {}
+
+    def child(self, metric, *labels: str):
+        """The labelled child of `metric`, looked up once per label set (labels() validates and locks)."""
+        key = (id(metric), labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children.setdefault(key, metric.labels(*labels))
+        return found
+
 
 # --- the request hooks ----------------------------------------------------------------------
 
@@ -249,16 +279,90 @@ def _row(record: dict) -> dict:
     return row
 
 
+class InvocationLine:
+    """A log message that renders itself as the JSON line only when a handler asks (`str()`)."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, record: dict) -> None:
+        self.record = record
+
+    def __str__(self) -> str:
+        return _log_line(self.record)
+
+
+class _DeferredQueueHandler(logging.handlers.QueueHandler):
+    """Enqueue the record as it is: formatting happens on the listener's thread, not the request's.
+
+    The queue is bounded by a soft cap: if stderr stalls, lines are dropped
+    (and counted) rather than held without limit.
+    """
+
+    capacity = 20000
+
+    def __init__(self, target: logging.Handler) -> None:
+        super().__init__(queue.SimpleQueue())
+        self.target = target
+        self.dropped = 0
+        self._listener: logging.handlers.QueueListener | None = None
+        self._pid: int | None = None
+
+    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
+        return record  # the message is an InvocationLine: immutable fields, rendered by the target
+
+    def enqueue(self, record: logging.LogRecord) -> None:
+        if self._pid != os.getpid():  # first line in this process (threads do not survive gunicorn's fork)
+            self._start()
+        if self.queue.qsize() >= self.capacity:
+            self.dropped += 1
+            return
+        self.queue.put_nowait(record)
+
+    def _start(self) -> None:
+        self._pid = os.getpid()
+        self._listener = _PollingListener(self.queue, self.target)
+        self._listener.start()
+
+    def flush(self) -> None:
+        """Wait until every queued line is written (tests, shutdown)."""
+        if self._listener is not None and self._pid == os.getpid():
+            self._listener.stop()  # writes what is queued, then ends the thread
+            self._listener = None
+            self._pid = None
+
+
+class _PollingListener(logging.handlers.QueueListener):
+    """A QueueListener that looks at its queue every POLL_SECONDS instead of blocking on it.
+
+    A thread blocked on the queue is woken by every line, which costs the
+    request that logs it a thread switch; polling costs one wake-up per
+    interval, and lines reach stderr at most that much later.
+    """
+
+    POLL_SECONDS = 0.1
+
+    def dequeue(self, block: bool) -> logging.LogRecord:
+        while True:
+            try:
+                return self.queue.get_nowait()
+            except queue.Empty:
+                if not block:
+                    raise
+                time.sleep(self.POLL_SECONDS)
+
+
 def _configure_invocation_logger() -> None:
-    """One bare JSON line per invocation on stderr (idempotent; operators may add handlers)."""
+    """One bare JSON line per invocation on stderr, written off the request thread (idempotent)."""
     if getattr(invocation_log, "_mirror_configured", False):
         return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(message)s"))
+    stream = logging.StreamHandler(sys.stderr)
+    stream.setFormatter(logging.Formatter("%(message)s"))
+    handler = _DeferredQueueHandler(stream)
     invocation_log.addHandler(handler)
     invocation_log.setLevel(logging.INFO)
     invocation_log.propagate = False
     invocation_log._mirror_configured = True
+    atexit.register(handler.flush)
 
 
 def init_observability(app: Flask, settings, writer: RecordWriter) -> None:
@@ -287,15 +391,15 @@ def _observe_response(response: Response, metrics: RequestMetrics, writer: Recor
     method = (
         request.method if request.method in ("GET", "HEAD", "POST", "OPTIONS", "PUT", "PATCH", "DELETE") else "other"
     )
-    metrics.requests.labels(endpoint, method, str(response.status_code)).inc()
-    metrics.latency.labels(endpoint, method).observe(duration)
+    metrics.child(metrics.requests, endpoint, method, str(response.status_code)).inc()
+    metrics.child(metrics.latency, endpoint, method).observe(duration)
     if request.endpoint in PROBE_ENDPOINTS:
         return
     record = invocation_record(response, duration, key)
     call = g.get("mcp_call")
     if call is not None:
-        metrics.mcp_calls.labels(endpoint, call.method, call.tool or "", record["outcome"]).inc()
-    invocation_log.info(_log_line(record))
+        metrics.child(metrics.mcp_calls, endpoint, call.method, call.tool or "", record["outcome"]).inc()
+    invocation_log.info(InvocationLine(record))
     writer.record(Invocation, _row(record))
 
 

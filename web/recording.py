@@ -1,7 +1,8 @@
 """The one background writer of what requests leave behind: source hits and invocations.
 
 A request only appends rows to a bounded in-memory queue; one thread per
-process writes them in batches through its own one-connection engine. So
+process, waking every `linger_seconds`, writes them in batches through its
+own one-connection engine. So
 recording can never change a status or body, never fail a request and never
 wait on the database (during a long SQLite sync write, or a lock on a table,
 the writer waits instead), and a `?source=` request costs one queue and one
@@ -97,22 +98,28 @@ class RecordWriter:
                         return
 
     def _next_batch(self) -> tuple[list, bool]:
-        """Up to batch_size rows, and whether the thread may end (idle or asked to stop)."""
-        try:
-            first = self.queue.get(timeout=self.idle_seconds)
-        except queue.Empty:
-            return [], True
-        if first is _STOP:
-            self.queue.task_done()
-            return [], True
-        # One insert of many rows costs a fraction of many inserts of one
-        # (about 20 us of CPU a row instead of 100): wait a moment for company.
-        batch = [first]
-        deadline = time.monotonic() + self.linger_seconds
+        """Up to batch_size rows, and whether the thread may end (idle or asked to stop).
+
+        The thread polls every `linger_seconds` instead of blocking on the
+        queue: a request's `put` then finds no waiter to wake, so recording
+        costs the request an append, not a thread switch (one wake-up per
+        interval instead of one per row). Rows wait at most one interval,
+        and are written together, as before.
+        """
+        idle_until = time.monotonic() + self.idle_seconds
+        while True:
+            batch, stop = self._drain()
+            if batch or stop:
+                return batch, stop
+            if time.monotonic() >= idle_until:
+                return [], True
+            time.sleep(max(self.linger_seconds, 0.01))
+
+    def _drain(self) -> tuple[list, bool]:
+        batch: list = []
         while len(batch) < self.batch_size:
-            remaining = deadline - time.monotonic()
             try:
-                item = self.queue.get(timeout=remaining) if remaining > 0 else self.queue.get_nowait()
+                item = self.queue.get_nowait()
             except queue.Empty:
                 break
             if item is _STOP:
@@ -130,7 +137,7 @@ class RecordWriter:
             with self.session_factory() as session:
                 for model, rows in tables.items():
                     try:  # one table's trouble (a lock, a missing table) costs only its own rows
-                        session.execute(insert(model), rows)
+                        _insert(session, model, rows)
                         session.commit()
                     except Exception as error:
                         session.rollback()
@@ -150,3 +157,28 @@ class RecordWriter:
         engine, self._engine = self._engine, None
         if engine is not None:
             engine.dispose()
+
+
+def _insert(session: Session, model, rows: list[dict]) -> None:
+    """Insert plain row dicts in the session's transaction, as cheaply as the database allows.
+
+    Postgres: one COPY per column set (a few microseconds a row). Elsewhere
+    the table's Core insert, never the ORM's bulk path, whose per-row
+    bookkeeping cost more CPU than the request that produced the row.
+    """
+    connection = session.connection()
+    if connection.dialect.name != "postgresql":
+        session.execute(insert(model.__table__), rows)
+        return
+    by_columns: dict[tuple, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_columns[tuple(row)].append(row)
+    cursor = connection.connection.driver_connection.cursor()
+    try:
+        for columns, same in by_columns.items():
+            names = ", ".join(f'"{name}"' for name in columns)
+            with cursor.copy(f'COPY "{model.__tablename__}" ({names}) FROM STDIN') as copy:
+                for row in same:
+                    copy.write_row([row[name] for name in columns])
+    finally:
+        cursor.close()

@@ -54,6 +54,8 @@ def if_none_match_hits(etag: str) -> bool:
     if not header or len(header) > 8192:
         return False
     ours = etag.removeprefix("W/")
+    if header == ours:  # what a poller sends back: the tag it was given
+        return True
     for match in _ETAG_RE.finditer(header):
         tag = match.group(1)
         if tag == "*" or tag == ours:
@@ -62,17 +64,27 @@ def if_none_match_hits(etag: str) -> bool:
 
 
 def conditional(
-    body: bytes, *, mimetype: str, cache_control: str, etag: str | None = None, cors: bool = True
+    body: bytes,
+    *,
+    mimetype: str,
+    cache_control: str,
+    etag: str | None = None,
+    cors: bool = True,
+    expose_etag: bool = False,
 ) -> Response:
-    """200 with an ETag, or 304 with no body when If-None-Match matches."""
+    """200 with an ETag, or 304 with no body when If-None-Match matches.
+
+    With a stored ETag (the render cache keeps one with every body) the 304
+    is decided from the tag alone and carries no body. The headers are
+    handed to the Response whole: one list, not one validated set per header.
+    `expose_etag` lets browser clients read the validator cross-origin.
+    """
     etag = etag or strong_etag(body)
-    headers = {"ETag": etag, "Cache-Control": cache_control}
-    if if_none_match_hits(etag):
-        response = Response(status=304)
-    else:
-        response = Response(body, status=200, mimetype=mimetype)
-    for name, value in headers.items():
-        response.headers[name] = value
+    headers = [("ETag", etag), ("Cache-Control", cache_control)]
     if cors:
-        response.headers["Access-Control-Allow-Origin"] = "*"
-    return response
+        headers.append(("Access-Control-Allow-Origin", "*"))
+    if expose_etag:
+        headers.append(("Access-Control-Expose-Headers", "ETag"))
+    if if_none_match_hits(etag):
+        return Response(status=304, headers=headers)
+    return Response(body, status=200, headers=headers, mimetype=mimetype)
