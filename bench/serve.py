@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from bench.pyspy import print_profile, start_profile  # noqa: E402
-from bench.sync import _free_port, fresh_database, timed_sync  # noqa: E402
+from bench.sync import _free_port, child_sync, fresh_database  # noqa: E402
 from bench.wrk import LoadResult, combine, run_wrk  # noqa: E402
 
 TOKEN = "bench-token"
@@ -165,7 +165,7 @@ def load_catalog(database: str, companies: int, products: int, businesses: int) 
     )
     try:
         wait_until_up(f"http://127.0.0.1:{port}/_demo/stats", {"Authorization": f"Bearer {TOKEN}"}, 300)
-        seconds, _, _ = timed_sync(url, port, "--full")
+        seconds = child_sync(f"http://127.0.0.1:{port}", url, full=True)["wall"]
         print(f"full sync of {businesses:,} companies / {companies * products:,} products: {seconds:.1f} s", flush=True)
     finally:
         upstream.terminate()
