@@ -708,7 +708,10 @@ def main() -> None:
     if args.reuse:
         from sqlalchemy.engine import make_url
 
+        from mirror.migrate import upgrade
+
         url = make_url(args.database).set(database="mirror_bench_serve").render_as_string(hide_password=False)
+        upgrade(url)  # a database kept from an older checkout lacks the newer revisions
     else:
         url = load_catalog(args.database, args.companies, args.products, args.businesses)
     facts = catalog_facts(url)
