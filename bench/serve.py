@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from bench.pyspy import print_profile, start_profile  # noqa: E402
-from bench.sync import _free_port, child_sync, fresh_database  # noqa: E402
+from bench.sync import _free_port, child_sync, fresh_database, start_upstream  # noqa: E402
 from bench.wrk import LoadResult, combine, run_wrk  # noqa: E402
 
 TOKEN = "bench-token"
@@ -138,33 +138,10 @@ def load_catalog(database: str, companies: int, products: int, businesses: int) 
     """A scratch database holding the demo catalog after one full sync; its URL."""
     url = fresh_database(database, "mirror_bench_serve")
     port = _free_port()
-    upstream = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "demo.server",
-            "--port",
-            str(port),
-            "--companies",
-            str(companies),
-            "--products",
-            str(products),
-            "--empty-companies",
-            str(businesses - companies),
-            "--messiness",
-            "0",
-            "--seed",
-            "1",
-            "--token",
-            TOKEN,
-            "--quiet",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    upstream = start_upstream(
+        companies, products, port, "--empty-companies", str(businesses - companies), "--messiness", "0"
     )
     try:
-        wait_until_up(f"http://127.0.0.1:{port}/_demo/stats", {"Authorization": f"Bearer {TOKEN}"}, 300)
         seconds = child_sync(f"http://127.0.0.1:{port}", url, full=True)["wall"]
         print(f"full sync of {businesses:,} companies / {companies * products:,} products: {seconds:.1f} s", flush=True)
     finally:

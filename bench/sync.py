@@ -67,8 +67,8 @@ def fresh_database(server_url: str, name: str) -> str:
     return url
 
 
-def start_upstream(companies: int, products: int, port: int) -> subprocess.Popen:
-    """The demo upstream in its own process; returns once it answers."""
+def start_upstream(companies: int, products: int, port: int, *options: str) -> subprocess.Popen:
+    """The demo upstream in its own process (`options`: more `demo.server` flags); returns once it answers."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -85,6 +85,7 @@ def start_upstream(companies: int, products: int, port: int) -> subprocess.Popen
             "--token",
             TOKEN,
             "--quiet",
+            *options,
         ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
