@@ -192,7 +192,8 @@ def measure(row: str, upstream: subprocess.Popen, args: list[str], profile: str 
     upstream_cpu = _cpu_seconds(upstream.pid) - before
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{row} failed:\n{output}")
-    detail = json.loads(output.strip().splitlines()[-1])
+    # py-spy, when in front, prints its own lines after the child's JSON one.
+    detail = json.loads(next(line for line in reversed(output.splitlines()) if line.startswith("{")))
     # With py-spy in front, wait4 reports py-spy's own peak: leave RSS out.
     rss = 0.0 if profile else usage.ru_maxrss / 1024
     run = Run(row, detail.pop("wall"), detail.pop("cpu"), upstream_cpu, rss, detail)
