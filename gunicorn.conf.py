@@ -14,6 +14,8 @@ on the command line. This file only holds what every deployment needs:
 - gunicorn's access log off unless GUNICORN_ACCESS_LOG is true (the
   invocation log is the access log), and when on, a format without the
   client's address: the invocation log keeps only a keyed hash of it.
+- One listening socket per worker (SO_REUSEPORT) on TCP binds, so the
+  kernel spreads connections evenly over the workers.
 """
 
 from __future__ import annotations
@@ -57,13 +59,37 @@ accesslog = "-" if _SETTINGS.stdout.strip() == "on" else None
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
 
 
+# Each worker listens on a socket of its own (SO_REUSEPORT) and the kernel
+# hashes new connections across them. With the one shared socket, the worker
+# that wakes first takes a whole burst of keep-alive connections and keeps
+# them: measured with bench/serve.py's 16 connections opened at once, all 16
+# landed on one of the two workers in half the runs, which halved the
+# throughput (one core idle). on_starting turns it off where it cannot apply.
+reuse_port = True
+
+
 def on_starting(server) -> None:
     """Refuse bad settings; drop counters a previous run of this directory would add to this run's."""
     _refuse_bad_settings()
+    _shared_socket_unless_tcp(server)
     directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
     for kind in ("counter", "gauge_*", "histogram", "summary"):  # prometheus_client's own files only
         for stale in glob.glob(os.path.join(directory, f"{kind}_*.db")):
             os.remove(stale)
+
+
+def _shared_socket_unless_tcp(server) -> None:
+    """One shared socket for Unix-socket and fd binds and under systemd socket activation.
+
+    A socket per worker needs a TCP address every worker can bind again;
+    a Unix socket path would be unlinked and re-created by each worker in
+    turn (only the last one would get connections), and inherited sockets
+    (fd://, LISTEN_FDS) are the ones to use as they are.
+    """
+    binds = server.cfg.bind or []
+    tcp = all(not b.startswith(("unix:", "fd://")) for b in binds)
+    if server.cfg.reuse_port and (not tcp or os.environ.get("LISTEN_FDS")):
+        server.cfg.set("reuse_port", False)
 
 
 def _refuse_bad_settings() -> None:

@@ -1,0 +1,127 @@
+"""gunicorn.conf.py: a listening socket per worker on TCP binds, one shared socket on a Unix-socket bind.
+
+With one shared socket, whichever worker wakes first takes a burst of
+keep-alive connections and keeps them (one core idles); with a socket per
+worker (SO_REUSEPORT) the kernel spreads connections over them. A Unix
+socket path cannot be bound once per worker (each would unlink the one
+before), so there the shared socket stays. Both are read off /proc: which
+listening sockets each worker process holds.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+from tests.ops_helpers import process_env, running_gunicorn
+
+def _processes_with(argument: str) -> dict[int, int]:
+    """{pid: parent pid} of every process whose command line holds `argument`."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if argument.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                found[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
+def _workers(argument: str) -> list[int]:
+    processes = _processes_with(argument)
+    return sorted(pid for pid, parent in processes.items() if parent in processes)
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    return inodes
+
+
+def _tcp_listeners(port: int) -> set[str]:
+    """Inodes of the sockets listening on 127.0.0.1:`port`."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1].endswith(f":{port:04X}") and fields[3] == "0A":  # 0A: LISTEN
+            found.add(fields[9])
+    return found
+
+
+def _unix_listeners(path: Path) -> set[str]:
+    found = set()
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) >= 8 and fields[7] == str(path) and fields[5] == "01":  # 01: listening
+            found.add(fields[6])
+    return found
+
+
+def _until(predicate, seconds: float = 15.0):
+    deadline = time.time() + seconds
+    while True:
+        value = predicate()
+        if value or time.time() > deadline:
+            return value
+        time.sleep(0.1)
+
+
+def test_each_worker_listens_on_a_socket_of_its_own(database_url, upstream, mirror):
+    with running_gunicorn(process_env(database_url, upstream), 3) as base:
+        bind = base.removeprefix("http://")
+        port = int(bind.rsplit(":", 1)[1])
+        workers = _until(lambda: (w := _workers(bind)) and len(w) == 3 and w)
+        listeners = _until(lambda: (found := _tcp_listeners(port)) and len(found) == 3 and found)
+        assert workers and listeners, (workers, listeners)
+        held = [_socket_inodes(pid) & listeners for pid in workers]
+        assert all(len(mine) == 1 for mine in held), held
+        assert len(set().union(*held)) == 3  # three workers, three different sockets
+
+
+def test_a_unix_socket_bind_keeps_one_shared_socket(database_url, upstream, mirror):
+    path = Path(tempfile.mkdtemp(prefix="mirror-gunicorn-")) / "web.sock"
+    bind = f"unix:{path}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", bind, "wsgi:create_app()"],
+        cwd=REPO_ROOT,
+        env=process_env(database_url, upstream),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        workers = _until(lambda: (w := _workers(bind)) and len(w) == 2 and w)
+        assert workers
+        assert _until(lambda: _answers(path)), "no answer on the Unix socket"
+        listeners = _unix_listeners(path)
+        held = [_socket_inodes(pid) & listeners for pid in workers]
+        assert len(listeners) == 1 and held == [listeners, listeners], (listeners, held)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(20)
+
+
+def _answers(path: Path) -> bool:
+    try:
+        with socket.socket(socket.AF_UNIX) as client:
+            client.settimeout(5)
+            client.connect(str(path))
+            client.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            return client.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
