@@ -14,8 +14,9 @@ on the command line. This file only holds what every deployment needs:
 - gunicorn's access log off unless GUNICORN_ACCESS_LOG is true (the
   invocation log is the access log), and when on, a format without the
   client's address: the invocation log keeps only a keyed hash of it.
-- One listening socket per worker (SO_REUSEPORT) on TCP binds, so the
-  kernel spreads connections evenly over the workers.
+- With GUNICORN_REUSE_PORT true, one listening socket per worker
+  (SO_REUSEPORT) on TCP binds, so the kernel spreads connections evenly
+  over the workers.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def _check_settings():
 _CHECK_SETTINGS = """
 from mirror.config import ConfigError, load_settings
 try:
-    print("on" if load_settings().gunicorn_access_log else "off")
+    settings = load_settings()
+    print(*("on" if value else "off" for value in (settings.gunicorn_access_log, settings.gunicorn_reuse_port)))
 except ConfigError as error:
     raise SystemExit(f"configuration error: {error}") from None
 """
@@ -53,19 +55,23 @@ _SETTINGS = _check_settings()
 
 # The app's invocation log is the access log (one JSON line per request);
 # gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).
-accesslog = "-" if _SETTINGS.stdout.strip() == "on" else None
+_SWITCHES = (_SETTINGS.stdout.split() + ["off", "off"])[:2]
+accesslog = "-" if _SWITCHES[0] == "on" else None
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
 
 
-# Each worker listens on a socket of its own (SO_REUSEPORT) and the kernel
-# hashes new connections across them. With the one shared socket, the worker
-# that wakes first takes a whole burst of keep-alive connections and keeps
-# them: measured with bench/serve.py's 16 connections opened at once, all 16
-# landed on one of the two workers in half the runs, which halved the
-# throughput (one core idle). on_starting turns it off where it cannot apply.
-reuse_port = True
+# GUNICORN_REUSE_PORT: each worker listens on a socket of its own
+# (SO_REUSEPORT) and the kernel hashes new connections across them. With the
+# one shared socket, the worker that wakes first takes a whole burst of
+# keep-alive connections and keeps them: measured with bench/serve.py's 16
+# connections opened at once, all 16 landed on one of the two workers in half
+# the runs, which halved the throughput (one core idle). Off by default: a
+# retiring worker's socket closes with it, and the kernel resets the
+# connections still queued on it unless net.ipv4.tcp_migrate_req=1 hands them
+# to the others. on_starting turns it off where it cannot apply.
+reuse_port = _SWITCHES[1] == "on"
 
 
 def on_starting(server) -> None:
@@ -86,10 +92,12 @@ def _shared_socket_unless_tcp(server) -> None:
     turn (only the last one would get connections), and inherited sockets
     (fd://, LISTEN_FDS) are the ones to use as they are.
     """
-    binds = server.cfg.bind or []
-    tcp = all(not b.startswith(("unix:", "fd://")) for b in binds)
-    if server.cfg.reuse_port and (not tcp or os.environ.get("LISTEN_FDS")):
-        server.cfg.set("reuse_port", False)
+    cfg = getattr(server, "cfg", None)
+    if cfg is None or not cfg.reuse_port:
+        return
+    tcp = all(not bind.startswith(("unix:", "fd://")) for bind in cfg.bind or [])
+    if not tcp or os.environ.get("LISTEN_FDS"):
+        cfg.set("reuse_port", False)
 
 
 def _refuse_bad_settings() -> None:

@@ -72,6 +72,7 @@ GUNICORN = [
     "gthread",
     "--threads",
     str(THREADS),
+    "--reuse-port",  # both servers: connections spread evenly over the workers (docs/operations.md)
     "--keep-alive",
     "5",
     "--log-level",

@@ -266,6 +266,11 @@ class Settings(BaseSettings):
     gunicorn_access_log: Boolean = setting(
         False, "also write gunicorn's own access log to stdout; the invocation log is already one line per request"
     )
+    gunicorn_reuse_port: Boolean = setting(
+        False,
+        "a listening socket per gunicorn worker on TCP binds (SO_REUSEPORT): even spread of connections; "
+        "set net.ipv4.tcp_migrate_req=1 with it (docs/operations.md)",
+    )
     prometheus_multiproc_dir: str | None = setting(
         None,
         "where gunicorn workers share their metrics (see below); gunicorn.conf.py sets it",

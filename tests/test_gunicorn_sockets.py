@@ -1,4 +1,5 @@
-"""gunicorn.conf.py: a listening socket per worker on TCP binds, one shared socket on a Unix-socket bind.
+"""gunicorn.conf.py: with GUNICORN_REUSE_PORT, a listening socket per worker on TCP binds; otherwise,
+and always on a Unix-socket bind, one shared socket.
 
 With one shared socket, whichever worker wakes first takes a burst of
 keep-alive connections and keeps them (one core idles); with a socket per
@@ -19,8 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 from tests.ops_helpers import process_env, running_gunicorn
+
 
 def _processes_with(argument: str) -> dict[int, int]:
     """{pid: parent pid} of every process whose command line holds `argument`."""
@@ -81,16 +85,19 @@ def _until(predicate, seconds: float = 15.0):
         time.sleep(0.1)
 
 
-def test_each_worker_listens_on_a_socket_of_its_own(database_url, upstream, mirror):
-    with running_gunicorn(process_env(database_url, upstream), 3) as base:
+@pytest.mark.parametrize("reuse_port", [True, False], ids=["reuse-port", "default"])
+def test_each_worker_listens_on_a_socket_of_its_own_with_reuse_port(reuse_port, database_url, upstream, mirror):
+    env = process_env(database_url, upstream, GUNICORN_REUSE_PORT=str(reuse_port).lower())
+    with running_gunicorn(env, 3) as base:
         bind = base.removeprefix("http://")
         port = int(bind.rsplit(":", 1)[1])
         workers = _until(lambda: (w := _workers(bind)) and len(w) == 3 and w)
-        listeners = _until(lambda: (found := _tcp_listeners(port)) and len(found) == 3 and found)
+        expected = 3 if reuse_port else 1
+        listeners = _until(lambda: (found := _tcp_listeners(port)) and len(found) == expected and found)
         assert workers and listeners, (workers, listeners)
         held = [_socket_inodes(pid) & listeners for pid in workers]
         assert all(len(mine) == 1 for mine in held), held
-        assert len(set().union(*held)) == 3  # three workers, three different sockets
+        assert len(set().union(*held)) == expected  # three sockets, or the one all three share
 
 
 def test_a_unix_socket_bind_keeps_one_shared_socket(database_url, upstream, mirror):
@@ -99,7 +106,7 @@ def test_a_unix_socket_bind_keeps_one_shared_socket(database_url, upstream, mirr
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", bind, "wsgi:create_app()"],
         cwd=REPO_ROOT,
-        env=process_env(database_url, upstream),
+        env=process_env(database_url, upstream, GUNICORN_REUSE_PORT="true"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,

@@ -71,6 +71,31 @@ def test_retry_after_is_honest(make_app, upstream):
     assert client.get(url).status_code == 200
 
 
+def test_per_process_counting_starts_no_thread_per_hit(make_app, upstream):
+    # The library's own memory storage started a sweep thread 10 ms after any
+    # hit: a burst spread over half a second started dozens of them.
+    app = make_app(RATE_LIMIT_PER_COMPANY="1000/hour")
+    client = app.test_client()
+    key = add_company(upstream)
+    sync(app.extensions["mirror"])
+    limits = app.extensions["rate_limits"]
+    storage = limits.limiter.storage
+    timers, hits = set(), 0
+    deadline = time.monotonic() + 0.5
+    while time.monotonic() < deadline:
+        assert client.get(f"/companies/{key}/pricing.json").status_code == 200
+        hits += 1
+        timers.add(id(storage.timer))
+        time.sleep(0.005)
+    assert len(timers) <= 2  # the one the storage started with, then one sweep
+    assert storage.timer.daemon  # a pending sweep never holds a process's exit
+    # Counting is unchanged: the company's moving window holds every one of those hits.
+    budget = limits.per_company
+    (item,) = budget.items
+    stats = limits.limiter.limiter.get_window_stats(item, budget.prefix, key, budget.scope)
+    assert stats.remaining == item.amount - hits
+
+
 def test_the_feed_and_the_provider_server_share_a_per_client_budget(make_app, upstream):
     app = make_app(RATE_LIMIT_PER_CLIENT="3/minute")
     sync(app.extensions["mirror"])
