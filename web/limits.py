@@ -51,6 +51,7 @@ import logging
 import math
 import threading
 import time
+from typing import ClassVar
 
 from flask import Flask, Response, after_this_request, current_app, request
 from flask_limiter import Limiter
@@ -90,7 +91,7 @@ class SweptMemoryStorage(MemoryStorage):
     Registered under its own scheme; `RateLimits` maps `memory://` to it.
     """
 
-    STORAGE_SCHEME = ["mirror-memory"]
+    STORAGE_SCHEME: ClassVar[list[str]] = ["mirror-memory"]  # the library registers storages by this
     SWEEP_SECONDS = 5.0
 
     # The base class calls this private hook (its name is mangled) from every hit.
