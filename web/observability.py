@@ -339,7 +339,7 @@ class _PollingListener(logging.handlers.QueueListener):
     interval, and lines reach stderr at most that much later.
     """
 
-    POLL_SECONDS = 0.1
+    POLL_SECONDS = 1.0  # as the row writer's linger (web/recording.py): one wake-up a second
 
     def dequeue(self, block: bool) -> logging.LogRecord:
         while True:
