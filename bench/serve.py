@@ -26,8 +26,9 @@
    hit); the cold rows name a different company on every request, uniformly
    over all 10,000 (the cache holds 1,000 per worker, so it never helps).
 4. Prints one table and writes it, with the machine's description and the
-   load average before and after the run, to bench/results.md; a run on a
-   busy machine says so at the top of the file.
+   load average before and after the run and the CPU other processes used
+   meanwhile (bench/machine.py), to bench/results.md; a run on a busy
+   machine says so at the top of the file.
 
 The machine has 2 cores: wrk, the server processes and Postgres share them,
 so absolute figures are lower than on a real deployment; the ratios are
@@ -58,6 +59,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
+from bench.machine import QuietMeter  # noqa: E402
 from bench.pyspy import print_profile, start_profile  # noqa: E402
 from bench.sync import _free_port, child_sync, fresh_database, start_upstream  # noqa: E402
 from bench.wrk import LoadResult, combine, run_wrk  # noqa: E402
@@ -86,9 +88,6 @@ MCP_HEADERS = {
 QUERIES = ("air filter", "heat pump", "water heater", "furnace", "merv 13", "tankless", "thermostat", "lennox")
 ROTATION = 100  # companies the warm keyed endpoints cycle through (all cached: the cache holds 1,000)
 COLD_SEED = 15  # the cold rows' order of companies: shuffled once, the same in every run
-# The 1-minute load average above which the results file warns that the
-# figures were taken on a busy machine (a share of the cores).
-BUSY_LOAD_PER_CORE = 0.5
 
 
 @dataclass
@@ -553,21 +552,20 @@ def _verdict(target: str, met: bool, figure: str) -> str:
 
 
 def load_lines(load: dict) -> list[str]:
-    """The load average before and after the run, and a warning when the machine was busy."""
+    """The load average before and after the run, what other processes used, and a warning when that was much."""
     cores = os.cpu_count() or 1
-    before, after = load["before"], load["after"]
+    before, after, quiet = load["before"], load["after"], load["quiet"]
     text = (
-        f"Load average (1/5/15 min) before the run: {before[0]:.2f} / {before[1]:.2f} / {before[2]:.2f}; "
-        f"after: {after[0]:.2f} / {after[1]:.2f} / {after[2]:.2f} ({cores} cores)."
+        f"{quiet.describe()} Load average (1/5/15 min) before the run: {before[0]:.2f} / {before[1]:.2f} / "
+        f"{before[2]:.2f}; after: {after[0]:.2f} / {after[1]:.2f} / {after[2]:.2f} ({cores} cores; the benchmark's "
+        "own wrk, servers and Postgres raise it)."
     )
-    busiest = max(before[0], after[0])
-    if busiest <= BUSY_LOAD_PER_CORE * cores:
+    if not quiet.busy:
         return [text]
     return [
-        f"> **Warning: the machine was busy.** The 1-minute load average reached {busiest:.2f} on {cores} cores "
-        "(other processes were running beside the benchmark). Absolute figures are not comparable with a quiet "
-        "run; the ratios, measured interleaved, are less affected but not immune. Re-run on a quiet machine "
-        "before quoting these numbers.",
+        f"> **Warning: the machine was busy.** Other processes used {quiet.share:.0%} of the cores beside the "
+        "benchmark. Absolute figures are not comparable with a quiet run; the ratios, measured interleaved, are "
+        "less affected but not immune. Re-run on a quiet machine before quoting these numbers.",
         "",
         text,
     ]
@@ -682,6 +680,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.monotonic()
     facts_load = {"before": os.getloadavg()}
+    meter = QuietMeter()
     with_nginx = ensure_tools()
     if args.reuse:
         from sqlalchemy.engine import make_url
@@ -706,7 +705,7 @@ def main() -> None:
         print(f"measuring {len(rows)} rows ...", flush=True)
         for row in rows:
             measure(row, bases, args, str(work / "load.lua"), app_pid, baselines)
-    facts_load["after"] = os.getloadavg()
+    facts_load["after"], facts_load["quiet"] = os.getloadavg(), meter.stop()
     facts["load"] = facts_load
     write_report(rows, args, facts)
     print(f"\nwhole run: {time.monotonic() - started:.0f} s; written to bench/results.md")

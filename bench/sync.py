@@ -37,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import QuietMeter  # noqa: E402
+
 TOKEN = "bench-token"
 DATABASE = "mirror_bench_sync"
 TARGET_RATIO, TARGET_RSS_MB, TARGET_INCREMENTAL = 2.0, 250, 0.03
@@ -223,6 +225,7 @@ def main() -> None:
         print(json.dumps(result))
         return
     load_before = os.getloadavg()
+    meter = QuietMeter()
     port = _free_port()
     upstream_url = f"http://127.0.0.1:{port}"
     upstream = start_upstream(args.companies, args.products, port)
@@ -239,14 +242,14 @@ def main() -> None:
         upstream.terminate()
         upstream.wait(30)
     load_after = os.getloadavg()
-    report(args, runs, changed, load_before, load_after)
+    report(args, runs, changed, load_before, load_after, meter.stop())
 
 
 def _load(values: tuple[float, float, float]) -> str:
     return " / ".join(f"{v:.2f}" for v in values)
 
 
-def report(args, runs: list[Run], changed: int, load_before, load_after) -> None:
+def report(args, runs: list[Run], changed: int, load_before, load_after, quiet) -> None:
     """Print the table and the verdict on each target; write bench/results-sync.md."""
     walks = [r for r in runs if r.row.startswith("bare walk")]
     fulls = [r for r in runs if r.row.startswith("full sync")]
@@ -259,7 +262,7 @@ def report(args, runs: list[Run], changed: int, load_before, load_after) -> None
     incremental_share = incremental.wall / full_wall
     peak = max(r.rss_mb for r in fulls + [incremental])
     cores = os.cpu_count() or 1
-    busy = max(load_before[0], load_after[0]) > cores
+    busy = quiet.busy
 
     def verdict(ok: bool) -> str:
         return "met" if ok else "MISSED"
@@ -270,12 +273,13 @@ def report(args, runs: list[Run], changed: int, load_before, load_after) -> None
         f"Machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, PostgreSQL. "
         f"Catalog: {args.companies:,} companies x {args.products} products = {total:,} products "
         f"(demo upstream, seed 1, default messiness). Load average (1/5/15 min): {_load(load_before)} before, "
-        f"{_load(load_after)} after.",
+        f"{_load(load_after)} after. {quiet.describe()}",
         "",
     ]
     if busy:
         lines += [
-            f"> **Warning: the machine was busy** (1-minute load above its {cores} cores). Wall-clock "
+            f"> **Warning: the machine was busy** (other processes used {quiet.share:.0%} of its {cores} cores). "
+            "Wall-clock "
             "seconds are inflated and noisy; the interleaved ratios and the CPU seconds are the "
             "figures to read.",
             "",
