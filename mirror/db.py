@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
-from sqlalchemy.orm import DeclarativeBase, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 # Stable constraint names on every database, so migrations can refer to them.
 NAMING_CONVENTION = {
@@ -102,6 +102,32 @@ def _discard_closed_connections(dbapi_connection, _record, _proxy) -> None:
         spoke = True
     if spoke:
         raise DisconnectionError("the server closed the connection while it was idle")
+
+
+def autocommit_rows(session: Session, sql: str, params: dict) -> list[tuple] | None:
+    """Run one read-only statement on Postgres as its own autocommit transaction; None where that cannot apply.
+
+    For a session that has not begun a transaction (a request's, before its
+    first query), on a Postgres engine: the statement runs on a pooled
+    psycopg connection with autocommit on, so it is its own consistent
+    snapshot, with no BEGIN and ROLLBACK round trips and no ORM machinery
+    (most of a warm request's cost). Elsewhere (SQLite, a session already in
+    a transaction, which must keep reading its own snapshot) it returns None
+    and the caller takes its transactional path.
+    """
+    bind = session.get_bind()
+    if session.in_transaction() or not isinstance(bind, Engine) or bind.dialect.name != "postgresql":
+        return None
+    pooled = bind.raw_connection()
+    try:
+        driver = pooled.driver_connection
+        driver.autocommit = True
+        try:
+            return [tuple(row) for row in driver.execute(sql, params).fetchall()]
+        finally:
+            driver.autocommit = False
+    finally:
+        pooled.close()
 
 
 def make_session_factory(engine: Engine) -> sessionmaker:

@@ -22,13 +22,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter, WithJsonSchema
 from sqlalchemy import bindparam, event, select
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, configure_mappers
 
 from mirror import channels, urls
 from mirror import state as st
 from mirror.businesses import funnel_url
 from mirror.config import Settings
+from mirror.db import autocommit_rows
 from mirror.models import Company, OfferGroup, SyncState
 from mirror.storable import storable
 from mirror.upstream import parse_time
@@ -330,11 +330,12 @@ def load_company(
         if open_for is None or (channel_open(company, None) and all(channel_open(company, c) for c in open_for)):
             return company
         return None
-    bind = session.get_bind()
-    if memo["transaction"] is None and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
-        values = _load_autocommit(session, plugin_key, open_for)
+    params = {"key": plugin_key, "name": st.LAST_SUCCESS_AT}
+    rows = autocommit_rows(session, _autocommit_sql(open_for), params)
+    if rows is not None:
+        values = rows[0] if rows else None
     else:
-        row = session.execute(_lookup_statement(open_for), {"key": plugin_key, "name": st.LAST_SUCCESS_AT}).first()
+        row = session.execute(_lookup_statement(open_for), params).first()
         values = tuple(row) if row is not None else None
         memo = _transaction_memo(session)  # the query began the transaction
     if values is None:
@@ -379,21 +380,6 @@ def _autocommit_sql(open_for: tuple[str, ...] | None) -> str:
     return sql
 
 
-def _load_autocommit(session: Session, plugin_key: str, open_for: tuple[str, ...] | None) -> tuple | None:
-    """One autocommit SELECT on a pooled psycopg connection: the row's values, last success last."""
-    pooled = session.get_bind().raw_connection()
-    try:
-        driver = pooled.driver_connection
-        driver.autocommit = True
-        try:
-            row = driver.execute(_autocommit_sql(open_for), {"name": st.LAST_SUCCESS_AT, "key": plugin_key}).fetchone()
-        finally:
-            driver.autocommit = False
-    finally:
-        pooled.close()
-    return tuple(row) if row is not None else None
-
-
 @dataclass(frozen=True)
 class CompanySnapshot:
     """A company row, the last whole-run success time and its offer groups, read by ONE statement."""
@@ -416,20 +402,8 @@ def load_company_snapshot(session: Session, plugin_key: str) -> CompanySnapshot 
     on a pooled connection, like the gate's lookup (no BEGIN, no ROLLBACK).
     None when the company is gone.
     """
-    bind = session.get_bind()
-    memo = _transaction_memo(session)
-    if memo["transaction"] is None and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
-        pooled = bind.raw_connection()
-        try:
-            driver = pooled.driver_connection
-            driver.autocommit = True
-            try:
-                rows = driver.execute(_SNAPSHOT_SQL, {"name": st.LAST_SUCCESS_AT, "key": plugin_key}).fetchall()
-            finally:
-                driver.autocommit = False
-        finally:
-            pooled.close()
-    else:
+    rows = autocommit_rows(session, _SNAPSHOT_SQL, {"name": st.LAST_SUCCESS_AT, "key": plugin_key})
+    if rows is None:
         rows = session.execute(_SNAPSHOT, {"key": plugin_key}).all()
     if not rows:
         return None
