@@ -7,8 +7,9 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import func, inspect, select
+from sqlalchemy import event, func, inspect, select, text
 
+from mirror import sync as mirror_sync
 from mirror.lock import SyncBusy
 from mirror.models import Company, Product, SyncRun
 from mirror.state import LAST_SUCCESS_AT, WATERMARK_PRODUCTS
@@ -416,3 +417,30 @@ def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, up
         after = groups(session)
     assert (key, "brand-new") in after and after[(key, cheap["category"]["slug"])] == 50
     assert {k: v for k, v in after.items() if k[0] != key} == {k: v for k, v in before.items() if k[0] != key}
+
+
+@pytest.mark.parametrize("threshold", [1, 10**9], ids=["large-run", "small-run"])
+def test_a_large_run_leaves_the_planner_statistics_current(mirror, upstream, monkeypatch, threshold):
+    # Without statistics the planner took a company's 20 products for ~440 and
+    # answered its searches from the whole full-text index (mirror/sync.py).
+    monkeypatch.setattr(mirror_sync, "ANALYZE_AFTER_ROWS", threshold)
+    statements: list[str] = []
+
+    def capture(_conn, _cursor, statement, *_args):
+        statements.append(statement)
+
+    event.listen(mirror.writer_engine, "before_cursor_execute", capture)
+    try:
+        assert mirror.sync(full=True).status == "success"
+    finally:
+        event.remove(mirror.writer_engine, "before_cursor_execute", capture)
+    analysed = [s for s in statements if s.lstrip().upper().startswith("ANALYZE")]
+    if not mirror.is_postgres or threshold > 1:
+        assert analysed == []  # SQLite plans these lookups by their indexes alone; small runs leave it to autovacuum
+        return
+    assert analysed == ["ANALYZE companies, products, offer_groups"]
+    with mirror.engine.connect() as connection:
+        found = connection.execute(
+            text("SELECT n_distinct FROM pg_stats WHERE tablename = 'products' AND attname = 'plugin_key'")
+        ).all()
+    assert len(found) == 1  # committed with the run
