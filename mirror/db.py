@@ -6,9 +6,12 @@ tests' included, is built by running the migrations; nothing calls `create_all`.
 
 from __future__ import annotations
 
+import json
+import re
 import select
 from pathlib import Path
 
+import orjson
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
@@ -55,6 +58,28 @@ def _sqlite_transactions(engine: Engine, begin_statement: str) -> None:
         connection.exec_driver_sql(begin_statement)
 
 
+# orjson reads an integer beyond 64 bits as a float, and two parsers could
+# round a float of 17 or more digits apart: such text goes to the standard library.
+_LONG_NUMBER = re.compile(rb"[0-9]{17,}")
+
+
+def load_json(data: bytes | str) -> object:
+    """A JSON column's stored text as Python values: exactly what `json.loads` gives, several times faster.
+
+    Every request decodes the company row's JSON columns, so this is orjson,
+    except where it could answer differently: a run of 17 or more digits, or
+    text orjson refuses (a lone surrogate escape, an exponent beyond a
+    double's range), which the standard library reads as it always did.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if _LONG_NUMBER.search(raw) is None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
+
+
 def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
     """Create an engine for a normalised DATABASE_URL (SQLite or Postgres).
 
@@ -62,6 +87,7 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
     `writer=True` is for the sync, which on SQLite takes the write lock at
     BEGIN so it can never lose a race to upgrade its snapshot.
     """
+    kwargs.setdefault("json_deserializer", load_json)
     if database_url.startswith("sqlite"):
         path = database_url.split("///", 1)[-1]
         if path and path != ":memory:":
