@@ -40,12 +40,14 @@ def channel_open_clause(channels_column: Any, channel: str) -> ColumnElement[boo
     return func.coalesce(channels_column[_known(channel)].as_boolean(), true()).is_(True)
 
 
-def channel_open_sql(channel: str) -> str:
-    """The same rule as literal Postgres SQL on the `channels` column (the gate's autocommit lookup).
+def channel_open_sql(channel: str, table: str | None = None) -> str:
+    """The same rule as literal Postgres SQL on the `channels` column (of `table`, an alias, if given).
 
-    Safe to splice: the name is one of CHANNELS, checked here.
+    The gate's autocommit lookups. Safe to splice: the name is one of
+    CHANNELS, checked here; `table` is the caller's own alias.
     """
-    return f"COALESCE((channels ->> '{_known(channel)}')::boolean, true)"
+    column = f"{table}.channels" if table else "channels"
+    return f"COALESCE(({column} ->> '{_known(channel)}')::boolean, true)"
 
 
 def _known(channel: str) -> str:

@@ -15,6 +15,7 @@ knows about HTTP (URLs come from mirror.urls' route table).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -289,21 +290,34 @@ def channel_open(company: Company | None, channel: str | None) -> bool:
     return channel is None or channels.channel_open(company, channel)
 
 
-def find_public_company(session: Session, plugin_key: str, channel: str | None, *also: str) -> Company | None:
+def find_public_company(
+    session: Session, plugin_key: str, channel: str | None, *also: str, with_offer_groups: bool = False
+) -> Company | None:
     """The gate: the company when it is public and `channel` (and every one in `also`) is open, else None.
 
     Unknown, churned, not-live and switched-off all look the same: None, at
     the same cost. The lookup itself asks for a public company with those
     channels open, so every closed case is the unknown case: the same
     statement, no row, nothing decoded or built.
+
+    `with_offer_groups` (a request whose process holds no view of the
+    company): on Postgres the same statement also reads the offer groups,
+    and the snapshot it makes is remembered for `load_company_snapshot`, so a
+    cold request is one statement, not two.
     """
     if not plugin_key or len(plugin_key) > 128 or not storable(plugin_key):
         return None
-    return load_company(session, plugin_key, open_for=tuple(c for c in (channel, *also) if c is not None))
+    open_for = tuple(c for c in (channel, *also) if c is not None)
+    return load_company(session, plugin_key, open_for=open_for, with_offer_groups=with_offer_groups)
 
 
 def load_company(
-    session: Session, plugin_key: str, *, in_transaction: bool = False, open_for: tuple[str, ...] | None = None
+    session: Session,
+    plugin_key: str,
+    *,
+    in_transaction: bool = False,
+    open_for: tuple[str, ...] | None = None,
+    with_offer_groups: bool = False,
 ) -> Company | None:
     """The company row and the last whole-run success time, in ONE round trip.
 
@@ -331,6 +345,16 @@ def load_company(
             return company
         return None
     params = {"key": plugin_key, "name": st.LAST_SUCCESS_AT}
+    if with_offer_groups:
+        rows = autocommit_rows(session, _snapshot_sql(open_for), params)
+        if rows is not None:
+            snapshot = _snapshot_from_rows(rows)
+            if snapshot is None:
+                return None
+            memo["last_success_at"] = snapshot.last_success_at
+            memo["companies"][plugin_key] = snapshot.company
+            memo.setdefault("snapshots", {})[plugin_key] = snapshot
+            return snapshot.company
     rows = autocommit_rows(session, _autocommit_sql(open_for), params)
     if rows is not None:
         values = rows[0] if rows else None
@@ -370,6 +394,7 @@ def _lookup_statement(open_for: tuple[str, ...] | None):
     return statement
 
 
+@functools.lru_cache(maxsize=64)  # one per channel set
 def _autocommit_sql(open_for: tuple[str, ...] | None) -> str:
     sql = (
         f"SELECT {', '.join(_COMPANY_COLUMNS)}, (SELECT value FROM sync_state WHERE name = %(name)s) "
@@ -402,9 +427,17 @@ def load_company_snapshot(session: Session, plugin_key: str) -> CompanySnapshot 
     on a pooled connection, like the gate's lookup (no BEGIN, no ROLLBACK).
     None when the company is gone.
     """
-    rows = autocommit_rows(session, _SNAPSHOT_SQL, {"name": st.LAST_SUCCESS_AT, "key": plugin_key})
+    remembered = _transaction_memo(session).get("snapshots", {}).get(plugin_key)
+    if remembered is not None:  # the gate's own statement read it (find_public_company, with_offer_groups)
+        return remembered
+    rows = autocommit_rows(session, _snapshot_sql(None), {"name": st.LAST_SUCCESS_AT, "key": plugin_key})
     if rows is None:
         rows = session.execute(_SNAPSHOT, {"key": plugin_key}).all()
+    return _snapshot_from_rows(rows)
+
+
+def _snapshot_from_rows(rows: list) -> CompanySnapshot | None:
+    """The snapshot in a company-and-offer-groups statement's rows (one per group; none: no company)."""
     if not rows:
         return None
     width = len(_COMPANY_COLUMNS)
@@ -429,12 +462,20 @@ _SNAPSHOT = (
     .select_from(Company.__table__.outerjoin(OfferGroup.__table__, OfferGroup.plugin_key == Company.plugin_key))
     .where(Company.plugin_key == bindparam("key"))
 )
-_SNAPSHOT_SQL = (
-    f"SELECT {', '.join('c.' + name for name in _COMPANY_COLUMNS)}, "
-    "(SELECT value FROM sync_state WHERE name = %(name)s), "
-    f"{', '.join('o.' + name for name in _GROUP_COLUMNS)} "
-    "FROM companies c LEFT JOIN offer_groups o ON o.plugin_key = c.plugin_key WHERE c.plugin_key = %(key)s"
-)
+
+
+@functools.lru_cache(maxsize=64)  # one per channel set
+def _snapshot_sql(open_for: tuple[str, ...] | None) -> str:
+    """`_SNAPSHOT` as literal Postgres SQL; with `open_for`, only a public company with those channels open."""
+    sql = (
+        f"SELECT {', '.join('c.' + name for name in _COMPANY_COLUMNS)}, "
+        "(SELECT value FROM sync_state WHERE name = %(name)s), "
+        f"{', '.join('o.' + name for name in _GROUP_COLUMNS)} "
+        "FROM companies c LEFT JOIN offer_groups o ON o.plugin_key = c.plugin_key WHERE c.plugin_key = %(key)s"
+    )
+    if open_for is not None:
+        sql += " AND c.is_public" + "".join(f" AND {channels.channel_open_sql(ch, 'c')}" for ch in open_for)
+    return sql
 
 
 def transient(model, values: dict):

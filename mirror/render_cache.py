@@ -194,10 +194,13 @@ class RenderCache:
 
         The gate may have read the row in another snapshot (public_view.load_company
         runs autocommit on Postgres), so the row, the sync time and the offer
-        groups are read again together by one statement
+        groups are read together by one statement
         (`public_view.load_company_snapshot`), and the view and its stamp come
-        from that statement alone: a cached view can never mix two states, and
-        a cold request costs two indexed statements whatever the catalog size.
+        from that statement alone: a cached view can never mix two states. On
+        Postgres, for a company this process held no view of, that statement
+        is the gate's own (web/gate.py asks for the offer groups with the
+        row), so a cold request costs one indexed statement whatever the
+        catalog size; after a sync changed the company's content, two.
         """
         snapshot = load_company_snapshot(session, gated.plugin_key)
         if snapshot is None:  # removed since the gate read it: answer this once, cache nothing

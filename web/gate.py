@@ -1,6 +1,8 @@
 """The gate chain every keyed public request passes, in this order:
 
-1. resolve the key (one primary-key lookup);
+1. resolve the key (one primary-key lookup; for a company the render cache
+   does not hold, the same statement also reads its offer groups, so the
+   view it is about to build needs no second one);
 2. public status and the surface's channel switch (mirror/channels.py, the
    one channel rule; each surface names the one switch that closes it, per
    the switch table of docs/contracts/upstream.md): unknown, churned, not
@@ -27,7 +29,7 @@ from flask import abort, g
 
 from mirror.models import Company
 from mirror.public_view import find_public_company
-from web.db import db
+from web.db import db, render_cache
 from web.limits import RateLimited, rate_limits
 from web.responses import not_found_html, not_found_json
 
@@ -48,7 +50,10 @@ def gate(key: str, channel: str, *, html: bool = False, mcp: bool = False) -> Co
     (hosted pages); `mcp` the JSON-RPC-shaped 429 (MCP endpoints; their 404 is
     the JSON one, at the HTTP level).
     """
-    company = find_public_company(db(), key, channel)  # this surface's switch alone, in the lookup itself
+    # This surface's switch alone, in the lookup itself; a company this process
+    # holds no view of comes with its offer groups, in the same statement.
+    cold = render_cache().peek(key) is None
+    company = find_public_company(db(), key, channel, with_offer_groups=cold)
     if company is None:
         g.gate = GateResult(channel, None, "not_found")
         abort(not_found_html() if html else not_found_json())
