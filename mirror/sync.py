@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import orjson
-from sqlalchemy import JSON, delete, insert, select, text, tuple_, update
+from sqlalchemy import JSON, delete, event, insert, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from mirror import state as st
@@ -103,7 +103,8 @@ NEW_COMPANY_BOOKKEEPING = {
 REBUILD_BATCH = 2000
 # Product records a walk buffers before one round of database work (one
 # lookup of what is held, one COPY): pages are 500 records, and a round per
-# page spent more on round trips than on the rows.
+# page spent more on round trips than on the rows. On Postgres the COPY runs
+# on a writer thread while the next batch is parsed (_BackgroundCopy).
 APPLY_BATCH = 5000
 Progress = Callable[[str, int], None]
 
@@ -651,17 +652,77 @@ def insert_rows(session: Session, model, rows: list[dict]) -> None:
         return
     table = model.__table__
     if session.get_bind().dialect.name == "postgresql":
-        _copy_rows(session, table, rows)
+        _copy_in_background(session, table, rows)
     else:
         session.execute(insert(table), rows)
 
 
-def _copy_rows(session: Session, table, rows: list[dict]) -> None:
+class _BackgroundCopy:
+    """A COPY running on a writer thread, on the session's own connection.
+
+    Postgres spends most of a full sync evaluating the rows a COPY sends
+    (the generated search vector, the GIN index): meanwhile the caller
+    parses the next batch, so the two cores work at once. The connection
+    is used by one thread at a time all the same: every statement, commit
+    or rollback on it first waits for the COPY (`wait`, hooked to the
+    connection's events by `_copy_in_background`), so the statements run in
+    the order the sync issued them, in its one transaction, and an error of
+    the COPY is raised in the caller at its next use of the database.
+    """
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(work,), name="sync-copy", daemon=True)
+        self.thread.start()
+
+    def _run(self, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except BaseException as error:  # handed to the caller by wait()
+            self.error = error
+
+    def wait(self) -> None:
+        self.thread.join()
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
+
+
+_PENDING_COPY, _HOOKED = "mirror.sync.pending_copy", "mirror.sync.copy_hooked"
+
+
+def _await_copy(session: Session, *, rolling_back: bool = False) -> None:
+    """Wait for the session's COPY in flight, if any; its error is raised (not when rolling back anyway)."""
+    pending = session.info.pop(_PENDING_COPY, None)
+    if pending is None:
+        return
+    try:
+        pending.wait()
+    except Exception:
+        if not rolling_back:
+            raise
+        log.debug("a COPY failed before the rollback", exc_info=True)
+
+
+def _copy_in_background(session: Session, table, rows: list[dict]) -> None:
+    _await_copy(session)  # one COPY at a time, in order
+    connection = session.connection()
+    if session.info.get(_HOOKED) is not connection:
+        # Per Connection object: the session keeps one for its transaction
+        # (held here, so a later one is never mistaken for it).
+        session.info[_HOOKED] = connection
+        event.listen(connection, "before_cursor_execute", lambda *_, **__: _await_copy(session))
+        event.listen(connection, "commit", lambda *_: _await_copy(session))
+        event.listen(connection, "rollback", lambda *_: _await_copy(session, rolling_back=True))
+    driver = connection.connection.driver_connection
+    session.info[_PENDING_COPY] = _BackgroundCopy(lambda: _copy_rows(driver, table, rows))
+
+
+def _copy_rows(driver, table, rows: list[dict]) -> None:
     columns = list(rows[0])
     json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
     json_at = [i for i, c in enumerate(columns) if c in json_columns]
     values_of = operator.itemgetter(*columns)
-    driver = session.connection().connection.driver_connection
     statement = f"COPY {table.name} ({', '.join(columns)}) FROM STDIN"
     with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
