@@ -535,8 +535,7 @@ def _write_products(session: Session, run: _RunState, latest: dict, maybe_held: 
         if old is not None:
             slugs.add(old.category_slug)
     insert_rows(session, Product, inserts)
-    if updates:
-        session.execute(update(Product), updates)
+    update_rows(session, Product, updates)
     if deletes:
         _delete_products(session, run, deletes)
     run.counts.products_written += len(inserts) + len(updates)
@@ -657,6 +656,37 @@ def insert_rows(session: Session, model, rows: list[dict]) -> None:
         session.execute(insert(table), rows)
 
 
+def update_rows(session: Session, model, rows: list[dict]) -> None:
+    """Bulk-update rows by primary key; all rows have the same keys, the primary key's included.
+
+    SQLite gets the ORM's executemany. Postgres gets the rows COPYed into a
+    staging table of this transaction and one UPDATE ... FROM it: an
+    executemany UPDATE cost about 310 us a row (an incremental run's ~2,000
+    changed products: 0.6 s), the set-wise one about 110 us, nearly all of
+    it the new rows' search vectors and index entries.
+    """
+    if not rows:
+        return
+    table = model.__table__
+    if session.get_bind().dialect.name != "postgresql":
+        session.execute(update(model), rows)
+        return
+    columns = list(rows[0])
+    keys = [c.name for c in table.primary_key.columns]
+    staging = f"sync_staged_{table.name}"
+    session.execute(
+        text(
+            f"CREATE TEMP TABLE {staging} ON COMMIT DROP AS SELECT {', '.join(columns)} FROM {table.name} WITH NO DATA"
+        )
+    )
+    json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
+    _copy_rows(session.connection().connection.driver_connection, staging, json_columns, rows)
+    assignments = ", ".join(f"{c} = s.{c}" for c in columns if c not in keys)
+    matches = " AND ".join(f"t.{c} = s.{c}" for c in keys)
+    session.execute(text(f"UPDATE {table.name} AS t SET {assignments} FROM {staging} AS s WHERE {matches}"))
+    session.execute(text(f"DROP TABLE {staging}"))
+
+
 class _BackgroundCopy:
     """A COPY running on a writer thread, on the session's own connection.
 
@@ -715,15 +745,15 @@ def _copy_in_background(session: Session, table, rows: list[dict]) -> None:
         event.listen(connection, "commit", lambda *_: _await_copy(session))
         event.listen(connection, "rollback", lambda *_: _await_copy(session, rolling_back=True))
     driver = connection.connection.driver_connection
-    session.info[_PENDING_COPY] = _BackgroundCopy(lambda: _copy_rows(driver, table, rows))
-
-
-def _copy_rows(driver, table, rows: list[dict]) -> None:
-    columns = list(rows[0])
     json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
+    session.info[_PENDING_COPY] = _BackgroundCopy(lambda: _copy_rows(driver, table.name, json_columns, rows))
+
+
+def _copy_rows(driver, table_name: str, json_columns: set[str], rows: list[dict]) -> None:
+    columns = list(rows[0])
     json_at = [i for i, c in enumerate(columns) if c in json_columns]
     values_of = operator.itemgetter(*columns)
-    statement = f"COPY {table.name} ({', '.join(columns)}) FROM STDIN"
+    statement = f"COPY {table_name} ({', '.join(columns)}) FROM STDIN"
     with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
             values = list(values_of(row)) if len(columns) > 1 else [values_of(row)]

@@ -160,11 +160,11 @@ def test_a_copy_failing_on_its_writer_thread_fails_the_run_and_changes_nothing(m
     copy_rows = sync_module._copy_rows
     threads = []
 
-    def duplicate_a_product(driver, table, rows):
+    def duplicate_a_product(driver, table_name, json_columns, rows):
         threads.append(threading.current_thread().name)
-        if table.name == "products":
+        if table_name == "products":
             rows = rows + rows[:1]  # a genuine error of the database: the primary key, at the COPY's end
-        copy_rows(driver, table, rows)
+        copy_rows(driver, table_name, json_columns, rows)
 
     monkeypatch.setattr(sync_module, "_copy_rows", duplicate_a_product)
     result = _sync(mirror, upstream, full=True)
