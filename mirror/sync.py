@@ -591,10 +591,14 @@ def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, f
     for key, company in companies.items():
         changes = _version_changes(company, run, sort_offer_groups(by_company[key]), now, feed_stamp)
         if changes:
-            company_updates.append({"plugin_key": key, **changes})
+            # Every row names all the columns a rebuild can move (the
+            # unchanged ones at their stored values), so update_rows writes
+            # them in one statement.
+            company_updates.append(
+                {"plugin_key": key, **{name: getattr(company, name) for name in REBUILT_COLUMNS}, **changes}
+            )
     insert_rows(session, OfferGroup, rebuilt)
-    if company_updates:
-        session.execute(update(Company), company_updates)
+    update_rows(session, Company, company_updates)
     run.counts.offer_groups_rebuilt += len(rebuilt)
     session.expunge_all()  # keep the identity map (and memory) flat across batches
 
@@ -618,8 +622,12 @@ def _groups_to_summarise(run: _RunState, keys: list[str], dialect: str) -> tuple
     return whole, pairs
 
 
+# The company columns _version_changes can change.
+REBUILT_COLUMNS = ("content_version", "content_updated_at", "generation", "feed_hash", "in_feed", "feed_changed_ms")
+
+
 def _version_changes(company: Company, run: _RunState, groups: list[dict], now: datetime, feed_stamp: int) -> dict:
-    """The bookkeeping columns of a company that this run's rebuild moves."""
+    """The bookkeeping columns of a company that this run's rebuild moves (of REBUILT_COLUMNS)."""
     changes: dict = {}
     version = content_version(company.currency, company.price_description, groups)
     if version != company.content_version:
@@ -632,6 +640,7 @@ def _version_changes(company: Company, run: _RunState, groups: list[dict], now: 
             run.feed_departure = True
         changes.update(feed_hash=new_feed_hash, in_feed=new_feed_hash is not None, feed_changed_ms=feed_stamp)
         run.feed_moved = True
+    assert changes.keys() <= set(REBUILT_COLUMNS)  # update_rows needs rows of the same columns
     return changes
 
 
