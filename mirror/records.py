@@ -61,6 +61,11 @@ def normalise_url(value: Any, *, bare_host_ok: bool = False) -> str | None:
     """
     if not isinstance(value, str):
         return None
+    return _normalise_url_text(value, bare_host_ok)
+
+
+@functools.lru_cache(maxsize=8192)  # a pure function; a catalog's image URLs repeat (the demo's: 191 of 200,000)
+def _normalise_url_text(value: str, bare_host_ok: bool) -> str | None:
     text = value.strip()
     if not text or _SPACE_OR_CONTROL.search(text) or not storable(text):
         return None
