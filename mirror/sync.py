@@ -17,6 +17,7 @@ Walk order (docs/contracts/upstream.md):
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import operator
@@ -25,6 +26,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -217,7 +219,7 @@ def run_sync(
     failures roll the run back and are recorded; the result says "failed".
     """
     mode = "company" if company_key else ("full" if full else "incremental")
-    with sync_lock(engine):
+    with sync_lock(engine), _fewer_collections():
         run_id, started_at = _open_run(session_factory, mode, company_key)
         run = _RunState(mode=mode, generation=run_id)
         session = session_factory()
@@ -245,6 +247,26 @@ def run_sync(
             return SyncResult(run_id, "failed", mode, run.counts, started_at, finished_at, message, error)
         finally:
             session.close()
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector less often while a sync runs.
+
+    A full sync allocates millions of short-lived objects (records, rows,
+    dicts): with the default threshold the collector ran ~3,000 times and
+    spent 2.8 s of the run's 9.6 s of CPU (measured with gc.callbacks on the
+    benchmark's 200,000 products), though almost nothing it examines is
+    cyclic garbage; at 50,000 it runs ~20 times for 0.7 s. It still runs,
+    so cyclic garbage is still freed. The threshold is the process's, put
+    back at the end (one sync at a time: the sync lock).
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 50_000), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _open_run(session_factory, mode: str, company_key: str | None) -> tuple[int, datetime]:
