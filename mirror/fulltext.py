@@ -1,6 +1,7 @@
 """The database's own full-text index: its objects, and queries over it.
 
-Migration 0003 builds the index (read its docstring for the documents):
+Migration 0003 builds the index (read its docstring for the documents; 0004
+computes the same products vector for less, its docstring says how):
 Postgres keeps a weighted, generated `search_vector` tsvector per table under
 a GIN index; SQLite keeps FTS5 tables (`<table>_fts`, rowid = the source
 row's rowid) in step with triggers. Both are written by the database inside

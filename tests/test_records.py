@@ -267,3 +267,19 @@ def test_a_fast_built_record_equals_model_construct():
     assert built.model_fields_set == reference.model_fields_set == set(ProductRecord.model_fields)
     assert (built.__pydantic_extra__, built.__pydantic_private__) == (None, None)
     assert set(values) == set(ProductRecord.model_fields)  # parse_product names every field
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("http://127.0.0.1:8080/x", "http://127.0.0.1:8080/x"),  # an IP literal, as it is
+        ("http://999.1.1.1/x", "http://999.1.1.1/x"),  # not an address, but a name IDNA encodes
+        ("https://bücher.example/i.png", "https://bücher.example/i.png"),
+        ("https://a..b/i.png", None),  # an empty label
+        ("https://" + "a" * 70 + ".example/", None),  # an over-long label
+    ],
+)
+def test_url_hosts_are_ip_literals_or_names_idna_can_encode(raw, expected):
+    # Twice: the verdict on a host is cached, and must not change on the second look.
+    assert normalise_url(raw) == expected
+    assert normalise_url(raw) == expected

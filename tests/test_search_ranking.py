@@ -208,3 +208,31 @@ def test_the_migration_goes_down_and_up_and_rebuilds_the_index(ranked, database_
     command.check(config)
     assert ranked("ML17XP1-036") == (["AC-LX-036", "AC-LX-0360"], 2)
     assert ranked("lennox")[1] == 4
+
+
+def test_the_cheaper_product_vector_of_0004_is_the_vector_of_0003(ranked, database_url):
+    """0004 only computes products.search_vector for less: every row's vector stays the same."""
+    from alembic import command
+    from sqlalchemy import create_engine, text
+
+    from mirror.migrate import alembic_config
+
+    engine = create_engine(database_url)
+    if engine.dialect.name != "postgresql":
+        engine.dispose()
+        pytest.skip("the generated tsvector is Postgres's; SQLite's FTS5 tables are untouched by 0004")
+    vectors = text("SELECT plugin_key, sku, search_vector::text FROM products ORDER BY plugin_key, sku")
+    try:
+        config = alembic_config(database_url)
+        with engine.connect() as connection:
+            new = connection.execute(vectors).all()
+        command.downgrade(config, "0003")
+        with engine.connect() as connection:
+            old = connection.execute(vectors).all()
+        command.upgrade(config, "head")
+        with engine.connect() as connection:
+            again = connection.execute(vectors).all()
+    finally:
+        engine.dispose()
+    assert len(new) > len(CATALOG)  # the fixed catalog and the demo companies around it
+    assert new == old == again
