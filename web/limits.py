@@ -46,6 +46,7 @@ per interval (per process), not a traceback and a delay per request.
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import logging
 import math
@@ -160,7 +161,11 @@ class StorageBreaker:
 
 def client_address() -> str:
     """The client's address, an IPv6 client by its /64 (one host's usual share)."""
-    raw = request.remote_addr or "unknown"
+    return _client_of(request.remote_addr or "unknown")
+
+
+@functools.lru_cache(maxsize=4096)  # clients repeat: each distinct address is parsed once
+def _client_of(raw: str) -> str:
     try:
         address = ipaddress.ip_address(raw)
     except ValueError:
