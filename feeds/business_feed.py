@@ -60,7 +60,7 @@ from mirror.public_view import AddressView, GeoView, company_urls
 from mirror.urls import BUSINESS_FEED, flask_rule, is_safe_redirect, stamp_referrer
 from web.db import db, settings
 from web.limits import charge_client
-from web.responses import conditional, dumps, json_error
+from web.responses import conditional, dumps, json_error, strong_etag
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,7 @@ RECORD_COLUMNS = (
 )
 RECORD_FIELDS = ("plugin_key", "name", "address", "phone", "website", "estimate_url", "shop_url")
 RECORD_BYTES_CAPACITY = 50_000  # records kept per process (about 0.6 KB each); least recently used evicted
+PAGE_BYTES_CAPACITY = 32 * 1024 * 1024  # assembled pages kept per process, in bytes (a 50-record page is ~39 KB)
 _DIGITS = re.compile(r"[0-9]{1,10}", re.ASCII)
 _ZIP = re.compile(r"[0-9]{5}", re.ASCII)
 _TOKEN = re.compile(r"chg_([0-9]{1,9})_([0-9]{1,19})", re.ASCII)
@@ -342,10 +343,58 @@ def _render_record(row: tuple, config: Settings) -> bytes | None:
         return None
 
 
+class PageBytes:
+    """Per-process LRU of assembled pages: the envelope and rows each was made of, its bytes and ETag.
+
+    A page is served from here only when the rows the request just read are
+    exactly (every column value) the rows the stored page was assembled
+    from, under the same envelope: the bytes are then what assembling it
+    again would give, so the page still says what the table holds. Bounded
+    by bytes, not pages (a page of 500 records is ten of 50).
+    """
+
+    def __init__(self, max_bytes: int = PAGE_BYTES_CAPACITY) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[tuple, tuple[list[tuple], bytes, str]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.assembled = 0  # observable in tests: pages assembled from their records
+
+    def page(self, envelope: dict, rows: list[tuple], assemble) -> tuple[bytes, str]:
+        """(body, ETag) of the page of these rows under this envelope; `assemble()` makes the body on a miss."""
+        key = tuple(envelope.items())
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None and found[0] == rows:
+                self._entries.move_to_end(key)
+                return found[1], found[2]
+        body = assemble()
+        etag = strong_etag(body)
+        with self._lock:
+            self.assembled += 1
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old[1])
+            if len(body) <= self.max_bytes:
+                self._entries[key] = (rows, body, etag)
+                self._bytes += len(body)
+            while self._bytes > self.max_bytes:
+                _, (_, evicted, _) = self._entries.popitem(last=False)
+                self._bytes -= len(evicted)
+        return body, etag
+
+    def clear(self) -> None:
+        """Drop every page (never needed for correctness; for tests and operators)."""
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+
 def init_feed_index(app) -> None:
-    """Give the app its own index and record store (one per app, so test apps on other databases never share one)."""
+    """Give the app its own index and record and page stores (one per app: test apps on other databases share none)."""
     app.extensions["business_feed_index"] = FeedIndex()
     app.extensions["business_feed_records"] = RecordBytes()
+    app.extensions["business_feed_pages"] = PageBytes()
 
 
 def record_bytes() -> RecordBytes:
@@ -488,5 +537,10 @@ def business_feed():
         "changes_token": token if unchanged else make_token(clock_ms),
     }
     store, config = record_bytes(), settings()
-    records = [body for body in (store.record(row, config) for row in rows) if body is not None]
-    return conditional(page_body(envelope, records), mimetype="application/json", cache_control=CACHE_CONTROL)
+
+    def assemble() -> bytes:
+        records = [body for body in (store.record(row, config) for row in rows) if body is not None]
+        return page_body(envelope, records)
+
+    body, etag = current_app.extensions["business_feed_pages"].page(envelope, rows, assemble)
+    return conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL, etag=etag)

@@ -27,6 +27,10 @@ def store(app):
     return app.extensions["business_feed_records"]
 
 
+def pages(app):
+    return app.extensions["business_feed_pages"]
+
+
 def served(client, **params) -> bytes:
     response = client.get("/v1/businesses", query_string=params)
     assert response.status_code == 200
@@ -60,9 +64,24 @@ def test_a_page_is_assembled_from_stored_bytes_and_equals_a_fresh_rendering(app,
     key = next(k for k in entries if f'"id":"{k}"'.encode() in first)
     row, original = entries[key]
     entries[key] = (row, b'{"stored":"bytes"}')
+    pages(app).clear()  # the assembled page is kept too: make the next request assemble it again
     assert b'{"stored":"bytes"}' in served(client, **PAGE)
     entries[key] = (row, original)
+    pages(app).clear()
     assert served(client, **PAGE) == first
+
+
+def test_a_page_is_assembled_once_while_the_rows_it_shows_are_unchanged(app, client, mirror, world):  # noqa: F811
+    first = served(client, **PAGE)
+    assembled = pages(app).assembled
+    assert served(client, **PAGE) == first and pages(app).assembled == assembled
+    shown = [k for k in store(app)._entries if f'"id":"{k}"'.encode() in first]
+    with mirror.WriterSession() as session:  # behind the sync's back: the feed clock stays as it was
+        session.execute(update(Company).where(Company.plugin_key == shown[2]).values(name="Edited In Place"))
+        session.commit()
+    again = served(client, **PAGE)
+    assert b"Edited In Place" in again and pages(app).assembled == assembled + 1
+    assert again == rendered_from_scratch(mirror, **PAGE)
 
 
 def test_a_changed_record_alone_is_rendered_again(app, client, mirror, world):  # noqa: F811
