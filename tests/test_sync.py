@@ -151,28 +151,36 @@ def test_a_crash_between_pages_changes_nothing(mirror, upstream):
     assert snapshot(mirror) == before
 
 
-def test_a_copy_failing_on_its_writer_thread_fails_the_run_and_changes_nothing(mirror, upstream, monkeypatch):
-    """Postgres: a batch's COPY runs while the next batch is parsed; its error still fails the run."""
+def test_a_failing_bulk_write_fails_the_run_and_changes_nothing(mirror, upstream, monkeypatch):
+    """A batch's bulk insert fails in the database; on Postgres its COPY runs on the writer thread
+    while the next batch is parsed, and its error still fails the run."""
     import mirror.sync as sync_module
 
-    if mirror.engine.dialect.name != "postgresql":
-        pytest.skip("only Postgres writes with COPY (SQLite: executemany in the caller)")
-    before = snapshot(mirror)  # empty: this first run inserts every product with COPY
-    copy_rows = sync_module._copy_rows
+    before = snapshot(mirror)  # empty: this first run inserts every product in bulk
     threads = []
+    if mirror.is_postgres:
+        copy_rows = sync_module._copy_rows
 
-    def duplicate_a_product(driver, table_name, json_columns, rows):
-        threads.append(threading.current_thread().name)
-        if table_name == "products":
-            rows = rows + rows[:1]  # a genuine error of the database: the primary key, at the COPY's end
-        copy_rows(driver, table_name, json_columns, rows)
+        def duplicate_a_product(driver, table_name, json_columns, rows):
+            threads.append(threading.current_thread().name)
+            if table_name == "products":
+                rows = rows + rows[:1]  # a genuine error of the database: the primary key, at the COPY's end
+            copy_rows(driver, table_name, json_columns, rows)
 
-    monkeypatch.setattr(sync_module, "_copy_rows", duplicate_a_product)
+        monkeypatch.setattr(sync_module, "_copy_rows", duplicate_a_product)
+    else:
+        insert_rows = sync_module.insert_rows
+
+        def duplicate_a_product(session, model, rows):  # SQLite: executemany in the caller
+            insert_rows(session, model, rows + rows[:1] if model is Product and rows else rows)
+
+        monkeypatch.setattr(sync_module, "insert_rows", duplicate_a_product)
     result = _sync(mirror, upstream, full=True)
-    assert result.status == "failed" and "UniqueViolation" in result.error
-    assert threads and set(threads) == {"sync-copy"}
+    assert result.status == "failed"
+    assert ("UniqueViolation" if mirror.is_postgres else "UNIQUE constraint failed") in result.error
+    assert set(threads) == ({"sync-copy"} if mirror.is_postgres else set())
     assert snapshot(mirror) == before
-    monkeypatch.setattr(sync_module, "_copy_rows", copy_rows)
+    monkeypatch.undo()
     assert _sync(mirror, upstream, full=True).status == "success"
     assert_offer_groups_in_step(mirror)
 
