@@ -45,6 +45,7 @@ import queue
 import re
 import secrets
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -342,6 +343,14 @@ class _PollingListener(logging.handlers.QueueListener):
 
     POLL_SECONDS = 1.0  # as the row writer's linger (web/recording.py): one wake-up a second
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._wake = threading.Event()  # set by stop() only: a flush never waits the interval out
+
+    def enqueue_sentinel(self) -> None:
+        super().enqueue_sentinel()
+        self._wake.set()
+
     def dequeue(self, block: bool) -> logging.LogRecord:
         while True:
             try:
@@ -349,7 +358,8 @@ class _PollingListener(logging.handlers.QueueListener):
             except queue.Empty:
                 if not block:
                     raise
-                time.sleep(self.POLL_SECONDS)
+                self._wake.wait(self.POLL_SECONDS)
+                self._wake.clear()
 
 
 def _configure_invocation_logger() -> None:

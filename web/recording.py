@@ -50,6 +50,7 @@ class RecordWriter:
         self._engine = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._wake = threading.Event()
 
     def record(self, model, row: dict) -> None:
         """Queue one row for `model`'s table; never raises, never blocks (a full queue drops and counts)."""
@@ -67,6 +68,7 @@ class RecordWriter:
         """Wait until every queued row is written or dropped (tests, shutdown)."""
         deadline = time.monotonic() + timeout
         while self.queue.unfinished_tasks and time.monotonic() < deadline:
+            self._wake.set()  # write now: a waiting caller must not wait out the linger
             time.sleep(0.01)
 
     def close(self, timeout: float = 5.0) -> None:
@@ -77,6 +79,7 @@ class RecordWriter:
             if thread is not None:
                 try:
                     self.queue.put_nowait(_STOP)
+                    self._wake.set()
                 except queue.Full:  # rows keep arriving: the thread stays, as it should
                     thread = None
         if thread is not None:
@@ -115,7 +118,9 @@ class RecordWriter:
                 return batch, stop
             if time.monotonic() >= idle_until:
                 return [], True
-            time.sleep(max(self.linger_seconds, 0.01))
+            # A request's put never sets this; flush() and close() do, so they never wait the linger out.
+            self._wake.wait(max(self.linger_seconds, 0.01))
+            self._wake.clear()
 
     def _drain(self) -> tuple[list, bool]:
         batch: list = []
