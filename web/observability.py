@@ -362,11 +362,31 @@ class _PollingListener(logging.handlers.QueueListener):
                 self._wake.clear()
 
 
+class _StderrHandler(logging.StreamHandler):
+    """A StreamHandler on whatever `sys.stderr` is when a line is written, not when it was made.
+
+    The listener writes after the request, and the last lines at exit: a
+    process (a test runner, a server) may have swapped stderr meanwhile,
+    and writing to the stream it closed is a traceback per line.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass  # always the current sys.stderr
+
+
 def _configure_invocation_logger() -> None:
     """One bare JSON line per invocation on stderr, written off the request thread (idempotent)."""
     if getattr(invocation_log, "_mirror_configured", False):
         return
-    stream = logging.StreamHandler(sys.stderr)
+    stream = _StderrHandler()
     stream.setFormatter(logging.Formatter("%(message)s"))
     handler = _DeferredQueueHandler(stream)
     invocation_log.addHandler(handler)
