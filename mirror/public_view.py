@@ -394,6 +394,12 @@ def _lookup_statement(open_for: tuple[str, ...] | None):
     return statement
 
 
+def _gate_sql(open_for: tuple[str, ...], table: str | None = None) -> str:
+    """The gate's conditions as literal SQL: a public company with every channel in `open_for` open."""
+    prefix = f"{table}." if table else ""
+    return f" AND {prefix}is_public" + "".join(f" AND {channels.channel_open_sql(c, table)}" for c in open_for)
+
+
 @functools.lru_cache(maxsize=64)  # one per channel set
 def _autocommit_sql(open_for: tuple[str, ...] | None) -> str:
     sql = (
@@ -401,7 +407,7 @@ def _autocommit_sql(open_for: tuple[str, ...] | None) -> str:
         "FROM companies WHERE plugin_key = %(key)s"
     )
     if open_for is not None:
-        sql += " AND is_public" + "".join(f" AND {channels.channel_open_sql(c)}" for c in open_for)
+        sql += _gate_sql(open_for)
     return sql
 
 
@@ -474,7 +480,7 @@ def _snapshot_sql(open_for: tuple[str, ...] | None) -> str:
         "FROM companies c LEFT JOIN offer_groups o ON o.plugin_key = c.plugin_key WHERE c.plugin_key = %(key)s"
     )
     if open_for is not None:
-        sql += " AND c.is_public" + "".join(f" AND {channels.channel_open_sql(ch, 'c')}" for ch in open_for)
+        sql += _gate_sql(open_for, "c")
     return sql
 
 
