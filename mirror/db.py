@@ -6,9 +6,13 @@ tests' included, is built by running the migrations; nothing calls `create_all`.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
+import os
 import re
 import select
+import weakref
 from pathlib import Path
 
 import orjson
@@ -120,40 +124,212 @@ def _discard_closed_connections(dbapi_connection, _record, _proxy) -> None:
     """
     if getattr(dbapi_connection, "closed", False) or getattr(dbapi_connection, "broken", False):
         raise DisconnectionError("connection closed")
+    if _socket_has_spoken(dbapi_connection.pgconn.socket):
+        raise DisconnectionError("the server closed the connection while it was idle")
+
+
+def _socket_has_spoken(socket: int) -> bool:
+    """Whether an idle connection's socket has something to read: the server hung up (or spoke unasked)."""
     try:
         poller = select.poll()
-        poller.register(dbapi_connection.pgconn.socket, select.POLLIN)
-        spoke = bool(poller.poll(0))
+        poller.register(socket, select.POLLIN)
+        return bool(poller.poll(0))
     except Exception:
-        spoke = True
-    if spoke:
-        raise DisconnectionError("the server closed the connection while it was idle")
+        return True
 
 
 def autocommit_rows(session: Session, sql: str, params: dict) -> list[tuple] | None:
     """Run one read-only statement on Postgres as its own autocommit transaction; None where that cannot apply.
 
     For a session that has not begun a transaction (a request's, before its
-    first query), on a Postgres engine: the statement runs on a pooled
-    psycopg connection with autocommit on, so it is its own consistent
-    snapshot, with no BEGIN and ROLLBACK round trips and no ORM machinery
-    (most of a warm request's cost). Elsewhere (SQLite, a session already in
-    a transaction, which must keep reading its own snapshot) it returns None
+    first query), on a Postgres engine: the statement runs on one of the
+    engine's autocommit reader connections (`AutocommitReader`), so it is
+    its own consistent snapshot, with no BEGIN and ROLLBACK round trips and
+    no ORM machinery. Elsewhere (SQLite, a session already in a
+    transaction, which must keep reading its own snapshot) it returns None
     and the caller takes its transactional path.
+
+    `sql` uses psycopg's `%(name)s` placeholders; parameters are str, int or
+    None. The rows' values are shared between requests: read-only.
     """
     bind = session.get_bind()
     if session.in_transaction() or not isinstance(bind, Engine) or bind.dialect.name != "postgresql":
         return None
-    pooled = bind.raw_connection()
-    try:
-        driver = pooled.driver_connection
-        driver.autocommit = True
+    reader = _READERS.get(bind)
+    if reader is None:
+        reader = _READERS.setdefault(bind, AutocommitReader(bind))
+    return reader.rows(sql, params)
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+@functools.lru_cache(maxsize=256)
+def _numbered(sql: str) -> tuple[bytes, tuple[str, ...]]:
+    """`%(name)s` placeholders as `$1, $2, ...` (each name once) and the names in that order."""
+    names: list[str] = []
+
+    def number(match: re.Match) -> str:
+        if match.group(1) not in names:
+            names.append(match.group(1))
+        return f"${names.index(match.group(1)) + 1}"
+
+    numbered = _PLACEHOLDER.sub(number, sql)
+    if "%" in numbered:
+        raise ValueError("autocommit reads take only %(name)s placeholders")
+    return numbered.encode("utf-8"), tuple(names)
+
+
+def _parameter(value) -> bytes | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value).encode("ascii")
+    raise TypeError(f"autocommit reads take str, int or None parameters, not {type(value).__name__}")
+
+
+class _ReaderConnection:
+    """One psycopg connection in autocommit mode, its prepared statements and its row decoder."""
+
+    MAX_PREPARED = 64  # statements are built per channel set: a few dozen at most
+
+    def __init__(self, connection) -> None:
+        from psycopg.adapt import Transformer
+
+        connection.autocommit = True
+        self.connection = connection
+        self.pgconn = connection.pgconn
+        self.decoder = Transformer(connection)  # the connection's own loaders (JSON columns by load_json)
+        self.prepared: dict[bytes, bytes] = {}
+
+    def execute(self, sql: bytes, values: list):
+        """The statement's result, prepared on this connection at first use (plan and parse once)."""
+        from psycopg import errors
+        from psycopg.pq import ExecStatus
+
+        name = self.prepared.get(sql)
+        if name is None and len(self.prepared) < self.MAX_PREPARED:
+            name = f"mirror_read_{len(self.prepared)}".encode()
+            self._check(self.pgconn.prepare(name, sql), ExecStatus.COMMAND_OK, errors)
+            self.prepared[sql] = name
+        result = self.pgconn.exec_prepared(name, values) if name else self.pgconn.exec_params(sql, values)
+        return self._check(result, ExecStatus.TUPLES_OK, errors)
+
+    def _check(self, result, wanted, errors):
+        if result is None or result.status != wanted:
+            if result is None or self.pgconn.status != 0:  # the connection itself failed
+                raise errors.OperationalError("the database connection was lost during a read")
+            raise errors.error_from_result(result, encoding=self.connection.info.encoding)
+        return result
+
+    def hung_up(self) -> bool:
+        """Whether the server has closed this idle connection (no round trip: a socket poll)."""
+        return self.connection.closed or self.pgconn.status != 0 or _socket_has_spoken(self.pgconn.socket)
+
+    def close(self) -> None:
+        """Close the connection (never raises)."""
+        with contextlib.suppress(Exception):  # already gone: nothing to release
+            self.connection.close()
+
+
+class AutocommitReader:
+    """One-statement reads on an engine's dedicated autocommit connections.
+
+    The gate's lookup, the cold snapshot and the feed page each read with
+    one statement, which is its own consistent snapshot; they are the hot
+    path of every public request. Driving them through a pooled connection
+    toggled into autocommit and a cursor cost most of a warm request's
+    database CPU in the client: the toggle is a round trip's worth of
+    driver work each way, the cursor and its placeholders are rebuilt per
+    call, and the server parses and plans the statement every time.
+
+    So each reader keeps a few connections of its own, opened by the engine
+    (the same URL, arguments and JSON loaders) and detached from its pool,
+    permanently in autocommit; each statement is prepared once per
+    connection and then executed with libpq's PQexecPrepared (the GIL is
+    released while it waits). A row is decoded by the connection's own
+    loaders (exactly what a cursor would give) only when its bytes were not
+    seen before: rows are kept, decoded, by their exact bytes, so a warm
+    request decodes nothing.
+
+    Connections are per process (a fork starts afresh), at most one per
+    concurrent caller, checked without a round trip before use (a server
+    that hung up is noticed and the connection replaced), discarded after
+    any error, and closed when the engine is disposed.
+    """
+
+    MAX_DECODED = 4096  # rows kept decoded, by their bytes; oldest first out
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = weakref.ref(engine)  # the readers' registry is keyed by the engine: never hold it
+        self._pid = os.getpid()
+        self._idle: list[_ReaderConnection] = []
+        self._decoded: dict[tuple, tuple] = {}
+        event.listen(engine, "engine_disposed", lambda _engine: self.close())
+
+    def rows(self, sql: str, params: dict) -> list[tuple]:
+        """The statement's rows as tuples of Python values (read-only: shared between callers)."""
+        numbered, names = _numbered(sql)
+        values = [_parameter(params[name]) for name in names]
+        connection = self._checkout()
         try:
-            return [tuple(row) for row in driver.execute(sql, params).fetchall()]
-        finally:
-            driver.autocommit = False
-    finally:
-        pooled.close()
+            result = connection.execute(numbered, values)
+            rows = self._decode(numbered, result, connection.decoder)
+        except BaseException:
+            connection.close()
+            raise
+        self._idle.append(connection)
+        return rows
+
+    def _decode(self, sql: bytes, result, decoder) -> list[tuple]:
+        width, decoded = result.nfields, self._decoded
+        rows = []
+        loaded = False
+        for index in range(result.ntuples):
+            key = (sql, *(result.get_value(index, column) for column in range(width)))
+            row = decoded.get(key)
+            if row is None:
+                if not loaded:
+                    decoder.set_pgresult(result)
+                    loaded = True
+                row = decoder.load_row(index, tuple)
+                if len(decoded) >= self.MAX_DECODED:
+                    decoded.pop(next(iter(decoded)), None)
+                decoded[key] = row
+            rows.append(row)
+        return rows
+
+    def _checkout(self) -> _ReaderConnection:
+        if self._pid != os.getpid():  # a forked child: the parent's sockets are not ours to use
+            self._pid, self._idle = os.getpid(), []
+        while True:
+            try:
+                connection = self._idle.pop()
+            except IndexError:
+                return self._open()
+            if not connection.hung_up():
+                return connection
+            connection.close()
+
+    def _open(self) -> _ReaderConnection:
+        engine = self._engine()
+        if engine is None:
+            raise RuntimeError("the engine of this reader is gone")
+        pooled = engine.raw_connection()  # the engine's own connect arguments and set-up
+        driver = pooled.driver_connection
+        pooled.detach()  # ours from now on: the pool forgets it
+        return _ReaderConnection(driver)
+
+    def close(self) -> None:
+        """Close every idle connection (the engine is being disposed)."""
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+
+_READERS: weakref.WeakKeyDictionary[Engine, AutocommitReader] = weakref.WeakKeyDictionary()
 
 
 def make_session_factory(engine: Engine) -> sessionmaker:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from sqlalchemy import select
 
 from mirror.config import load_settings
@@ -82,3 +84,42 @@ def migrated_sqlite(tmp_path, name: str = "other.sqlite3") -> str:
     url = f"sqlite:///{tmp_path / name}"
     upgrade(url)
     return url
+
+
+@contextmanager
+def postgres_statements(note):
+    """Call `note(sql)` for every statement psycopg sends while the block runs.
+
+    Cursor statements, transaction commands (BEGIN, COMMIT, ROLLBACK) and
+    the one-statement reads of `mirror.db.AutocommitReader`, which drive
+    libpq directly and so never pass a cursor. Every statement-counting
+    test uses this one tracer, so none can miss a path.
+    """
+    import psycopg
+    from psycopg._connection_base import BaseConnection
+
+    from mirror.db import _ReaderConnection
+
+    execute, command, read = psycopg.Cursor.execute, BaseConnection._exec_command, _ReaderConnection.execute
+
+    def traced_execute(self, query, *args, **kwargs):
+        note(str(query))
+        return execute(self, query, *args, **kwargs)
+
+    def traced_command(self, query, *args, **kwargs):
+        note(query.decode() if isinstance(query, bytes) else str(query))
+        return command(self, query, *args, **kwargs)
+
+    def traced_read(self, sql, values):
+        note(sql.decode())
+        return read(self, sql, values)
+
+    psycopg.Cursor.execute, BaseConnection._exec_command, _ReaderConnection.execute = (
+        traced_execute,
+        traced_command,
+        traced_read,
+    )
+    try:
+        yield
+    finally:
+        psycopg.Cursor.execute, BaseConnection._exec_command, _ReaderConnection.execute = execute, command, read

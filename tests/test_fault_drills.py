@@ -22,10 +22,10 @@ import signal
 import subprocess
 import time
 
-import psycopg
 import pytest
 from sqlalchemy import create_engine, func, select, text
 
+from mirror.db import _ReaderConnection
 from mirror.models import SyncRun
 from tests.conftest import REPO_ROOT, TEST_DATABASE_URL
 from tests.mirror_helpers import migrated_sqlite
@@ -213,18 +213,18 @@ if TEST_DATABASE_URL:  # collected only where there is a Postgres (the CI runs b
         url = mirror.settings.database_url
 
         dropped_once = []
-        original = psycopg.Cursor.execute
+        original = _ReaderConnection.execute  # the gate's one-statement read (mirror.db.AutocommitReader)
 
-        def execute(cursor, query, *args, **kwargs):  # the server drops us just as the gate asks
-            if "FROM companies" in str(query) and not dropped_once:
-                dropped_once.append(_terminate(url, f"pid = {cursor.connection.info.backend_pid}"))
-            return original(cursor, query, *args, **kwargs)
+        def execute(reader, sql, values):  # the server drops us just as the gate asks
+            if b"FROM companies" in sql and not dropped_once:
+                dropped_once.append(_terminate(url, f"pid = {reader.connection.info.backend_pid}"))
+            return original(reader, sql, values)
 
-        psycopg.Cursor.execute = execute
+        _ReaderConnection.execute = execute
         try:
             dropped = client.get(f"/companies/{key}/pricing.json")
         finally:
-            psycopg.Cursor.execute = original
+            _ReaderConnection.execute = original
         assert dropped_once == [1]
         assert dropped.status_code == 503
         assert dropped.get_json() == {

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import event
 
+from tests.mirror_helpers import postgres_statements
 from tests.ops_helpers import KEYED_SURFACES, UNKNOWN_KEY, closed_companies
 from tests.surface_helpers import ALL_CHANNELS, add_company, response_signature, set_settings, sync
 
@@ -132,19 +133,8 @@ def statements_on_this_thread(mirror):
             statements.append(text)
 
     if mirror.is_postgres:
-        import psycopg
-
-        original = psycopg.Cursor.execute
-
-        def execute(cursor, query, *args, **kwargs):
-            keep(query)
-            return original(cursor, query, *args, **kwargs)
-
-        psycopg.Cursor.execute = execute
-        try:
+        with postgres_statements(keep):
             yield statements
-        finally:
-            psycopg.Cursor.execute = original
     else:
         listener = lambda conn, cursor, statement, *rest: keep(statement)  # noqa: E731
         event.listen(mirror.engine, "before_cursor_execute", listener)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 import pytest
@@ -29,6 +29,7 @@ from werkzeug.serving import make_server
 
 from mirror.models import Company, SourceHit, SyncRun
 from tests.conftest import TEST_DATABASE_URL
+from tests.mirror_helpers import postgres_statements
 from tests.ops_helpers import UNKNOWN_KEY, closed_companies
 from tests.surface_helpers import ALL_CHANNELS, add_company, set_settings, sync
 from tests.ucp_helpers import profile_server
@@ -337,30 +338,19 @@ def work_on_this_thread(mirror):
     def built(target, *rest):
         keep("Company built")
 
-    event.listen(mirror.engine, "before_cursor_execute", statement)
     event.listen(Company, "init", built)
     event.listen(Company, "load", built)
-    patched = None
-    if mirror.is_postgres:
-        import psycopg
-
-        patched = psycopg.Connection.execute
-
-        def execute(connection, query, *args, **kwargs):
-            keep(str(query))
-            return patched(connection, query, *args, **kwargs)
-
-        psycopg.Connection.execute = execute
+    statements = postgres_statements(keep) if mirror.is_postgres else nullcontext()
+    if not mirror.is_postgres:
+        event.listen(mirror.engine, "before_cursor_execute", statement)
     try:
-        yield seen
+        with statements:
+            yield seen
     finally:
-        event.remove(mirror.engine, "before_cursor_execute", statement)
+        if not mirror.is_postgres:
+            event.remove(mirror.engine, "before_cursor_execute", statement)
         event.remove(Company, "init", built)
         event.remove(Company, "load", built)
-        if patched is not None:
-            import psycopg
-
-            psycopg.Connection.execute = patched
 
 
 def test_unknown_churned_not_live_and_switched_off_keys_do_the_same_work(upstream, mirror, client):

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from sqlalchemy import event, text
 
 from mirror.render_cache import RenderCache, arguments_key
+from tests.mirror_helpers import postgres_statements
 from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, company_fields, set_product, sync
 from web.responses import strong_etag
 
@@ -57,8 +58,9 @@ def found_skus(result: dict) -> list[str]:
 def round_trips(mirror):
     """What this thread sends the database while the block runs.
 
-    Postgres: every statement and transaction command psycopg sends (the
-    gate's lookup bypasses SQLAlchemy, so its events would miss it).
+    Postgres: every statement and transaction command psycopg sends
+    (`postgres_statements`: the gate's lookup bypasses SQLAlchemy, so its
+    events would miss it).
     SQLite (in-process, no round trips): every SQL statement SQLAlchemy
     executes, transaction control left out. Background writers (the
     invocation log, source tracking) batch their inserts off the request
@@ -72,24 +74,8 @@ def round_trips(mirror):
             seen.append(str(statement))
 
     if mirror.is_postgres:
-        import psycopg
-        from psycopg._connection_base import BaseConnection
-
-        execute, command = psycopg.Cursor.execute, BaseConnection._exec_command
-
-        def traced_execute(self, query, *args, **kwargs):
-            note(query)
-            return execute(self, query, *args, **kwargs)
-
-        def traced_command(self, query, *args, **kwargs):
-            note(query)
-            return command(self, query, *args, **kwargs)
-
-        psycopg.Cursor.execute, BaseConnection._exec_command = traced_execute, traced_command
-        try:
+        with postgres_statements(note):
             yield seen
-        finally:
-            psycopg.Cursor.execute, BaseConnection._exec_command = execute, command
         return
 
     def record(_conn, _cursor, statement, *_args):

@@ -1,0 +1,133 @@
+"""The one-statement read path (mirror.db.autocommit_rows and its AutocommitReader).
+
+On Postgres the gate's lookup, the cold snapshot and the feed page run on
+dedicated autocommit connections, prepared once per connection, with rows
+decoded by the connection's own loaders only when their bytes are new. These
+tests pin what that must never change: the values are exactly what a
+psycopg cursor on an engine connection returns; a statement is parsed and
+planned once per connection; a failed statement is the driver's own error and
+costs only that connection; a connection the server closed is replaced
+unseen; disposing the engine closes them all. On SQLite the path does not
+apply and says so (None), so callers take their transactional path.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import psycopg
+import pytest
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from mirror.db import AutocommitReader, _ReaderConnection, autocommit_rows
+from tests.conftest import TEST_DATABASE_URL
+from tests.mirror_helpers import postgres_statements
+from tests.surface_helpers import add_company, sync
+
+# Postgres-only behaviour is collected where a Postgres is configured (CI runs both backends);
+# the tests without the mark pin what SQLite does instead.
+on_postgres = pytest.mark.parametrize("database_url", ["postgres"] if TEST_DATABASE_URL else [], indirect=True)
+
+VALUES_SQL = (
+    "SELECT %(text)s::text, %(number)s::bigint, NULL::text, true, "
+    'CAST(\'{"a": [1, 2.5, "é"], "ton": 18446744073709551616}\' AS json), '
+    "TIMESTAMPTZ '2026-12-01 12:00:00.123456+00', %(number)s::bigint + 1"
+)
+PARAMS = {"text": "Heat & Air — ½ off", "number": 41}
+
+
+def test_sqlite_has_no_autocommit_path(mirror):
+    if mirror.is_postgres:
+        with Session(mirror.engine) as session:
+            assert autocommit_rows(session, "SELECT 1", {}) == [(1,)]
+        return
+    with Session(mirror.engine) as session:
+        assert autocommit_rows(session, "SELECT 1", {}) is None
+
+
+def test_a_session_in_a_transaction_keeps_its_own_snapshot(mirror):
+    with Session(mirror.engine) as session:
+        session.execute(text("SELECT 1"))
+        assert autocommit_rows(session, "SELECT 1", {}) is None
+
+
+@on_postgres
+def test_values_are_exactly_what_a_cursor_returns(mirror):
+    with mirror.engine.connect() as connection:
+        expected = connection.exec_driver_sql(VALUES_SQL, PARAMS).fetchall()
+    with Session(mirror.engine) as session:
+        first = autocommit_rows(session, VALUES_SQL, PARAMS)
+        again = autocommit_rows(session, VALUES_SQL, PARAMS)
+    assert first == [tuple(expected[0])]
+    assert [type(v) for v in first[0]] == [type(v) for v in expected[0]]
+    assert json.dumps(first[0][4]) == json.dumps(expected[0][4])  # the JSON column by load_json: 2**64 stays an int
+    assert again[0] is first[0]  # the same bytes again: decoded once, shared (read-only)
+
+
+@on_postgres
+def test_a_statement_is_prepared_once_per_connection(mirror):
+    prepared = []
+    reader = AutocommitReader(mirror.engine)
+    connection = reader._checkout()
+    real = connection.pgconn
+
+    class Counting:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def prepare(self, name, sql, *args):
+            prepared.append(sql)
+            return real.prepare(name, sql, *args)
+
+    connection.pgconn = Counting()
+    reader._idle.append(connection)
+    for number in range(5):
+        assert reader.rows("SELECT %(n)s::int + 1", {"n": number}) == [(number + 1,)]
+    assert prepared == [b"SELECT $1::int + 1"]
+    reader.close()
+
+
+@on_postgres
+def test_a_failed_statement_raises_the_drivers_error_and_the_next_read_works(mirror):
+    reader = AutocommitReader(mirror.engine)
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        reader.rows("SELECT * FROM no_such_table WHERE x = %(x)s", {"x": "1"})
+    assert reader._idle == []  # the connection that failed is not reused
+    assert reader.rows("SELECT %(x)s::text", {"x": "ok"}) == [("ok",)]
+    with pytest.raises(TypeError):
+        reader.rows("SELECT %(x)s::text", {"x": 1.5})  # only str, int and None are sent
+    reader.close()
+
+
+def test_the_gate_reads_through_it_and_disposing_closes_its_connections(mirror, upstream, client):
+    key = add_company(upstream)
+    sync(mirror)
+    seen: list[str] = []
+    if not mirror.is_postgres:
+        assert client.get(f"/companies/{key}/pricing.json").status_code == 200
+        return
+    assert client.get(f"/companies/{key}/pricing.json").status_code == 200  # the engine's first connect
+    reads = []
+    me = threading.get_ident()  # the background writers' statements are theirs
+    original = _ReaderConnection.execute
+
+    def traced(self, sql, values):
+        reads.append(self.connection.info.backend_pid)
+        return original(self, sql, values)
+
+    _ReaderConnection.execute = traced
+    try:
+        with postgres_statements(lambda sql: threading.get_ident() == me and seen.append(sql)):
+            for _ in range(3):
+                assert client.get(f"/companies/{key}/pricing.json").status_code == 200
+    finally:
+        _ReaderConnection.execute = original
+    assert len(reads) == 3 and len(set(reads)) == 1  # one connection, reused
+    assert len(seen) == 3 and all("FROM companies" in s for s in seen)
+    pid = reads[0]
+    mirror.engine.dispose()
+    with mirror.writer_engine.connect() as admin:
+        alive = admin.execute(text("SELECT count(*) FROM pg_stat_activity WHERE pid = :pid"), {"pid": pid}).scalar()
+    assert alive == 0
