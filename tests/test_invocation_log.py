@@ -323,3 +323,59 @@ def test_calls_from_webmcp_js_are_logged_as_webmcp(site, lines, tmp_path):
     assert run.returncode == 0 and run.stdout.strip() == '"ok"', run.stderr
     calls = [e for e in lines.entries if e["endpoint"] == "/companies/<key>/webmcp/mcp"]  # the embed's own endpoint
     assert [(e["protocol"], e["tool"], e["outcome"]) for e in calls] == [("webmcp", "get_business_info", "ok")]
+
+
+def test_the_line_is_exactly_what_json_dumps_writes_in_ascii():
+    # The line is made by orjson where that gives the same bytes (ASCII text)
+    # and by the standard library otherwise: the same line either way.
+    import random
+    from datetime import UTC, datetime
+
+    from web.observability import _log_line
+
+    chance = random.Random(7)
+    alphabet = "az/\\\"\x00\x1f\x7f\n\t é<>&'\u2028\ud800"
+    for _ in range(5000):
+        record = {
+            "recorded_at": datetime.now(UTC),
+            "endpoint": "".join(chance.choice(alphabet) for _ in range(chance.randint(0, 12))),
+            "status": chance.choice([200, 404]),
+            "duration_ms": round(chance.random() * 10 ** chance.randint(0, 9), 1),
+            "tool": chance.choice([None, "search_catalog"]),
+        }
+        expected = {"ts": record["recorded_at"].isoformat().replace("+00:00", "Z"), "event": "invocation"}
+        expected.update({k: v for k, v in record.items() if k != "recorded_at"})
+        assert _log_line(record) == json.dumps(expected, ensure_ascii=True, separators=(",", ":"))
+
+
+def test_with_only_its_own_handler_each_request_is_one_line_on_stderr(site, capfd):
+    # The configured path: no other handler on the logger, so a request
+    # queues its fields alone and the listener writes the lines in batches.
+    # (pytest attaches its capture handlers to every logger: set aside here.)
+    _app, client, key = site
+    logger = logging.getLogger("mirror.invocations")
+    [ours] = [h for h in logger.handlers if type(h).__name__ == "_DeferredQueueHandler"]
+    others = [h for h in logger.handlers if h is not ours]
+    queued = []
+    ours.enqueue_fields = lambda fields: (queued.append(fields), type(ours).enqueue(ours, fields))
+    for handler in others:
+        logger.removeHandler(handler)
+    try:
+        capfd.readouterr()
+        for source in ("a", "b", "c"):
+            assert client.get(f"/companies/{key}/pricing.json?source={source}").status_code == 200
+        assert client.get("/companies/nope/pricing.json").status_code == 404
+        ours.flush()
+    finally:
+        for handler in others:
+            logger.addHandler(handler)
+        del ours.enqueue_fields
+    assert len(queued) == 4  # the fields alone: no LogRecord on the request thread
+    written = [json.loads(line) for line in capfd.readouterr().err.splitlines() if '"event":"invocation"' in line]
+    assert [(e["source"], e["status"], e["company_key"]) for e in written] == [
+        ("a", 200, key),
+        ("b", 200, key),
+        ("c", 200, key),
+        (None, 404, None),
+    ]
+    assert all(e["endpoint"] == "/companies/<key>/pricing.json" and AGENT.match(e["agent"]) for e in written)

@@ -75,7 +75,11 @@ def finish_response(app: Flask, response: Response) -> Response:
     except Exception as error:  # answered by the app's own handlers (503 for the database)
         response = _answer_for(app, error)
     try:
-        response.get_wsgi_headers(request.environ)
+        # Only a Location or Content-Location can fail to encode (their IRI
+        # is made a URI, joined with the request's URL); other headers were
+        # validated when set, so most answers skip this second pass.
+        if "Location" in response.headers or "Content-Location" in response.headers:
+            response.get_wsgi_headers(request.environ)
     except Exception:  # e.g. "Port out of range" while encoding a Location
         log.exception("response to %s %s cannot be sent as built", request.method, request.path)
         response = json_error(500, "internal_error", "Something went wrong on our side.")

@@ -94,10 +94,21 @@ class SweptMemoryStorage(MemoryStorage):
 
     STORAGE_SCHEME: ClassVar[list[str]] = ["mirror-memory"]  # the library registers storages by this
     SWEEP_SECONDS = 5.0
+    _sweep_lock = threading.Lock()  # shared by every instance: taken at most once per sweep interval
+
+    _next_sweep = 0.0  # monotonic time before which a sweep is already scheduled
 
     # The base class calls this private hook (its name is mangled) from every hit.
     def _MemoryStorage__schedule_expiry(self) -> None:
-        if not self.timer.is_alive():
+        # A clock comparison per hit; asking the timer thread whether it is
+        # alive takes a lock and was most of this hook's cost.
+        now = time.monotonic()
+        if now < self._next_sweep:
+            return
+        with self._sweep_lock:
+            if now < self._next_sweep or self.timer.is_alive():
+                return
+            self._next_sweep = now + self.SWEEP_SECONDS
             self.timer = threading.Timer(self.SWEEP_SECONDS, self._MemoryStorage__expire_events)
             self.timer.daemon = True
             self.timer.start()

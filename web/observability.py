@@ -50,13 +50,14 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import orjson
 from flask import Flask, Response, current_app, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from mirror.models import Invocation
-from web.gate import gate_result
+from web.gate import GateResult
 from web.recording import RecordWriter
-from web.sources import clean_label
+from web.sources import clean_label, requested_label
 
 log = logging.getLogger(__name__)
 invocation_log = logging.getLogger("mirror.invocations")
@@ -227,8 +228,7 @@ class RequestMetrics:
 # --- the request hooks ----------------------------------------------------------------------
 
 
-def _outcome(status: int, call: McpCall | None) -> str:
-    gated = gate_result()
+def _outcome(status: int, call: McpCall | None, gated: GateResult | None) -> str:
     if gated is not None and gated.outcome != "served":
         return gated.outcome
     if status >= 500:
@@ -238,9 +238,8 @@ def _outcome(status: int, call: McpCall | None) -> str:
     return call.outcome if call is not None else "ok"
 
 
-def _protocol(call: McpCall | None) -> str:
-    rule = request.url_rule.rule if request.url_rule else ""
-    if call is None and not (rule.endswith("/mcp") and request.method == "POST"):
+def _protocol(call: McpCall | None, rule: str, method: str) -> str:
+    if call is None and not (rule.endswith("/mcp") and method == "POST"):
         return "http"
     # webmcp.js names itself in clientInfo (under _meta): a custom header would need a CORS allowance.
     return "webmcp" if call is not None and call.client_name == WEBMCP_CLIENT else "mcp"
@@ -248,30 +247,47 @@ def _protocol(call: McpCall | None) -> str:
 
 def invocation_record(response: Response, duration: float, hash_key: bytes) -> dict:
     """The log line's fields for this request (no raw address, no request text but the label)."""
-    call = g.get("mcp_call")
-    gated = gate_result()
-    user_agent = request.headers.get("User-Agent")
-    label = request.args.get("source", "")
+    # The request and g are read once each: every attribute read through
+    # Flask's proxies is a context-variable lookup.
+    current = request._get_current_object()
+    state = g._get_current_object()
+    call = state.get("mcp_call")
+    gated = state.get("gate")
+    user_agent = current.headers.get("User-Agent")
+    label = requested_label()
+    url_rule = current.url_rule
+    rule = url_rule.rule if url_rule else ""
+    method = current.method
+    status = response.status_code
     return {
         "recorded_at": datetime.now(UTC),
-        "endpoint": request.url_rule.rule if request.url_rule else UNMATCHED,
-        "method": request.method[:8],
-        "protocol": _protocol(call),
+        "endpoint": rule if url_rule else UNMATCHED,
+        "method": method[:8],
+        "protocol": _protocol(call, rule, method),
         "rpc_method": call.method if call else None,
         "tool": call.tool if call else None,
         "platform": detect_platform(user_agent, call.client_name if call else None),
         "source": clean_label(label) if label.strip() else None,
-        "status": response.status_code,
-        "outcome": _outcome(response.status_code, call),
+        "status": status,
+        "outcome": _outcome(status, call, gated),
         "duration_ms": round(duration * 1000, 1),
         "company_key": gated.company_key if gated else None,
-        "agent": agent_id(hash_key, request.remote_addr, user_agent),
+        "agent": agent_id(hash_key, current.remote_addr, user_agent),
     }
 
 
 def _log_line(record: dict) -> str:
+    """The JSON line: pure ASCII, compact (exactly `json.dumps(..., ensure_ascii=True)`)."""
     line = {"ts": record["recorded_at"].isoformat().replace("+00:00", "Z"), "event": "invocation"}
     line.update({k: v for k, v in record.items() if k != "recorded_at"})
+    # orjson writes the same bytes for ASCII text, several times faster; any
+    # other character must be escaped, which only the standard library does.
+    try:
+        fast = orjson.dumps(line)
+    except TypeError:  # a lone surrogate: only the standard library escapes it
+        fast = b"\x80"
+    if fast.isascii() and b"\x7f" not in fast:  # json.dumps escapes DEL too
+        return fast.decode("ascii")
     return json.dumps(line, ensure_ascii=True, separators=(",", ":"))
 
 
@@ -296,6 +312,12 @@ class InvocationLine:
 class _DeferredQueueHandler(logging.handlers.QueueHandler):
     """Enqueue the record as it is: formatting happens on the listener's thread, not the request's.
 
+    When this handler is the logger's only one (as configured), a request
+    enqueues just its fields (`enqueue_fields`): no LogRecord is made on the
+    request thread; the listener makes the line from them. With any other
+    handler attached (an operator's, a test's), the request goes through
+    `Logger.handle` as usual, so every handler sees every record.
+
     The queue is bounded by a soft cap: if stderr stalls, lines are dropped
     (and counted) rather than held without limit.
     """
@@ -312,13 +334,15 @@ class _DeferredQueueHandler(logging.handlers.QueueHandler):
     def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
         return record  # the message is an InvocationLine: immutable fields, rendered by the target
 
-    def enqueue(self, record: logging.LogRecord) -> None:
+    def enqueue(self, record: logging.LogRecord | dict) -> None:
         if self._pid != os.getpid():  # first line in this process (threads do not survive gunicorn's fork)
             self._start()
         if self.queue.qsize() >= self.capacity:
             self.dropped += 1
             return
         self.queue.put_nowait(record)
+
+    enqueue_fields = enqueue  # a record's fields (a dict): the listener makes the line
 
     def _start(self) -> None:
         self._pid = os.getpid()
@@ -334,11 +358,13 @@ class _DeferredQueueHandler(logging.handlers.QueueHandler):
 
 
 class _PollingListener(logging.handlers.QueueListener):
-    """A QueueListener that looks at its queue every POLL_SECONDS instead of blocking on it.
+    """A QueueListener that looks at its queue every POLL_SECONDS and writes what it finds in one go.
 
     A thread blocked on the queue is woken by every line, which costs the
     request that logs it a thread switch; polling costs one wake-up per
-    interval, and lines reach stderr at most that much later.
+    interval, and lines reach stderr at most that much later. Each wake-up
+    writes all the lines queued meanwhile with one write and one flush
+    (`_StderrHandler.emit_lines`), not one per line.
     """
 
     POLL_SECONDS = 1.0  # as the row writer's linger (web/recording.py): one wake-up a second
@@ -351,15 +377,43 @@ class _PollingListener(logging.handlers.QueueListener):
         super().enqueue_sentinel()
         self._wake.set()
 
-    def dequeue(self, block: bool) -> logging.LogRecord:
+    def _monitor(self) -> None:
         while True:
-            try:
-                return self.queue.get_nowait()
-            except queue.Empty:
-                if not block:
-                    raise
-                self._wake.wait(self.POLL_SECONDS)
-                self._wake.clear()
+            batch, stop = self._next_batch()
+            if batch:
+                self._write(batch)
+            if stop:
+                return
+
+    def _next_batch(self) -> tuple[list, bool]:
+        while True:
+            batch: list = []
+            while True:
+                try:
+                    item = self.queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is self._sentinel:
+                    return batch, True
+                batch.append(item)
+            if batch:
+                return batch, False
+            self._wake.wait(self.POLL_SECONDS)
+            self._wake.clear()
+
+    def _write(self, batch: list) -> None:
+        (target,) = self.handlers
+        lines = []
+        for item in batch:
+            if isinstance(item, dict):  # enqueue_fields: only our handler is attached
+                lines.append(_log_line(item))
+            else:
+                try:
+                    lines.append(target.format(item))
+                except Exception:  # one bad record must not lose the batch
+                    target.handleError(item)
+        if lines:
+            target.emit_lines(lines)
 
 
 class _StderrHandler(logging.StreamHandler):
@@ -380,6 +434,16 @@ class _StderrHandler(logging.StreamHandler):
     @stream.setter
     def stream(self, _value) -> None:
         pass  # always the current sys.stderr
+
+    def emit_lines(self, lines: list[str]) -> None:
+        """Write formatted lines with one write and one flush (never raises: logging's own error report)."""
+        try:
+            with self.lock:
+                stream = self.stream
+                stream.write(self.terminator.join(lines) + self.terminator)
+                stream.flush()
+        except Exception:
+            self.handleError(None)
 
 
 def _configure_invocation_logger() -> None:
@@ -431,11 +495,15 @@ def _observe_response(response: Response, metrics: RequestMetrics, writer: Recor
     if call is not None:
         metrics.child(metrics.mcp_calls, endpoint, call.method, call.tool or "", record["outcome"]).inc()
     if invocation_log.isEnabledFor(logging.INFO):
-        # The record straight to the handlers: Logger.info's caller lookup
-        # (a stack walk) finds nothing this line uses.
-        invocation_log.handle(
-            invocation_log.makeRecord(invocation_log.name, logging.INFO, "", 0, InvocationLine(record), (), None)
-        )
+        handlers = invocation_log.handlers
+        if len(handlers) == 1 and isinstance(handlers[0], _DeferredQueueHandler) and not invocation_log.filters:
+            handlers[0].enqueue_fields(record)  # ours alone: the listener makes the line from the fields
+        else:
+            # The record straight to the handlers: Logger.info's caller lookup
+            # (a stack walk) finds nothing this line uses.
+            invocation_log.handle(
+                invocation_log.makeRecord(invocation_log.name, logging.INFO, "", 0, InvocationLine(record), (), None)
+            )
     writer.record(Invocation, _row(record))
 
 

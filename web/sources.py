@@ -23,6 +23,20 @@ LABEL_MAX = 64
 ENDPOINT_MAX = 255
 
 
+def requested_label() -> str:
+    """This request's `?source=` value as sent ("" when there is none).
+
+    Most requests carry no query string at all, and `request.args` parses
+    one into a MultiDict on first use: a query string that holds neither
+    `source` nor a percent escape (an escaped name could decode to it) has
+    no such parameter, so it is not parsed for this.
+    """
+    query = request.environ.get("QUERY_STRING", "")
+    if "source" not in query and "%" not in query:
+        return ""
+    return request.args.get("source", "")
+
+
 def clean_label(raw: str) -> str:
     """The first 64 characters, without NULs (Postgres text refuses them)."""
     return raw.replace("\x00", "")[:LABEL_MAX]
@@ -63,7 +77,7 @@ def init_source_tracking(app: Flask, writer: RecordWriter) -> None:
     @app.after_request
     def _record_source(response: Response) -> Response:
         try:
-            label = request.args.get("source", "")
+            label = requested_label()
             if label.strip():
                 writer.record(SourceHit, source_hit(label, recorded_endpoint(), request.method, response.status_code))
         except Exception:  # a malformed query string must not break the response
