@@ -13,7 +13,7 @@ the HTTP-level refusals (Host, size, Content-Type) come first.
 
 from __future__ import annotations
 
-from flask import Response, request
+from flask import request
 
 from a2a_server import bp
 from a2a_server.cards import company_card, directory_card
@@ -36,7 +36,7 @@ from mirror import urls
 from web.db import db, render_cache, settings
 from web.gate import gate
 from web.limits import charge_client
-from web.responses import conditional, dumps
+from web.responses import Response, conditional, dumps
 
 CHANNEL = "a2a"
 MAX_BODY_BYTES = 16 * 1024

@@ -40,13 +40,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Response, request
+from flask import request
 
 from mcp_server import jsonrpc as rpc
 from mcp_server.hosts import host_allowed, origin_of_base
 from web.db import settings as current_settings
 from web.observability import note_mcp_message, note_mcp_outcome
-from web.responses import dumps
+from web.responses import Response, dumps
 
 MAX_BODY_BYTES = 16 * 1024
 ALLOWED_REQUEST_HEADERS = "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name"

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
 from mirror.catalog import public_products_filter
+from mirror.db import autocommit_rows
 from mirror.models import Product
 
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
@@ -100,9 +101,27 @@ def search_catalog(
         "compact": "".join(t.compact for t in terms),
         **_match_params(dialect, plugin_key, terms),
     }
-    rows = session.execute(statement, params).all()
-    total = rows[0].total if rows else 0
+    rows = None
+    if dialect == "postgresql":  # one autocommit statement, its own snapshot: no BEGIN, no ROLLBACK
+        sql, defaults = _postgres_sql(
+            len(terms), category_slug is not None, tier is not None, max_price_cents is not None
+        )
+        rows = autocommit_rows(session, sql, {**defaults, **params})
+    if rows is None:
+        rows = session.execute(statement, params).all()
+    total = rows[0][-1] if rows else 0  # the last column: count(*) OVER ()
     return CatalogSearch(hits=[_hit(row) for row in rows], total=total, terms=query_terms(query))
+
+
+@lru_cache(maxsize=128)
+def _postgres_sql(term_count: int, by_category: bool, by_tier: bool, by_price: bool) -> tuple[str, dict]:
+    """`_statement`'s Postgres form as SQL text and the values of its literal parameters, once per shape."""
+    from sqlalchemy.dialects.postgresql import psycopg
+
+    compiled = _statement("postgresql", term_count, by_category, by_tier, by_price).compile(dialect=psycopg.dialect())
+    # The literal values the statement carries (0 for the price, the separators pattern); the rest are the caller's.
+    defaults = {name: value for name, value in compiled.construct_params(_check=False).items() if value is not None}
+    return str(compiled), defaults
 
 
 @lru_cache(maxsize=128)
@@ -206,15 +225,17 @@ def _models(value) -> list[str]:
 
 
 def _hit(row) -> CatalogHit:
+    """A hit from a result row: `_COLUMNS` in order (a Row or a plain tuple), then the total."""
+    sku, name, brand, category_name, category_slug, category_kind, tier, price_cents, models, description = row[:10]
     return CatalogHit(
-        sku=row.sku,
-        name=row.name,
-        brand=row.brand,
-        category_name=row.category_name,
-        category_slug=row.category_slug,
-        category_kind=row.category_kind,
-        tier=row.tier,
-        price_cents=row.price_cents,
-        model_numbers=_models(row.model_numbers),
-        description=row.description,
+        sku=sku,
+        name=name,
+        brand=brand,
+        category_name=category_name,
+        category_slug=category_slug,
+        category_kind=category_kind,
+        tier=tier,
+        price_cents=price_cents,
+        model_numbers=_models(models),
+        description=description,
     )

@@ -236,3 +236,33 @@ def test_the_cheaper_product_vector_of_0004_is_the_vector_of_0003(ranked, databa
         engine.dispose()
     assert len(new) > len(CATALOG)  # the fixed catalog and the demo companies around it
     assert new == old == again
+
+
+def test_one_autocommit_statement_on_postgres_and_the_same_answer_inside_a_transaction(ranked):
+    # A request's search is its own snapshot (one statement, no BEGIN or
+    # ROLLBACK) on Postgres; inside a transaction, or on SQLite, the same
+    # statement runs in the session: both answer alike.
+    import threading
+
+    from sqlalchemy import text
+
+    from tests.mirror_helpers import postgres_statements
+
+    mirror = ranked.mirror
+    queries = ("lennox furnace", "ML17XP1-036", "filters", "twin thermostat")
+    seen: list[str] = []
+    me = threading.get_ident()
+    ranked("warm")  # the reader's first connection (the engine's first connect speaks first)
+    with mirror.Session() as session:
+        if mirror.is_postgres:
+            with postgres_statements(lambda sql: threading.get_ident() == me and seen.append(sql)):
+                alone = [search_catalog(session, KEY, q, limit=50) for q in queries]
+        else:
+            alone = [search_catalog(session, KEY, q, limit=50) for q in queries]
+    with mirror.Session() as session:
+        session.execute(text("SELECT 1"))  # the session's snapshot has begun
+        inside = [search_catalog(session, KEY, q, limit=50) for q in queries]
+    assert [(f.hits, f.total) for f in alone] == [(f.hits, f.total) for f in inside]
+    assert all(found.hits for found in alone)
+    if mirror.is_postgres:
+        assert len(seen) == len(queries) and all("search_vector" in sql for sql in seen)

@@ -14,7 +14,7 @@ from flask import Flask
 from mirror.render_cache import RenderCache
 from web import db, errors, health, limits, observability, sources
 from web.recording import RecordWriter
-from web.responses import strong_etag
+from web.responses import Response, strong_etag
 
 
 def init_app(app: Flask) -> None:
@@ -37,6 +37,7 @@ def init_app(app: Flask) -> None:
 
     _trust_proxies(app, settings.trusted_proxy_hops)
     _check_each_hook_once(app)
+    app.response_class = Response  # web.responses: sent without Werkzeug's second copy of the headers
     observability.init_observability(app, settings, writer)
     limits.init_rate_limits(app, settings)
     app.register_blueprint(health.bp)

@@ -61,10 +61,12 @@ def init_error_handling(app: Flask) -> None:
 
     @app.after_request
     def _security_headers(response: Response) -> Response:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        if response.mimetype == "text/html":
-            response.headers.setdefault("Content-Security-Policy", HTML_CSP)
-            response.headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
+        headers = response.headers
+        headers.setdefault("X-Content-Type-Options", "nosniff")
+        # The media type as `response.mimetype` reads it, without parsing the parameters.
+        if headers.get("Content-Type", "").split(";", 1)[0].strip().lower() == "text/html":
+            headers.setdefault("Content-Security-Policy", HTML_CSP)
+            headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
         return response
 
 

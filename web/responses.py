@@ -6,7 +6,30 @@ import hashlib
 import json
 import re
 
-from flask import Response, render_template, request
+import flask
+from flask import render_template, request
+
+
+class Response(flask.Response):
+    """The app's response class: Werkzeug's, without its header copy where the copy would change nothing.
+
+    Just before sending, Werkzeug copies every header into a new Headers
+    object (validating each again) so it can make a Location absolute, drop
+    Content-Length from a 1xx, 204 or 304, and add a missing
+    Content-Length. A response with none of those cases (a 2xx, 3xx or
+    4xx/5xx other than 204 and 304 that already carries its Content-Length
+    and no Location or Content-Location: nearly every answer here) would get
+    an identical copy, so its own headers are sent as they are.
+    """
+
+    def get_wsgi_headers(self, environ):
+        status = self.status_code
+        if status >= 200 and status not in (204, 304):
+            names = {name.lower() for name, _value in self.headers}
+            if "content-length" in names and "location" not in names and "content-location" not in names:
+                return self.headers  # the response is final: nothing changes them after this
+        return super().get_wsgi_headers(environ)
+
 
 NOT_FOUND_BODY = json.dumps({"error": "not_found", "message": "No such company."})
 _ETAG_RE = re.compile(r'\s*(?:W/)?("[^"]*"|\*)\s*(?:,|$)')

@@ -1,0 +1,44 @@
+"""The app's Response sends exactly the headers Werkzeug's would (web.responses.Response).
+
+It skips Werkzeug's second copy of the headers only where the copy would
+change nothing; every case where Werkzeug changes them (a Location made
+absolute, a Content-Location made a URI, Content-Length dropped from a 1xx,
+204 or 304, a missing Content-Length computed) must still come out exactly
+as Werkzeug makes it.
+"""
+
+from __future__ import annotations
+
+import flask
+import pytest
+from werkzeug.test import EnvironBuilder
+
+from web.responses import Response
+
+
+def _cases():
+    yield "200 json", dict(response=b'{"a":1}', mimetype="application/json", headers={"ETag": '"x"'})
+    yield "404 json", dict(response=b"{}", status=404, mimetype="application/json")
+    yield "302 relative Location", dict(status=302, headers={"Location": "/companies/k/pricing"})
+    yield "301 IRI Location", dict(status=301, headers={"Location": "https://ex.example/caf\u00e9?q=\u00fc"})
+    yield "200 Content-Location", dict(response=b"x", headers={"Content-Location": "/caf\u00e9"})
+    yield "304", dict(status=304, headers={"ETag": '"x"', "Cache-Control": "public, max-age=300"})
+    yield "204", dict(status=204, headers={"Access-Control-Allow-Origin": "*"})
+    yield "200 no length (a list body)", dict(response=[b"a", b"bc"])
+    yield "200 streamed (a generator)", dict(response=(part for part in [b"a", b"b"]))
+    yield "500 html", dict(response="<p>x</p>", status=500, mimetype="text/html")
+
+
+@pytest.mark.parametrize("name,arguments", list(_cases()), ids=[name for name, _ in _cases()])
+def test_the_headers_sent_are_werkzeugs(name, arguments):
+    environ = EnvironBuilder(path="/companies/k/quote", base_url="http://mirror.example/").get_environ()
+    ours = Response(**arguments)
+    if isinstance(arguments.get("response"), list):
+        ours.headers.pop("Content-Length", None)  # as a body set without a known length
+    theirs_headers = flask.Response.get_wsgi_headers(ours, environ).to_wsgi_list()
+    assert ours.get_wsgi_headers(environ).to_wsgi_list() == theirs_headers, name
+
+
+def test_the_app_answers_with_it(client):
+    response = client.get("/healthz")
+    assert isinstance(response, Response) and client.application.response_class is Response
