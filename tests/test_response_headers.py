@@ -17,16 +17,16 @@ from web.responses import Response
 
 
 def _cases():
-    yield "200 json", dict(response=b'{"a":1}', mimetype="application/json", headers={"ETag": '"x"'})
-    yield "404 json", dict(response=b"{}", status=404, mimetype="application/json")
-    yield "302 relative Location", dict(status=302, headers={"Location": "/companies/k/pricing"})
-    yield "301 IRI Location", dict(status=301, headers={"Location": "https://ex.example/caf\u00e9?q=\u00fc"})
-    yield "200 Content-Location", dict(response=b"x", headers={"Content-Location": "/caf\u00e9"})
-    yield "304", dict(status=304, headers={"ETag": '"x"', "Cache-Control": "public, max-age=300"})
-    yield "204", dict(status=204, headers={"Access-Control-Allow-Origin": "*"})
-    yield "200 no length (a list body)", dict(response=[b"a", b"bc"])
-    yield "200 streamed (a generator)", dict(response=(part for part in [b"a", b"b"]))
-    yield "500 html", dict(response="<p>x</p>", status=500, mimetype="text/html")
+    yield "200 json", {"response": b'{"a":1}', "mimetype": "application/json", "headers": {"ETag": '"x"'}}
+    yield "404 json", {"response": b"{}", "status": 404, "mimetype": "application/json"}
+    yield "302 relative Location", {"status": 302, "headers": {"Location": "/companies/k/pricing"}}
+    yield "301 IRI Location", {"status": 301, "headers": {"Location": "https://ex.example/caf\u00e9?q=\u00fc"}}
+    yield "200 Content-Location", {"response": b"x", "headers": {"Content-Location": "/caf\u00e9"}}
+    yield "304", {"status": 304, "headers": {"ETag": '"x"', "Cache-Control": "public, max-age=300"}}
+    yield "204", {"status": 204, "headers": {"Access-Control-Allow-Origin": "*"}}
+    yield "200 no length (a list body)", {"response": [b"a", b"bc"]}
+    yield "200 streamed (a generator)", {"response": (part for part in [b"a", b"b"])}
+    yield "500 html", {"response": "<p>x</p>", "status": 500, "mimetype": "text/html"}
 
 
 @pytest.mark.parametrize("name,arguments", list(_cases()), ids=[name for name, _ in _cases()])
