@@ -42,3 +42,27 @@ def test_the_headers_sent_are_werkzeugs(name, arguments):
 def test_the_app_answers_with_it(client):
     response = client.get("/healthz")
     assert isinstance(response, Response) and client.application.response_class is Response
+
+
+def test_pretty_json_is_json_dumps_with_an_indent_of_two():
+    # web.responses.pretty_dumps (the text of every MCP tool result) writes
+    # exactly what the standard library writes, whichever encoder it used.
+    import json
+    import random
+
+    from web.responses import pretty_dumps
+
+    chance = random.Random(11)
+    scalars = [None, True, False, 0, -5, 2**40, 2**70, 3.25, 60.05, 1e-7, 1.5e16, "", 'a"b\\c\n\t\x01é€😀\u2028\x7f']
+
+    def value(depth=0):
+        pick = chance.random()
+        if depth > 3 or pick < 0.3:
+            return chance.choice(scalars)
+        if pick < 0.6:
+            return [value(depth + 1) for _ in range(chance.randint(0, 3))]
+        return {f"k{i}" + chance.choice(["", "é", "\n", "1e5"]): value(depth + 1) for i in range(chance.randint(0, 3))}
+
+    for _ in range(3000):
+        payload = value()
+        assert pretty_dumps(payload) == json.dumps(payload, indent=2, ensure_ascii=False)

@@ -22,6 +22,7 @@ from pydantic_core import PydanticCustomError
 
 from mirror.storable import REASON as UNSTORABLE_REASON
 from mirror.storable import first_unstorable
+from web.responses import pretty_dumps
 
 UNSTORABLE_ERROR = "unstorable_text"
 
@@ -162,7 +163,7 @@ class ToolSpec:
 
 def tool_success(structured: dict) -> dict:
     """A successful result: structuredContent plus the same JSON, pretty-printed, as text."""
-    text = json.dumps(structured, indent=2, ensure_ascii=False)
+    text = pretty_dumps(structured)  # json.dumps(structured, indent=2, ensure_ascii=False), exactly
     return {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False}
 
 
