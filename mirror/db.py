@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import os
 import re
@@ -284,11 +285,12 @@ class AutocommitReader:
         return rows
 
     def _decode(self, sql: bytes, result, decoder) -> list[tuple]:
-        width, decoded = result.nfields, self._decoded
+        width, decoded, cell = result.nfields, self._decoded, result.get_value
+        columns = range(width)
         rows = []
         loaded = False
         for index in range(result.ntuples):
-            key = (sql, *(result.get_value(index, column) for column in range(width)))
+            key = (sql, *map(cell, itertools.repeat(index, width), columns))  # no Python frame per cell
             row = decoded.get(key)
             if row is None:
                 if not loaded:
