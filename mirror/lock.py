@@ -24,6 +24,14 @@ class SyncBusy(RuntimeError):
     """Another process is running a sync right now."""
 
 
+class SyncRecent(SyncBusy):
+    """A scheduled run found, holding the lock, that a whole run ended moments ago (another process synced)."""
+
+    def __init__(self, age_seconds: float) -> None:
+        super().__init__(f"the last run ended {age_seconds:.0f}s ago")
+        self.age_seconds = age_seconds
+
+
 @contextlib.contextmanager
 def sync_lock(engine: Engine) -> Iterator[None]:
     """Hold the cross-process sync lock, or raise SyncBusy at once."""

@@ -14,32 +14,30 @@ from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
-from sqlalchemy import func, select
 
-from mirror.lock import SyncBusy
-from mirror.models import SyncRun
+from mirror.lock import SyncBusy, SyncRecent
 
 log = logging.getLogger(__name__)
 
 
 def scheduled_sync(mirror) -> str:
-    """One tick: skip when another process synced recently or is syncing now."""
+    """One tick: skip when another process synced recently or is syncing now.
+
+    "Recently" is under half the interval, checked by the sync itself while
+    it holds the lock (on the primary: a replica may not have replayed the
+    last run yet), so ticks of several processes start one run between them.
+    """
     interval = mirror.settings.sync_interval_seconds
-    with mirror.PrimarySession() as session:  # the primary: a replica may not have replayed the last run yet
-        last_end = session.scalar(select(func.max(SyncRun.finished_at)).where(SyncRun.company_key.is_(None)))
-    if last_end is not None:
-        last_end = last_end if last_end.tzinfo else last_end.replace(tzinfo=UTC)
-        age = datetime.now(UTC) - last_end
-        if age < timedelta(seconds=interval / 2):
-            log.info(
-                "scheduled sync skipped: the last run ended %.0fs ago, under half the %ss interval "
-                "(another process syncs too)",
-                age.total_seconds(),
-                interval,
-            )
-            return "skipped-recent"
     try:
-        result = mirror.sync()
+        result = mirror.sync(skip_if_ended_within=interval / 2)
+    except SyncRecent as recent:
+        log.info(
+            "scheduled sync skipped: the last run ended %.0fs ago, under half the %ss interval "
+            "(another process syncs too)",
+            recent.age_seconds,
+            interval,
+        )
+        return "skipped-recent"
     except SyncBusy:
         log.info("scheduled sync skipped: another process is syncing")
         return "skipped-busy"

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import orjson
-from sqlalchemy import JSON, delete, event, insert, select, text, tuple_, update
+from sqlalchemy import JSON, delete, event, func, insert, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from mirror import state as st
 from mirror.businesses import feed_hash
-from mirror.lock import sync_lock
+from mirror.lock import SyncRecent, sync_lock
 from mirror.models import Company, OfferGroup, Product, SyncRun
 from mirror.offers import (
     content_version,
@@ -203,6 +203,16 @@ def _log_invalid_summary(run_id: int, run: _RunState) -> None:
     )
 
 
+def _seconds_since_last_whole_run(session_factory) -> float | None:
+    """How long ago the last whole run (not a single company's) ended; None when none has."""
+    with session_factory() as session:
+        last_end = session.scalar(select(func.max(SyncRun.finished_at)).where(SyncRun.company_key.is_(None)))
+    if last_end is None:
+        return None
+    last_end = last_end if last_end.tzinfo else last_end.replace(tzinfo=UTC)
+    return (datetime.now(UTC) - last_end).total_seconds()
+
+
 def run_sync(
     engine,
     session_factory,
@@ -212,14 +222,24 @@ def run_sync(
     full: bool = False,
     company_key: str | None = None,
     progress: Progress | None = None,
+    skip_if_ended_within: float | None = None,
 ) -> SyncResult:
     """Run one sync under the cross-process lock and record it in sync_runs.
 
     Raises SyncBusy when another process is syncing. Upstream or database
     failures roll the run back and are recorded; the result says "failed".
+    With `skip_if_ended_within` (seconds: the scheduler's ticks), raises
+    SyncRecent instead of running when a whole run ended that recently. The
+    check is made holding the lock: checked before taking it, two
+    processes' ticks could both see no recent run, and the second would
+    sync again as soon as the first released the lock.
     """
     mode = "company" if company_key else ("full" if full else "incremental")
     with sync_lock(engine), _fewer_collections():
+        if skip_if_ended_within is not None:
+            age = _seconds_since_last_whole_run(session_factory)
+            if age is not None and age < skip_if_ended_within:
+                raise SyncRecent(age)
         run_id, started_at = _open_run(session_factory, mode, company_key)
         run = _RunState(mode=mode, generation=run_id)
         session = session_factory()

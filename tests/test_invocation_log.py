@@ -263,6 +263,8 @@ def test_usage_report_per_company_and_tool(site):
     client.get(f"/companies/{key}/pricing.json", headers={"User-Agent": "curl/8"})
     client.get("/v1/businesses")
     app.extensions["invocation_recorder"].flush()
+    for handler in logging.getLogger("mirror.invocations").handlers:
+        handler.flush()  # every line written now: none may land in the commands' output below
     output = app.test_cli_runner().invoke(args=["usage", "--since", "1h"]).output
     rows = {tuple(line.split()[:3]): line.split()[3:] for line in output.splitlines()[1:] if line.strip()}
     assert rows[(key, "list_categories", "mcp")][:3] == ["3", "1", "0"]
