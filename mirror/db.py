@@ -191,6 +191,17 @@ def _parameter(value) -> bytes | None:
     raise TypeError(f"autocommit reads take str, int or None parameters, not {type(value).__name__}")
 
 
+def _load_row(raw: tuple, loaders: list, previous: tuple[tuple, tuple] | None) -> tuple:
+    """One row's values from its cells, reusing the previous row's value for an identical cell."""
+    if previous is None:
+        return tuple(None if value is None else load(value) for value, load in zip(raw, loaders, strict=True))
+    before, values = previous
+    return tuple(
+        values[column] if value == before[column] else (None if value is None else loaders[column](value))
+        for column, value in enumerate(raw)
+    )
+
+
 class _ReaderConnection:
     """One psycopg connection in autocommit mode, its prepared statements and its row decoder."""
 
@@ -285,21 +296,31 @@ class AutocommitReader:
         return rows
 
     def _decode(self, sql: bytes, result, decoder) -> list[tuple]:
+        """The result's rows: each one kept decoded by its bytes; a new one decoded cell by cell.
+
+        A cell equal to the same column's cell in the row before is that
+        row's value (a join repeats the company's columns in every offer
+        group's row: their JSON is decoded once, not once per group).
+        """
         width, decoded, cell = result.nfields, self._decoded, result.get_value
         columns = range(width)
+        loaders = None
+        previous: tuple[tuple, tuple] | None = None
         rows = []
-        loaded = False
         for index in range(result.ntuples):
-            key = (sql, *map(cell, itertools.repeat(index, width), columns))  # no Python frame per cell
+            raw = tuple(map(cell, itertools.repeat(index, width), columns))  # no Python frame per cell
+            key = (sql, raw)
             row = decoded.get(key)
             if row is None:
-                if not loaded:
-                    decoder.set_pgresult(result)
-                    loaded = True
-                row = decoder.load_row(index, tuple)
+                if loaders is None:
+                    from psycopg.pq import Format
+
+                    loaders = [decoder.get_loader(result.ftype(c), Format(result.fformat(c))).load for c in columns]
+                row = _load_row(raw, loaders, previous)
                 if len(decoded) >= self.MAX_DECODED:
                     decoded.pop(next(iter(decoded)), None)
                 decoded[key] = row
+            previous = (raw, row)
             rows.append(row)
         return rows
 

@@ -131,3 +131,22 @@ def test_the_gate_reads_through_it_and_disposing_closes_its_connections(mirror, 
     with mirror.writer_engine.connect() as admin:
         alive = admin.execute(text("SELECT count(*) FROM pg_stat_activity WHERE pid = :pid"), {"pid": pid}).scalar()
     assert alive == 0
+
+
+@on_postgres
+def test_rows_that_repeat_cells_decode_like_a_cursor(mirror):
+    # A join repeats the company's cells in every row: each cell is decoded
+    # once and reused while it repeats; any cell that differs is its own.
+    sql = (
+        "SELECT * FROM (VALUES "
+        "(1, CAST('{\"a\": 1}' AS json), NULL::text, 'x'), "
+        "(1, CAST('{\"a\": 1}' AS json), 'y', 'x'), "
+        "(2, CAST('{\"a\": 2}' AS json), NULL::text, 'x'), "
+        "(2, CAST('[1, 2]' AS json), NULL::text, %(last)s)) AS v(n, j, t, s)"
+    )
+    with mirror.engine.connect() as connection:
+        expected = [tuple(row) for row in connection.exec_driver_sql(sql, {"last": "z"}).fetchall()]
+    with Session(mirror.engine) as session:
+        rows = autocommit_rows(session, sql, {"last": "z"})
+    assert rows == expected
+    assert rows[0][1] is rows[1][1] and rows[2][1] is not rows[1][1]  # decoded once while it repeats
