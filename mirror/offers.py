@@ -96,14 +96,17 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
 
     Every group of the companies in `plugin_keys`, and the groups named by
     the (plugin_key, category_slug) `pairs`. Each row is (plugin_key, category_slug, category_name, kind, low, high,
-    count, good, better, best, image_url); `offer_group_row()` makes it the
-    dict `build_offer_groups()` returns. Strings are compared by code point,
+    count, good, better, best, image_url); `offer_group_values()` makes it
+    the values of the dict `build_offer_groups()` returns. Strings are compared by code point,
     as Python compares them, whatever the database's collation.
     """
     p = Product
-    scope = p.plugin_key.in_(plugin_keys)
+    # On Postgres, pass companies or pairs: under an OR, the pairs cannot
+    # become a join and every product is read.
+    scopes = [p.plugin_key.in_(plugin_keys)] if plugin_keys or not pairs else []
     if pairs:
-        scope = or_(scope, groups_in(p.__table__, pairs, dialect_name))
+        scopes.append(groups_in(p.__table__, pairs, dialect_name))
+    scope = or_(*scopes)
     # mirror.catalog's rule for one company, with the company bound to each
     # row's own key (a tautology), is the rule for every company in scope.
     public = and_(scope, public_products_filter(p.plugin_key))
@@ -164,11 +167,10 @@ def groups_in(table, pairs: list[tuple[str, str]], dialect_name: str):
     return tuple_(table.c.plugin_key, table.c.category_slug).in_(list(pairs))
 
 
-def offer_group_row(row, currency: str) -> dict:
-    """One row of `offer_groups_query()` as the dict `build_offer_groups()` makes."""
+def offer_group_values(row, currency: str) -> tuple:
+    """One row of `offer_groups_query()` as the values of a stored offer group, in GROUP_COLUMNS order."""
     key, slug, name, kind, low, high, count, good, better, best, image_url = row
-    values = (key, slug, name, kind, currency, low, high, count, good, better, best, image_url)
-    return dict(zip(GROUP_COLUMNS, values, strict=True))
+    return (key, slug, name, kind, currency, low, high, count, good, better, best, image_url)
 
 
 def sort_offer_groups(groups: list[dict]) -> list[dict]:

@@ -453,6 +453,44 @@ def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, up
     assert {k: v for k, v in after.items() if k[0] != key} == {k: v for k, v in before.items() if k[0] != key}
 
 
+def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream):
+    """A product written without moving its group's summary (a rename) rewrites no offer group and keeps
+    the content version, yet moves the company's generation (its product pages changed); a price that
+    moves the group rewrites that group alone and the content version."""
+    from mirror.models import OfferGroup
+
+    _sync(mirror, upstream)
+    key = _public_key(upstream)
+    product = _a_product(upstream, key)
+    slug = product["category"]["slug"]
+
+    def state():
+        with mirror.Session() as session:
+            company = session.get(Company, key)
+            groups = {
+                (g.plugin_key, g.category_slug): (g.price_low_cents, g.offer_count)
+                for g in session.scalars(select(OfferGroup))
+            }
+            return company.content_version, company.generation, groups
+
+    version, generation, groups = state()
+    upstream.catalog.set_product(key, product["sku"], name=product["name"] + " (renamed)")
+    renamed = _sync(mirror, upstream)
+    assert renamed.counts.products_written == 1 and renamed.counts.offer_groups_rebuilt == 0
+    assert state()[0] == version and state()[1] > generation and state()[2] == groups
+    assert _held_product(mirror, key, product["sku"]).name.endswith("(renamed)")
+
+    upstream.catalog.set_product(key, product["sku"], price="0.01")
+    repriced = _sync(mirror, upstream)
+    assert repriced.counts.products_written == 1 and repriced.counts.offer_groups_rebuilt == 1
+    new_version, _, new_groups = state()
+    assert new_version != version and new_groups[(key, slug)][0] == 1
+    assert {k: v for k, v in new_groups.items() if k != (key, slug)} == {
+        k: v for k, v in groups.items() if k != (key, slug)
+    }
+    assert_offer_groups_in_step(mirror)
+
+
 @pytest.mark.parametrize("threshold", [1, 10**9], ids=["large-run", "small-run"])
 def test_a_large_run_leaves_the_planner_statistics_current(mirror, upstream, monkeypatch, threshold):
     # Without statistics the planner took a company's 20 products for ~440 and
