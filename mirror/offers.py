@@ -7,7 +7,9 @@ sync stored, on both databases):
 - `build_offer_groups()`: pure Python over product rows, the definition;
 - `offer_groups_query()`: the same summary computed set-wise by the database
   for many companies at once, which is what the sync runs (a full run would
-  otherwise read every product row into Python).
+  otherwise read every product row into Python), through
+  `changed_offer_groups_query()`: only the groups that differ from the
+  stored ones come back.
 
 The content version is a function of exactly the public pricing content.
 """
@@ -20,10 +22,25 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 import orjson
-from sqlalchemy import Select, and_, case, func, or_, select, text, tuple_
+from sqlalchemy import (
+    CompoundSelect,
+    Select,
+    and_,
+    case,
+    exists,
+    false,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    text,
+    tuple_,
+    union_all,
+)
 
 from mirror.catalog import is_public_product, public_products_filter
-from mirror.models import Product
+from mirror.models import Company, OfferGroup, Product
 from mirror.records import TIERS
 
 # The columns of an offer-group row, in the order both spellings build them.
@@ -96,7 +113,7 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
 
     Every group of the companies in `plugin_keys`, and the groups named by
     the (plugin_key, category_slug) `pairs`. Each row is (plugin_key, category_slug, category_name, kind, low, high,
-    count, good, better, best, image_url); `offer_group_values()` makes it
+    count, good, better, best, image_url): with the company's currency,
     the values of the dict `build_offer_groups()` returns. Strings are compared by code point,
     as Python compares them, whatever the database's collation.
     """
@@ -156,6 +173,68 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
     ).group_by(r.plugin_key, r.category_slug)
 
 
+# The columns of offer_groups_query() and, in order, the stored columns they summarise.
+_SUMMARY_VS_STORED = (
+    ("category_name", "category_name"),
+    ("kind", "kind"),
+    ("low", "price_low_cents"),
+    ("high", "price_high_cents"),
+    ("count", "offer_count"),
+    ("good_cents", "good_cents"),
+    ("better_cents", "better_cents"),
+    ("best_cents", "best_cents"),
+    ("image_url", "image_url"),
+)
+
+
+def changed_offer_groups_query(
+    plugin_keys: list[str], dialect_name: str, pairs: list[tuple[str, str]] = ()
+) -> CompoundSelect:
+    """The groups `offer_groups_query()` makes that differ from the stored ones, and the stored ones it no longer makes.
+
+    Same scope as `offer_groups_query()`. Each row is (gone, *GROUP_COLUMNS):
+    a group to write (new, or one of its values changed, the company's
+    currency included) with `gone` false, or a stored group of the scope
+    that no product makes any more, with `gone` true and only its
+    plugin_key and category_slug. A repricing inside a category's range
+    returns nothing, so the caller handles only what changed.
+    """
+    summary = offer_groups_query(plugin_keys, dialect_name, pairs).cte("summary")
+    s, g, company = summary.c, OfferGroup.__table__.c, Company.__table__.c
+    differs = or_(
+        g.plugin_key.is_(None),
+        g.currency != company.currency,
+        *(s[made].is_distinct_from(g[stored]) for made, stored in _SUMMARY_VS_STORED),
+    )
+    written = (
+        select(
+            literal(False).label("gone"),
+            s.plugin_key,
+            s.category_slug,
+            s.category_name,
+            s.kind,
+            company.currency,
+            *(s[made] for made, _ in _SUMMARY_VS_STORED[2:]),
+        )
+        .select_from(
+            summary.join(Company.__table__, company.plugin_key == s.plugin_key).outerjoin(
+                OfferGroup.__table__, and_(g.plugin_key == s.plugin_key, g.category_slug == s.category_slug)
+            )
+        )
+        .where(differs)
+    )
+    scopes = [g.plugin_key.in_(plugin_keys)] if plugin_keys else []
+    if pairs:
+        scopes.append(groups_in(OfferGroup.__table__, pairs, dialect_name))
+    gone = select(
+        literal(True).label("gone"), g.plugin_key, g.category_slug, *(null() for _ in GROUP_COLUMNS[2:])
+    ).where(
+        or_(*scopes) if scopes else false(),
+        ~exists().where(s.plugin_key == g.plugin_key, s.category_slug == g.category_slug),
+    )
+    return union_all(written, gone)
+
+
 def groups_in(table, pairs: list[tuple[str, str]], dialect_name: str):
     """WHERE (plugin_key, category_slug) is one of `pairs`, for the products or offer_groups table."""
     if dialect_name == "postgresql":
@@ -165,12 +244,6 @@ def groups_in(table, pairs: list[tuple[str, str]], dialect_name: str):
             "(SELECT * FROM unnest(CAST(:group_keys AS text[]), CAST(:group_slugs AS text[])))"
         ).bindparams(group_keys=[k for k, _ in pairs], group_slugs=[s for _, s in pairs])
     return tuple_(table.c.plugin_key, table.c.category_slug).in_(list(pairs))
-
-
-def offer_group_values(row, currency: str) -> tuple:
-    """One row of `offer_groups_query()` as the values of a stored offer group, in GROUP_COLUMNS order."""
-    key, slug, name, kind, low, high, count, good, better, best, image_url = row
-    return (key, slug, name, kind, currency, low, high, count, good, better, best, image_url)
 
 
 def sort_offer_groups(groups: list[dict]) -> list[dict]:

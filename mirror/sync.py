@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import orjson
-from sqlalchemy import JSON, delete, event, insert, select, text, tuple_, update
+from sqlalchemy import JSON, case, delete, event, insert, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from mirror import state as st
@@ -40,10 +40,9 @@ from mirror.lock import sync_lock
 from mirror.models import Company, OfferGroup, Product, SyncRun
 from mirror.offers import (
     GROUP_COLUMNS,
+    changed_offer_groups_query,
     content_version,
     groups_in,
-    offer_group_values,
-    offer_groups_query,
     record_hash,
     sort_offer_groups,
 )
@@ -650,50 +649,52 @@ REBUILD_READS = (
 def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, feed_stamp: int) -> None:
     """Rebuild offer groups, content versions and feed state for some companies.
 
-    The groups summarised again are compared with the stored ones, and only
-    the ones that differ are written (a repricing inside a category's range
-    changes none). A company whose record changed, that is new or lost
-    products gets its content version and feed facts computed again; one
-    whose catalog only had products written, its content version when one
-    of its groups changed (the feed's facts are the record's: a catalog
-    change never moves them), and its generation in any case.
+    The database summarises the touched groups again and returns only those
+    that differ from the stored ones (mirror.offers.changed_offer_groups_query):
+    a repricing inside a category's range changes none. Only they are
+    written. A company whose record changed, that is new or lost products
+    gets its content version and feed facts computed again; one whose
+    catalog only had products written, its content version when one of its
+    groups changed (the feed's facts are the record's: a catalog change
+    never moves them). Every company whose products were written gets a new
+    generation; those with nothing else to change, in one statement.
     """
     dialect = session.get_bind().dialect.name
+    whole, pairs = _groups_to_summarise(run, keys, dialect)
+    # Whole companies and category pairs are two statements: under one OR,
+    # Postgres cannot join the pairs to the products and reads every one
+    # (0.19 s for the benchmark's 1,782 pairs).
+    statements = [changed_offer_groups_query(whole, dialect)] if whole else []
+    if pairs:
+        statements.append(changed_offer_groups_query([], dialect, pairs))
+    changed: dict[str, dict[str, tuple | None]] = {}  # company -> slug -> its group now, None when gone
+    for statement in statements:
+        for row in session.execute(statement):
+            changed.setdefault(row.plugin_key, {})[row.category_slug] = None if row.gone else tuple(row)[1:]
+    versioned = sorted(set(whole) | set(changed))
     columns = Company.__table__.c
     companies = {
         row.plugin_key: row
         for row in session.execute(
-            select(*(columns[name] for name in REBUILD_READS)).where(columns.plugin_key.in_(keys))
+            select(*(columns[name] for name in REBUILD_READS)).where(columns.plugin_key.in_(versioned))
         )
     }
-    whole, pairs = _groups_to_summarise(run, list(companies), dialect)
-    summarised = _summarised_groups(session, companies, whole, pairs, dialect)
-    groups = OfferGroup.__table__
     stored: dict[str, dict[str, tuple]] = {}
+    groups = OfferGroup.__table__
     for row in session.execute(
-        select(*(groups.c[name] for name in GROUP_COLUMNS)).where(groups.c.plugin_key.in_(list(companies)))
+        select(*(groups.c[name] for name in GROUP_COLUMNS)).where(groups.c.plugin_key.in_(versioned))
     ):
         stored.setdefault(row[0], {})[row[1]] = tuple(row)
     whole_set = set(whole)
-    gone: list[tuple[str, str]] = []
-    written: list[tuple] = []
     company_updates = []
     for key, company in companies.items():
-        held = stored.get(key, {})
-        now_groups = summarised.get(key, {})
-        if key in whole_set:
-            in_scope = held
-        else:
-            touched = run.touched_groups[key]
-            in_scope = {slug: group for slug, group in held.items() if slug in touched}
-        stale = [slug for slug, group in in_scope.items() if now_groups.get(slug) != group]
-        fresh = [group for slug, group in now_groups.items() if in_scope.get(slug) != group]
-        gone.extend((key, slug) for slug in stale)
-        written.extend(fresh)
-        after = None
-        if key in whole_set or stale or fresh:
-            after = [group for slug, group in held.items() if slug not in in_scope] + list(now_groups.values())
-        changes = _version_changes(company, run, after, key in whole_set, now, feed_stamp)
+        after = stored.get(key, {})
+        for slug, group in changed.get(key, {}).items():
+            if group is None:
+                after.pop(slug, None)
+            else:
+                after[slug] = group
+        changes = _version_changes(company, run, list(after.values()), key in whole_set, now, feed_stamp)
         if changes:
             # Every row names all the columns a rebuild can move (the
             # unchanged ones at their stored values), so update_rows writes
@@ -701,33 +702,31 @@ def _rebuild(session: Session, run: _RunState, keys: list[str], now: datetime, f
             company_updates.append(
                 {"plugin_key": key, **{name: getattr(company, name) for name in REBUILT_COLUMNS}, **changes}
             )
-    _delete_groups(session, gone, dialect)
-    insert_rows(session, OfferGroup, [dict(zip(GROUP_COLUMNS, group, strict=True)) for group in written])
+    _delete_groups(session, [(key, slug) for key, slugs in changed.items() for slug in slugs], dialect)
+    written = [dict(zip(GROUP_COLUMNS, g, strict=True)) for slugs in changed.values() for g in slugs.values() if g]
+    insert_rows(session, OfferGroup, written)
     update_rows(session, Company, company_updates)
+    _bump_generations(session, run, [k for k in keys if k not in companies and _bumps_generation(k, run)])
     run.counts.offer_groups_rebuilt += len(written)
     session.expunge_all()  # keep the identity map (and memory) flat across batches
 
 
-def _summarised_groups(session: Session, companies: dict, whole: list[str], pairs: list, dialect: str) -> dict:
-    """{company: {category slug: group row (GROUP_COLUMNS)}}, as the products make them now.
+def _bumps_generation(key: str, run: _RunState) -> bool:
+    # Its products were written; a changed record already moved the generation.
+    return key in run.touched_catalogs and key not in run.changed_companies
 
-    The database summarises the products (mirror.offers: the set-wise
-    spelling of build_offer_groups); only the groups come back. Whole
-    companies and (company, category) pairs are two statements: under one
-    OR, Postgres cannot join the pairs to the products' index and reads
-    every product (0.19 s for the benchmark's 1,782 pairs).
-    """
-    statements = []
-    if whole:
-        statements.append(offer_groups_query(whole, dialect))
-    if pairs:
-        statements.append(offer_groups_query([], dialect, pairs))
-    summarised: dict[str, dict[str, tuple]] = {}
-    for statement in statements:
-        for row in session.execute(statement):
-            group = offer_group_values(row, companies[row[0]].currency)
-            summarised.setdefault(group[0], {})[group[1]] = group
-    return summarised
+
+def _bump_generations(session: Session, run: _RunState, keys: list[str]) -> None:
+    """next_generation() for companies, in one statement: their rows need not be read."""
+    if not keys:
+        return
+    companies = Company.__table__
+    generation = companies.c.generation
+    session.execute(
+        update(companies)
+        .where(companies.c.plugin_key.in_(keys))
+        .values(generation=case((generation + 1 > run.generation, generation + 1), else_=run.generation))
+    )
 
 
 def _delete_groups(session: Session, pairs: list[tuple[str, str]], dialect: str) -> None:
@@ -761,23 +760,20 @@ def _groups_to_summarise(run: _RunState, keys: list[str], dialect: str) -> tuple
 REBUILT_COLUMNS = ("content_version", "content_updated_at", "generation", "feed_hash", "in_feed", "feed_changed_ms")
 
 
-def _version_changes(
-    company, run: _RunState, groups: list[tuple] | None, whole: bool, now: datetime, feed_stamp: int
-) -> dict:
+def _version_changes(company, run: _RunState, groups: list[tuple], whole: bool, now: datetime, feed_stamp: int) -> dict:
     """The bookkeeping columns of a company that this run's rebuild moves (of REBUILT_COLUMNS).
 
     `groups`: the company's offer groups after the run (GROUP_COLUMNS
-    rows), None when none of them changed; `whole`: the company's record
-    changed, it is new or lost products, so the feed's facts may have moved.
+    rows); `whole`: the company's record changed, it is new or lost
+    products, so the feed's facts may have moved.
     """
     changes: dict = {}
-    if groups is not None:
-        rows = sort_offer_groups([dict(zip(GROUP_COLUMNS, group, strict=True)) for group in groups])
-        version = content_version(company.currency, company.price_description, rows)
-        if version != company.content_version:
-            changes.update(content_version=version, content_updated_at=now)
-    if company.plugin_key in run.touched_catalogs and company.plugin_key not in run.changed_companies:
-        changes["generation"] = next_generation(company.generation, run)  # record changes already bumped it
+    rows = sort_offer_groups([dict(zip(GROUP_COLUMNS, group, strict=True)) for group in groups])
+    version = content_version(company.currency, company.price_description, rows)
+    if version != company.content_version:
+        changes.update(content_version=version, content_updated_at=now)
+    if _bumps_generation(company.plugin_key, run):
+        changes["generation"] = next_generation(company.generation, run)
     if whole:
         new_feed_hash = feed_hash(company)
         if new_feed_hash != company.feed_hash:
