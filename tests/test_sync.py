@@ -453,6 +453,40 @@ def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, up
     assert {k: v for k, v in after.items() if k[0] != key} == {k: v for k, v in before.items() if k[0] != key}
 
 
+def test_a_groups_image_is_the_cheapest_products_by_sku_then_url_in_code_point_order(mirror, upstream):
+    """The summary's image (mirror.offers, both spellings): the least (price, SKU, URL) of the products with
+    an image; equal prices fall to the SKU compared by code point ("B" before "a"), products without an
+    image (none or empty) never count, and prices compare as numbers (900 before 1000)."""
+    from mirror.models import OfferGroup
+
+    key = _public_key(upstream)
+    category = {"name": "Image Test", "slug": "image-test", "kind": "accessory"}
+    products = {  # sku: (price, image_url)
+        "a-cheap": ("9.00", "https://images.example/a-cheap.jpg"),
+        "B-cheap": ("9.00", "https://images.example/B-cheap.jpg"),
+        "0-no-image": ("1.00", None),
+        "1-empty-image": ("1.00", ""),
+        "ten": ("10.00", "https://images.example/ten.jpg"),
+    }
+    for sku, (price, image) in products.items():
+        upstream.catalog.set_product(
+            key, sku, name=sku, category=category, price=price, published=True, image_url=image
+        )
+    assert _sync(mirror, upstream).status == "success"
+
+    def image():
+        with mirror.Session() as session:
+            return session.get(OfferGroup, (key, "image-test")).image_url
+
+    assert image() == "https://images.example/B-cheap.jpg"
+    assert_offer_groups_in_step(mirror)
+    upstream.catalog.set_product(key, "B-cheap", price="10.00")  # now a-cheap is alone at 9.00
+    upstream.catalog.set_product(key, "ten", price="0.90")  # 90 cents: cheaper as a number, not as text
+    assert _sync(mirror, upstream).status == "success"
+    assert image() == "https://images.example/ten.jpg"
+    assert_offer_groups_in_step(mirror)
+
+
 def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream):
     """A product written without moving its group's summary (a rename) rewrites no offer group and keeps
     the content version, yet moves the company's generation (its product pages changed); a price that
