@@ -453,6 +453,36 @@ def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, up
     assert {k: v for k, v in after.items() if k[0] != key} == {k: v for k, v in before.items() if k[0] != key}
 
 
+def test_the_content_version_is_the_stable_hash_of_the_pricing_content():
+    """mirror.offers.content_version hashes with orjson: the same bytes, so the same version, as
+    stable_hash's json.dumps for every string (control characters, quotes, non-ASCII, line separators)
+    and integer, and stable_hash itself for what orjson refuses."""
+    from mirror.offers import content_version, stable_hash
+
+    names = ["Plain", 'Quote " and \\ backslash', "tab\tnew\nline\r\x00\x1f\x7f", "é € 中 😀", "\u2028\u2029\ufeff"]
+    for name in names:
+        groups = [
+            {
+                "plugin_key": "k",
+                "category_slug": name,
+                "category_name": name,
+                "price_low_cents": 10**15,
+                "image_url": None,
+            },
+            {"plugin_key": "k", "category_slug": "b", "category_name": "B", "price_low_cents": -1, "image_url": name},
+        ]
+        content = {
+            "currency": "USD",
+            "price_description": name,
+            "groups": [{k: v for k, v in g.items() if k != "plugin_key"} for g in groups],
+        }
+        assert content_version("USD", name, groups) == stable_hash(content, 16)
+    huge = [{"plugin_key": "k", "category_slug": "x", "price_low_cents": 2**70}]
+    assert content_version("USD", None, huge) == stable_hash(
+        {"currency": "USD", "price_description": None, "groups": [{"category_slug": "x", "price_low_cents": 2**70}]}, 16
+    )
+
+
 def test_a_groups_image_is_the_cheapest_products_by_sku_then_url_in_code_point_order(mirror, upstream):
     """The summary's image (mirror.offers, both spellings): the least (price, SKU, URL) of the products with
     an image; equal prices fall to the SKU compared by code point ("B" before "a"), products without an
