@@ -350,13 +350,15 @@ def _walk_products(session: Session, client, run: _RunState, since, progress: Pr
     batch: list = []
     # Read ahead at least a whole batch, so the walk goes on while one is written.
     for page in prefetch(client.walk("/v1/products", since), depth=APPLY_BATCH // 500 + 2):
-        batch.extend(page.data)
+        # Parsed as each page arrives, so parsing overlaps the next page's
+        # fetch instead of following the batch's last page.
+        batch.extend(parse_product(raw) for raw in page.data)
         if len(batch) >= APPLY_BATCH:
-            _apply_products(session, run, batch, seen=seen)
+            _apply_products(session, run, batch, seen=seen, are_parsed=True)
             batch = []
         progress("products", len(page.data))
     if batch:
-        _apply_products(session, run, batch, seen=seen)
+        _apply_products(session, run, batch, seen=seen, are_parsed=True)
     if seen is not None:
         # Streamed, so the reconciliation holds one set of keys, not two.
         products = Product.__table__.c
@@ -484,9 +486,12 @@ def _read_whole_catalog(session: Session, client, run: _RunState, key: str) -> N
     _delete_products(session, run, [(key, sku) for sku in held if (key, sku) not in seen])
 
 
-def _apply_products(session: Session, run: _RunState, raw_records: list, *, seen=None, only_company=None):
-    """Apply one page of product records; `seen` collects the keys a reconciling walk returned."""
-    parsed = [parse_product(raw) for raw in raw_records]
+def _apply_products(
+    session: Session, run: _RunState, raw_records: list, *, seen=None, only_company=None, are_parsed: bool = False
+):
+    """Apply one page of product records (`are_parsed`: parse_product's results already); `seen` collects
+    the keys a reconciling walk returned."""
+    parsed = raw_records if are_parsed else [parse_product(raw) for raw in raw_records]
     run.counts.products_seen += len(parsed)
     usable = []
     for record in parsed:
