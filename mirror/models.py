@@ -81,6 +81,10 @@ class Product(Base):
     upstream_updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     record_hash: Mapped[str] = mapped_column(String(32))
 
+    # The products of one company's category: what a sync summarises again
+    # into that offer group (migration 0005).
+    __table_args__ = (Index("ix_products_plugin_key_category_slug", "plugin_key", "category_slug"),)
+
 
 class OfferGroup(Base):
     """Per company and category: the published products' price summary."""

@@ -266,3 +266,56 @@ def test_one_autocommit_statement_on_postgres_and_the_same_answer_inside_a_trans
     assert all(found.hits for found in alone)
     if mirror.is_postgres:
         assert len(seen) == len(queries) and all("search_vector" in sql for sql in seen)
+
+
+def test_an_incremental_update_leaves_every_vector_as_writing_the_row_afresh_would(ranked, database_url):
+    """mirror.sync.update_rows: a repriced product keeps its vector without Postgres computing it again
+    (the statement leaves the vector's source columns out); a product whose text changed gets its new one."""
+    from sqlalchemy import create_engine, text
+
+    from mirror.sync import PRODUCT_VECTOR_SOURCES
+
+    catalog = ranked.catalog
+    furnaces = ranked("furnace")
+    _product(
+        catalog, KEY, "FURN-LX", "Lennox Gas Furnace", "Lennox", ["EL296V-080"], "5100.00", "Efficient heat.", True
+    )
+    _product(catalog, KEY, "TW-1", "Steam Boiler", "Honeywell", [], "150.00", "Same.", True)  # renamed
+    _product(catalog, KEY, "FLT-1", "Pleated Air Filter 16x25x1", None, ["PF-1625"], "20.00", "One filter.", True)
+    _product(catalog, KEY, "FLT-6", "Air Filters, six pack", "Nordic", [], "90.00", "Six filters.", True)
+    _product(catalog, KEY, "TW-2", "Twin Thermostat", "Honeywell", [], "150.00", "Same, with a zeppelin.", True)
+    result = ranked.mirror.sync()
+    assert result.status == "success" and result.counts.products_written == 5
+    assert ranked("furnace") == furnaces and "FURN-LX" in furnaces[0]  # repriced: found as before
+    assert ranked("boiler") == (["TW-1"], 1) and ranked("twin")[0] == ["TW-0", "TW-2"]
+    assert ranked("PF-1625") == (["FLT-1"], 1) and ranked("nordic") == (["FLT-6"], 1)
+    assert ranked("zeppelin") == (["TW-2"], 1)
+
+    engine = create_engine(database_url)
+    if engine.dialect.name == "postgresql":
+        vectors = text("SELECT plugin_key, sku, search_vector::text FROM products ORDER BY plugin_key, sku")
+        # The columns Postgres computes the vector from, by its own record: a
+        # source left out of PRODUCT_VECTOR_SOURCES would keep stale vectors.
+        sources = text(
+            "SELECT source.attname FROM pg_attrdef AS expression"
+            " JOIN pg_attribute AS generated"
+            " ON generated.attrelid = expression.adrelid AND generated.attnum = expression.adnum"
+            " JOIN pg_depend AS d ON d.classid = 'pg_attrdef'::regclass AND d.objid = expression.oid"
+            " JOIN pg_attribute AS source ON source.attrelid = d.refobjid AND source.attnum = d.refobjsubid"
+            " WHERE expression.adrelid = 'products'::regclass AND generated.attname = 'search_vector'"
+            " AND d.deptype = 'n'"
+        )
+    else:  # SQLite's FTS5 rows, written by its update trigger
+        vectors = text("SELECT rowid, * FROM products_fts ORDER BY rowid")
+        sources = None
+    try:
+        with engine.connect() as connection:
+            stored = connection.execute(vectors).all()
+            if sources is not None:
+                assert set(connection.scalars(sources)) == set(PRODUCT_VECTOR_SOURCES)
+            connection.execute(text("UPDATE products SET name = name"))  # every row's index entry written afresh
+            afresh = connection.execute(vectors).all()
+            connection.rollback()
+    finally:
+        engine.dispose()
+    assert len(stored) > len(CATALOG) and stored == afresh

@@ -453,6 +453,181 @@ def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, up
     assert {k: v for k, v in after.items() if k[0] != key} == {k: v for k, v in before.items() if k[0] != key}
 
 
+def test_the_content_version_is_the_stable_hash_of_the_pricing_content():
+    """mirror.offers.content_version hashes with orjson: the same bytes, so the same version, as
+    stable_hash's json.dumps for every string (control characters, quotes, non-ASCII, line separators)
+    and integer, and stable_hash itself for what orjson refuses."""
+    from mirror.offers import content_version, stable_hash
+
+    names = ["Plain", 'Quote " and \\ backslash', "tab\tnew\nline\r\x00\x1f\x7f", "é € 中 😀", "\u2028\u2029\ufeff"]
+    for name in names:
+        groups = [
+            {
+                "plugin_key": "k",
+                "category_slug": name,
+                "category_name": name,
+                "price_low_cents": 10**15,
+                "image_url": None,
+            },
+            {"plugin_key": "k", "category_slug": "b", "category_name": "B", "price_low_cents": -1, "image_url": name},
+        ]
+        content = {
+            "currency": "USD",
+            "price_description": name,
+            "groups": [{k: v for k, v in g.items() if k != "plugin_key"} for g in groups],
+        }
+        assert content_version("USD", name, groups) == stable_hash(content, 16)
+    huge = [{"plugin_key": "k", "category_slug": "x", "price_low_cents": 2**70}]
+    assert content_version("USD", None, huge) == stable_hash(
+        {"currency": "USD", "price_description": None, "groups": [{"category_slug": "x", "price_low_cents": 2**70}]}, 16
+    )
+
+
+def test_a_groups_image_is_the_cheapest_products_by_sku_then_url_in_code_point_order(mirror, upstream):
+    """The summary's image (mirror.offers, both spellings): the least (price, SKU, URL) of the products with
+    an image; equal prices fall to the SKU compared by code point ("B" before "a"), products without an
+    image (none or empty) never count, and prices compare as numbers (900 before 1000)."""
+    from mirror.models import OfferGroup
+
+    key = _public_key(upstream)
+    category = {"name": "Image Test", "slug": "image-test", "kind": "accessory"}
+    products = {  # sku: (price, image_url)
+        "a-cheap": ("9.00", "https://images.example/a-cheap.jpg"),
+        "B-cheap": ("9.00", "https://images.example/B-cheap.jpg"),
+        "0-no-image": ("1.00", None),
+        "1-empty-image": ("1.00", ""),
+        "ten": ("10.00", "https://images.example/ten.jpg"),
+    }
+    for sku, (price, image) in products.items():
+        upstream.catalog.set_product(
+            key, sku, name=sku, category=category, price=price, published=True, image_url=image
+        )
+    assert _sync(mirror, upstream).status == "success"
+
+    def image():
+        with mirror.Session() as session:
+            return session.get(OfferGroup, (key, "image-test")).image_url
+
+    assert image() == "https://images.example/B-cheap.jpg"
+    assert_offer_groups_in_step(mirror)
+    upstream.catalog.set_product(key, "B-cheap", price="10.00")  # now a-cheap is alone at 9.00
+    upstream.catalog.set_product(key, "ten", price="0.90")  # 90 cents: cheaper as a number, not as text
+    assert _sync(mirror, upstream).status == "success"
+    assert image() == "https://images.example/ten.jpg"
+    assert_offer_groups_in_step(mirror)
+
+
+def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream):
+    """A product written without moving its group's summary (a rename) rewrites no offer group and keeps
+    the content version, yet moves the company's generation (its product pages changed); a price that
+    moves the group rewrites that group alone and the content version."""
+    from mirror.models import OfferGroup
+
+    _sync(mirror, upstream)
+    key = _public_key(upstream)
+    product = _a_product(upstream, key)
+    slug = product["category"]["slug"]
+
+    def state():
+        with mirror.Session() as session:
+            company = session.get(Company, key)
+            groups = {
+                (g.plugin_key, g.category_slug): (g.price_low_cents, g.offer_count)
+                for g in session.scalars(select(OfferGroup))
+            }
+            return company.content_version, company.generation, groups
+
+    version, generation, groups = state()
+    upstream.catalog.set_product(key, product["sku"], name=product["name"] + " (renamed)")
+    renamed = _sync(mirror, upstream)
+    assert renamed.counts.products_written == 1 and renamed.counts.offer_groups_rebuilt == 0
+    assert state()[0] == version and state()[1] > generation and state()[2] == groups
+    assert _held_product(mirror, key, product["sku"]).name.endswith("(renamed)")
+
+    upstream.catalog.set_product(key, product["sku"], price="0.01")
+    repriced = _sync(mirror, upstream)
+    assert repriced.counts.products_written == 1 and repriced.counts.offer_groups_rebuilt == 1
+    new_version, _, new_groups = state()
+    assert new_version != version and new_groups[(key, slug)][0] == 1
+    assert {k: v for k, v in new_groups.items() if k != (key, slug)} == {
+        k: v for k, v in groups.items() if k != (key, slug)
+    }
+    assert_offer_groups_in_step(mirror)
+
+    for item in upstream.catalog.products_of(key):  # the whole category leaves: its group is deleted
+        if item.get("category", {}).get("slug") == slug:
+            upstream.catalog.set_product(key, item["sku"], published=False)
+    emptied = _sync(mirror, upstream)
+    assert emptied.counts.products_written > 0 and emptied.counts.offer_groups_rebuilt == 0
+    last_version, _, last_groups = state()
+    assert (key, slug) not in last_groups and last_version not in (version, new_version)
+    assert {k: v for k, v in last_groups.items() if k != (key, slug)} == {
+        k: v for k, v in groups.items() if k != (key, slug)
+    }
+    assert_offer_groups_in_step(mirror)
+
+
+def test_summarising_some_categories_reads_only_their_products(mirror, upstream):
+    """The offer-group summary of (company, category) pairs finds the pairs' products by index: its cost
+    follows the categories a run touched, not the number of products held (migration 0005)."""
+    from mirror.offers import changed_offer_groups_query
+
+    _sync(mirror, upstream)
+    key = _public_key(upstream)
+    pairs = sorted({(key, p["category"]["slug"]) for p in upstream.catalog.products_of(key) if "category" in p})[:2]
+    dialect = mirror.engine.dialect.name
+    compiled = changed_offer_groups_query([], dialect, pairs).compile(
+        dialect=mirror.engine.dialect, compile_kwargs={"render_postcompile": True}
+    )
+    params = compiled.params
+    if compiled.positional:
+        params = tuple(params[name] for name in compiled.positiontup)
+    with mirror.engine.connect() as connection:
+        if dialect == "postgresql":
+            # The demo catalog is small enough for a scan to be cheapest:
+            # rule scans out, and see whether the index can answer at all.
+            connection.exec_driver_sql("SET enable_seqscan = off")
+            plan = [row[0] for row in connection.exec_driver_sql(f"EXPLAIN {compiled}", params)]
+            products_read = [line for line in plan if " on products" in line]
+        else:
+            plan = [row[-1] for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}", params)]
+            products_read = [line for line in plan if " products" in line and "offer_groups" not in line]
+    assert products_read and all("ix_products_plugin_key_category_slug" in line for line in products_read), plan
+
+
+def test_repriced_products_are_updated_in_place(mirror, upstream):
+    """Postgres (migration 0006): pages keep room, so a repriced product's new version stays on its page
+    (a heap-only update: no index entry is written). SQLite updates in place: the row keeps its rowid,
+    which its full-text rows are keyed on."""
+    _sync(mirror, upstream)
+    key = _public_key(upstream)
+    skus = [p["sku"] for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p]
+    place = text(
+        "SELECT sku, (ctid::text::point)[0] FROM products WHERE plugin_key = :key"
+        if mirror.is_postgres
+        else "SELECT sku, rowid FROM products WHERE plugin_key = :key"
+    )
+
+    def places():
+        with mirror.engine.connect() as connection:
+            return dict(connection.execute(place, {"key": key}).all())
+
+    before = places()
+    skus = [sku for sku in skus if sku in before]  # some demo records are invalid, so never held
+    assert len(skus) >= 10
+    for sku in skus:
+        upstream.catalog.set_product(key, sku, price="4321.00")
+    result = _sync(mirror, upstream)
+    assert result.status == "success" and result.counts.products_written == len(skus)
+    after = places()
+    kept = [sku for sku in skus if after[sku] == before[sku]]
+    if mirror.is_postgres:
+        assert len(kept) >= len(skus) / 2, (len(kept), len(skus))  # room for a new version on most pages
+    else:
+        assert kept == skus
+    assert_offer_groups_in_step(mirror)
+
+
 @pytest.mark.parametrize("threshold", [1, 10**9], ids=["large-run", "small-run"])
 def test_a_large_run_leaves_the_planner_statistics_current(mirror, upstream, monkeypatch, threshold):
     # Without statistics the planner took a company's 20 products for ~440 and
