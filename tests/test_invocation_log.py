@@ -363,6 +363,7 @@ def test_with_only_its_own_handler_each_request_is_one_line_on_stderr(site, capf
     for handler in others:
         logger.removeHandler(handler)
     try:
+        ours.flush()  # lines of earlier requests are written now, before the capture starts
         capfd.readouterr()
         for source in ("a", "b", "c"):
             assert client.get(f"/companies/{key}/pricing.json?source={source}").status_code == 200
