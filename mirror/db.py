@@ -17,6 +17,9 @@ import weakref
 from pathlib import Path
 
 import orjson
+from psycopg import errors as psycopg_errors
+from psycopg.adapt import Transformer
+from psycopg.pq import ConnStatus, ExecStatus, Format
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
@@ -208,8 +211,6 @@ class _ReaderConnection:
     MAX_PREPARED = 64  # statements are built per channel set: a few dozen at most
 
     def __init__(self, connection) -> None:
-        from psycopg.adapt import Transformer
-
         connection.autocommit = True
         self.connection = connection
         self.pgconn = connection.pgconn
@@ -218,27 +219,24 @@ class _ReaderConnection:
 
     def execute(self, sql: bytes, values: list):
         """The statement's result, prepared on this connection at first use (plan and parse once)."""
-        from psycopg import errors
-        from psycopg.pq import ExecStatus
-
         name = self.prepared.get(sql)
         if name is None and len(self.prepared) < self.MAX_PREPARED:
             name = f"mirror_read_{len(self.prepared)}".encode()
-            self._check(self.pgconn.prepare(name, sql), ExecStatus.COMMAND_OK, errors)
+            self._check(self.pgconn.prepare(name, sql), ExecStatus.COMMAND_OK)
             self.prepared[sql] = name
         result = self.pgconn.exec_prepared(name, values) if name else self.pgconn.exec_params(sql, values)
-        return self._check(result, ExecStatus.TUPLES_OK, errors)
+        return self._check(result, ExecStatus.TUPLES_OK)
 
-    def _check(self, result, wanted, errors):
+    def _check(self, result, wanted: ExecStatus):
         if result is None or result.status != wanted:
-            if result is None or self.pgconn.status != 0:  # the connection itself failed
-                raise errors.OperationalError("the database connection was lost during a read")
-            raise errors.error_from_result(result, encoding=self.connection.info.encoding)
+            if result is None or self.pgconn.status != ConnStatus.OK:  # the connection itself failed
+                raise psycopg_errors.OperationalError("the database connection was lost during a read")
+            raise psycopg_errors.error_from_result(result, encoding=self.connection.info.encoding)
         return result
 
     def hung_up(self) -> bool:
         """Whether the server has closed this idle connection (no round trip: a socket poll)."""
-        return self.connection.closed or self.pgconn.status != 0 or _socket_has_spoken(self.pgconn.socket)
+        return self.connection.closed or self.pgconn.status != ConnStatus.OK or _socket_has_spoken(self.pgconn.socket)
 
     def close(self) -> None:
         """Close the connection (never raises)."""
@@ -313,8 +311,6 @@ class AutocommitReader:
             row = decoded.get(key)
             if row is None:
                 if loaders is None:
-                    from psycopg.pq import Format
-
                     loaders = [decoder.get_loader(result.ftype(c), Format(result.fformat(c))).load for c in columns]
                 row = _load_row(raw, loaders, previous)
                 if len(decoded) >= self.MAX_DECODED:
