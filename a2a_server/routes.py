@@ -36,7 +36,7 @@ from mirror import urls
 from web.db import db, render_cache, settings
 from web.gate import gate
 from web.limits import charge_client
-from web.responses import Response, conditional, dumps
+from web.responses import Response, conditional, dumps, message_dumps
 
 CHANNEL = "a2a"
 MAX_BODY_BYTES = 16 * 1024
@@ -124,6 +124,6 @@ def _http_refusal() -> Response | None:
 
 
 def _json(payload: dict, status: int = 200) -> Response:
-    response = Response(dumps(payload), status=status, mimetype="application/json")
+    response = Response(message_dumps(payload), status=status, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -33,6 +33,7 @@ def is_loopback(hostname: str | None) -> bool:
         return False
 
 
+@lru_cache(maxsize=1024)  # clients repeat their Host: each distinct value is split once
 def _split(authority: str) -> tuple[str, int | None] | None:
     """(hostname, port) of a Host header value, or None when it is not one."""
     if not authority or any(c in authority for c in "/?#@ \t\\"):

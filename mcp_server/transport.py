@@ -38,15 +38,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from flask import request
+from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import parse_accept_header, parse_options_header
 
 from mcp_server import jsonrpc as rpc
 from mcp_server.hosts import host_allowed, origin_of_base
 from web.db import settings as current_settings
 from web.observability import note_mcp_message, note_mcp_outcome
-from web.responses import Response, dumps
+from web.responses import Response, message_dumps
 
 MAX_BODY_BYTES = 16 * 1024
 ALLOWED_REQUEST_HEADERS = "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name"
@@ -242,17 +245,28 @@ def misdirected() -> Response:
 
 
 def _json_content_type() -> bool:
-    if request.mimetype != "application/json":
-        return False
-    charset = request.mimetype_params.get("charset")
-    return charset is None or charset.lower() in ("utf-8", "utf8")
+    return _is_json_utf8(request.environ.get("CONTENT_TYPE", ""))
 
 
 def _accepts_json() -> bool:
-    header = request.headers.get("Accept", "").strip()
-    if not header:
+    return _accept_allows_json(request.environ.get("HTTP_ACCEPT", ""))
+
+
+# Clients repeat their headers: each distinct value is parsed once.
+@lru_cache(maxsize=256)
+def _is_json_utf8(content_type: str) -> bool:
+    mimetype, options = parse_options_header(content_type)
+    if mimetype.lower() != "application/json":
+        return False
+    charset = options.get("charset")
+    return charset is None or charset.lower() in ("utf-8", "utf8")
+
+
+@lru_cache(maxsize=256)
+def _accept_allows_json(header: str) -> bool:
+    if not header.strip():
         return True  # no preference stated
-    return request.accept_mimetypes.quality("application/json") > 0
+    return parse_accept_header(header, MIMEAccept).quality("application/json") > 0
 
 
 def _origin_allowed(allowed: frozenset[str] | None, origin: str | None) -> bool:
@@ -280,7 +294,7 @@ def _with_cors(spec: ServerSpec, response: Response) -> Response:
 
 
 def _json(spec: ServerSpec, payload: dict | list, status: int) -> Response:
-    response = Response(dumps(payload), status=status, mimetype="application/json")
+    response = Response(message_dumps(payload), status=status, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     return _with_cors(spec, response)
 

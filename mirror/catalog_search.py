@@ -66,7 +66,11 @@ class CatalogSearch:
 
 def query_terms(query: str) -> list[str]:
     """The distinct lower-case words of a query's terms (stop words dropped when possible)."""
-    return list(dict.fromkeys(part for term in ft.search_terms(query) for part in term.parts))
+    return _words_of(ft.search_terms(query))
+
+
+def _words_of(terms: list[ft.Term]) -> list[str]:
+    return list(dict.fromkeys(part for term in terms for part in term.parts))
 
 
 def price_to_cents_floor(amount: float | int | Decimal) -> int:
@@ -110,7 +114,7 @@ def search_catalog(
     if rows is None:
         rows = session.execute(statement, params).all()
     total = rows[0][-1] if rows else 0  # the last column: count(*) OVER ()
-    return CatalogSearch(hits=[_hit(row) for row in rows], total=total, terms=query_terms(query))
+    return CatalogSearch(hits=[_hit(row) for row in rows], total=total, terms=_words_of(terms))
 
 
 @lru_cache(maxsize=128)

@@ -216,6 +216,9 @@ class _ReaderConnection:
         self.pgconn = connection.pgconn
         self.decoder = Transformer(connection)  # the connection's own loaders (JSON columns by load_json)
         self.prepared: dict[bytes, bytes] = {}
+        # One poller for the connection's life (its socket never changes): asking it is one syscall.
+        self._poller = select.poll()
+        self._poller.register(self.pgconn.socket, select.POLLIN)
 
     def execute(self, sql: bytes, values: list):
         """The statement's result, prepared on this connection at first use (plan and parse once)."""
@@ -236,7 +239,12 @@ class _ReaderConnection:
 
     def hung_up(self) -> bool:
         """Whether the server has closed this idle connection (no round trip: a socket poll)."""
-        return self.connection.closed or self.pgconn.status != ConnStatus.OK or _socket_has_spoken(self.pgconn.socket)
+        if self.connection.closed or self.pgconn.status != ConnStatus.OK:
+            return True
+        try:
+            return bool(self._poller.poll(0))  # readable while idle: the server hung up (or spoke unasked)
+        except Exception:
+            return True
 
     def close(self) -> None:
         """Close the connection (never raises)."""

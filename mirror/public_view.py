@@ -271,6 +271,13 @@ class CompanyView(PricingDocument):
         return {"last_synced_at": self.last_synced_at, "freshness_state": self.freshness_state}
 
 
+@functools.lru_cache(maxsize=8)  # every request reads it; it changes once per sync
+def _success_time(text: str) -> datetime:
+    """The stored LAST_SUCCESS_AT text as an aware datetime (`mirror.upstream.parse_time`)."""
+    return parse_time(text)
+
+
+@functools.lru_cache(maxsize=1024)  # the same few stamps (a run's end, a product's update) on every request
 def iso(value: datetime | None) -> str | None:
     """RFC 3339 UTC with a Z, or None."""
     if value is None:
@@ -366,7 +373,7 @@ def load_company(
         return None
     company = transient(Company, dict(zip(_COMPANY_COLUMNS, values[:-1], strict=True)))  # last: the success time
     last_success = values[-1]
-    memo["last_success_at"] = parse_time(last_success) if last_success is not None else None
+    memo["last_success_at"] = _success_time(last_success) if last_success is not None else None
     memo["companies"][plugin_key] = company
     return company
 
@@ -455,7 +462,7 @@ def _snapshot_from_rows(rows: list) -> CompanySnapshot | None:
         for row in rows
         if row[width + 1] is not None  # the group's key: NULL when there is no group
     )
-    return CompanySnapshot(company, parse_time(last_success) if last_success is not None else None, groups)
+    return CompanySnapshot(company, _success_time(last_success) if last_success is not None else None, groups)
 
 
 _GROUP_COLUMNS = tuple(column.name for column in OfferGroup.__table__.columns)

@@ -44,15 +44,11 @@ def test_the_app_answers_with_it(client):
     assert isinstance(response, Response) and client.application.response_class is Response
 
 
-def test_pretty_json_is_json_dumps_with_an_indent_of_two():
-    # web.responses.pretty_dumps (the text of every MCP tool result) writes
-    # exactly what the standard library writes, whichever encoder it used.
-    import json
+def _hostile_payloads(seed: int, count: int):
+    """Random nested JSON values full of the cases where orjson and json could differ."""
     import random
 
-    from web.responses import pretty_dumps
-
-    chance = random.Random(11)
+    chance = random.Random(seed)
     scalars = [None, True, False, 0, -5, 2**40, 2**70, 3.25, 60.05, 1e-7, 1.5e16, "", 'a"b\\c\n\t\x01é€😀\u2028\x7f']
 
     def value(depth=0):
@@ -63,6 +59,41 @@ def test_pretty_json_is_json_dumps_with_an_indent_of_two():
             return [value(depth + 1) for _ in range(chance.randint(0, 3))]
         return {f"k{i}" + chance.choice(["", "é", "\n", "1e5"]): value(depth + 1) for i in range(chance.randint(0, 3))}
 
-    for _ in range(3000):
-        payload = value()
+    return [value() for _ in range(count)]
+
+
+def test_pretty_json_is_json_dumps_with_an_indent_of_two():
+    # web.responses.pretty_dumps (the text of every MCP tool result) writes
+    # exactly what the standard library writes, whichever encoder it used.
+    import json
+
+    from web.responses import pretty_dumps
+
+    for payload in _hostile_payloads(11, 3000):
         assert pretty_dumps(payload) == json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def test_message_json_is_the_compact_dumps():
+    # web.responses.message_dumps (every MCP and A2A body) writes exactly
+    # what web.responses.dumps writes, whichever encoder it used.
+    from web.responses import dumps, message_dumps
+
+    for payload in _hostile_payloads(12, 3000):
+        assert message_dumps(payload) == dumps(payload)
+
+
+def test_message_json_writes_nan_and_infinities_as_null_whichever_encoder_writes_it():
+    # NaN and Infinity are not JSON: a strict client would refuse the whole
+    # message. With an exponent float beside them the standard library
+    # writes the message, and still writes null.
+    import json
+    import math
+
+    from web.responses import message_dumps, pretty_dumps
+
+    for extra in (1, 1e-7, 2**70):
+        payload = {"a": [math.nan, {"b": math.inf}], "c": -math.inf, "d": extra, "e": (1.5, math.nan)}
+        expected = {"a": [None, {"b": None}], "c": None, "d": extra, "e": [1.5, None]}
+        assert json.loads(message_dumps(payload)) == expected
+        assert json.loads(pretty_dumps(payload)) == expected
+        assert "NaN" not in message_dumps(payload) and "Infinity" not in pretty_dumps(payload)

@@ -163,7 +163,7 @@ class ToolSpec:
 
 def tool_success(structured: dict) -> dict:
     """A successful result: structuredContent plus the same JSON, pretty-printed, as text."""
-    text = pretty_dumps(structured)  # json.dumps(structured, indent=2, ensure_ascii=False), exactly
+    text = pretty_dumps(structured)  # json.dumps(structured, indent=2, ensure_ascii=False), NaN as null
     return {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False}
 
 
