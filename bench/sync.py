@@ -142,13 +142,14 @@ def child_walk(upstream_url: str) -> dict:
 
 def child_sync(upstream_url: str, database_url: str, full: bool) -> dict:
     """One sync, exactly as `flask sync [--full]` runs it, without the Flask app around it."""
+    import importlib
     import logging
 
-    import mirror.sync  # noqa: F401 - Mirror.sync imports it on first use; a running scheduler has it loaded
     from mirror.config import load_settings
     from mirror.context import Mirror
 
     logging.disable(logging.WARNING)  # the demo's messy records warn; the counts say how many
+    importlib.import_module("mirror.sync")  # Mirror.sync imports it on first use; a running scheduler has it loaded
     mirror = Mirror(
         load_settings({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": TOKEN})
     )
