@@ -14,6 +14,7 @@ import os
 import re
 import select
 import weakref
+from collections import OrderedDict
 from pathlib import Path
 
 import orjson
@@ -216,6 +217,7 @@ class _ReaderConnection:
         self.pgconn = connection.pgconn
         self.decoder = Transformer(connection)  # the connection's own loaders (JSON columns by load_json)
         self.prepared: dict[bytes, bytes] = {}
+        self._loaders: dict[bytes, list] = {}  # per statement text, a few dozen
         # One poller for the connection's life (its socket never changes): asking it is one syscall.
         self._poller = select.poll()
         self._poller.register(self.pgconn.socket, select.POLLIN)
@@ -236,6 +238,17 @@ class _ReaderConnection:
                 raise psycopg_errors.OperationalError("the database connection was lost during a read")
             raise psycopg_errors.error_from_result(result, encoding=self.connection.info.encoding)
         return result
+
+    def loaders(self, sql: bytes, result) -> list:
+        """The load function of each column of `sql`'s results (fixed for a statement: looked up once)."""
+        found = self._loaders.get(sql)
+        if found is None:
+            found = [
+                self.decoder.get_loader(result.ftype(c), Format(result.fformat(c))).load for c in range(result.nfields)
+            ]
+            if len(self._loaders) < 4 * self.MAX_PREPARED:
+                self._loaders[sql] = found
+        return found
 
     def hung_up(self) -> bool:
         """Whether the server has closed this idle connection (no round trip: a socket poll)."""
@@ -284,7 +297,9 @@ class AutocommitReader:
         self._engine = weakref.ref(engine)  # the readers' registry is keyed by the engine: never hold it
         self._pid = os.getpid()
         self._idle: list[_ReaderConnection] = []
-        self._decoded: dict[tuple, tuple] = {}
+        # FIFO by insertion: popping a plain dict's first key slows down as
+        # deleted slots pile up at its front (3% of a cold request, measured).
+        self._decoded: OrderedDict[tuple, tuple] = OrderedDict()
         event.listen(engine, "engine_disposed", lambda _engine: self.close())
 
     def rows(self, sql: str, params: dict) -> list[tuple]:
@@ -294,14 +309,14 @@ class AutocommitReader:
         connection = self._checkout()
         try:
             result = connection.execute(numbered, values)
-            rows = self._decode(numbered, result, connection.decoder)
+            rows = self._decode(numbered, result, connection)
         except BaseException:
             connection.close()
             raise
         self._idle.append(connection)
         return rows
 
-    def _decode(self, sql: bytes, result, decoder) -> list[tuple]:
+    def _decode(self, sql: bytes, result, connection: _ReaderConnection) -> list[tuple]:
         """The result's rows: each one kept decoded by its bytes; a new one decoded cell by cell.
 
         A cell equal to the same column's cell in the row before is that
@@ -319,10 +334,11 @@ class AutocommitReader:
             row = decoded.get(key)
             if row is None:
                 if loaders is None:
-                    loaders = [decoder.get_loader(result.ftype(c), Format(result.fformat(c))).load for c in columns]
+                    loaders = connection.loaders(sql, result)
                 row = _load_row(raw, loaders, previous)
                 if len(decoded) >= self.MAX_DECODED:
-                    decoded.pop(next(iter(decoded)), None)
+                    with contextlib.suppress(KeyError):  # another thread emptied it meanwhile
+                        decoded.popitem(last=False)
                 decoded[key] = row
             previous = (raw, row)
             rows.append(row)
