@@ -214,8 +214,18 @@ class BadParameter(ValueError):
         self.name = name
 
 
+def _arg(name: str) -> str | None:
+    """The query parameter's first value, or None.
+
+    `request.args.get()` of an absent name makes and catches an HTTP
+    exception inside Werkzeug; `getlist()` only a KeyError.
+    """
+    values = request.args.getlist(name)
+    return values[0] if values else None
+
+
 def _int_param(name: str, default: int, low: int, high: int) -> int:
-    raw = request.args.get(name)
+    raw = _arg(name)
     if raw is None:
         return default
     if not _DIGITS.fullmatch(raw) or not low <= int(raw) <= high:
@@ -525,7 +535,7 @@ def business_feed():
     except BadParameter as error:
         return json_error(400, "invalid_parameter", str(error), parameter=error.name)
     session = db()
-    token = request.args.get("changes_token")
+    token = _arg("changes_token")
     read = read_page_in_one_statement(session, token, page, page_size) or _read_page(session, token, page, page_size)
     clock_ms, walk, total, rows = read.clock_ms, read.walk, read.total, read.rows
     unchanged = walk.since_ms is not None and total == 0

@@ -23,7 +23,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from web.db import end_request_session
-from web.responses import json_error
+from web.responses import header_values, json_error
 
 log = logging.getLogger(__name__)
 HTML_CSP = (
@@ -62,11 +62,15 @@ def init_error_handling(app: Flask) -> None:
     @app.after_request
     def _security_headers(response: Response) -> Response:
         headers = response.headers
-        headers.setdefault("X-Content-Type-Options", "nosniff")
+        present = header_values(headers)
+        if "x-content-type-options" not in present:
+            headers.add("X-Content-Type-Options", "nosniff")
         # The media type as `response.mimetype` reads it, without parsing the parameters.
-        if headers.get("Content-Type", "").split(";", 1)[0].strip().lower() == "text/html":
-            headers.setdefault("Content-Security-Policy", HTML_CSP)
-            headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
+        if present.get("content-type", "").split(";", 1)[0].strip().lower() == "text/html":
+            if "content-security-policy" not in present:
+                headers.add("Content-Security-Policy", HTML_CSP)
+            if "referrer-policy" not in present:
+                headers.add("Referrer-Policy", "strict-origin-when-cross-origin")
         return response
 
 
@@ -80,7 +84,8 @@ def finish_response(app: Flask, response: Response) -> Response:
         # Only a Location or Content-Location can fail to encode (their IRI
         # is made a URI, joined with the request's URL); other headers were
         # validated when set, so most answers skip this second pass.
-        if "Location" in response.headers or "Content-Location" in response.headers:
+        present = header_values(response.headers)
+        if "location" in present or "content-location" in present:
             response.get_wsgi_headers(request.environ)
     except Exception:  # e.g. "Port out of range" while encoding a Location
         log.exception("response to %s %s cannot be sent as built", request.method, request.path)
