@@ -138,6 +138,14 @@ def _socket_has_spoken(socket: int) -> bool:
     try:
         poller = select.poll()
         poller.register(socket, select.POLLIN)
+    except Exception:
+        return True
+    return _readable(poller)
+
+
+def _readable(poller) -> bool:
+    """Whether a registered idle socket has something to read (a failed poll counts as yes: it is gone)."""
+    try:
         return bool(poller.poll(0))
     except Exception:
         return True
@@ -254,10 +262,7 @@ class _ReaderConnection:
         """Whether the server has closed this idle connection (no round trip: a socket poll)."""
         if self.connection.closed or self.pgconn.status != ConnStatus.OK:
             return True
-        try:
-            return bool(self._poller.poll(0))  # readable while idle: the server hung up (or spoke unasked)
-        except Exception:
-            return True
+        return _readable(self._poller)  # readable while idle: the server hung up (or spoke unasked)
 
     def close(self) -> None:
         """Close the connection (never raises)."""
