@@ -20,7 +20,7 @@ from flask import Response, redirect, render_template
 from markupsafe import Markup
 
 from feeds import bp
-from feeds.jsonld import TIER_NAMES, company_graph
+from feeds.jsonld import TIER_NAMES, company_graph, script_safe_json
 from mirror.models import Company
 from mirror.public_view import CategoryView, CompanyView, channel_open, iso
 from mirror.records import TIERS
@@ -107,26 +107,70 @@ def page_context(view: CompanyView, company: Company, marked_up: list[CategoryVi
     """Everything a hosted page renders, derived from the one view.
 
     `marked_up` are the categories whose full offers the page shows, and so
-    the ones its JSON-LD describes (none when the jsonld switch is off).
+    the ones its JSON-LD describes (`graph`: the script-safe JSON text, None
+    when the jsonld switch is off).
     """
-    graph = company_graph(view, settings(), marked_up) if channel_open(company, "jsonld") else None
+    # The graph as the .jsonld document writes it (one serialiser for both),
+    # already script-safe: Markup, so autoescaping leaves it as it is.
+    shown = [page_category(category, view.currency) for category in view.categories]
+    graph = (
+        Markup(script_safe_json(company_graph(view, settings(), marked_up)))
+        if channel_open(company, "jsonld")
+        else None
+    )
     return {
         "view": view,
         "business": view.business,
-        "systems": [c for c in view.categories if c.kind == "system"],
-        "accessories": [c for c in view.categories if c.kind == "accessory"],
+        "categories": shown,
+        "systems": [c for c in shown if c.kind == "system"],
+        "accessories": [c for c in shown if c.kind == "accessory"],
         "answer": answer_sentence(view),
         "graph": graph,
         "pricing_open": channel_open(company, PRICING_CHANNEL),
-        "money": lambda value: format_money(value, view.currency),
-        "price_range": lambda category: price_range(category, view.currency),
-        "tier_rows": tier_rows,
         "phone_display": format_phone(view.business.phone),
         "eyebrow": eyebrow(view),
         "freshness": freshness_note(view),
-        "range_note": lambda category: range_note(category, view.currency),
         "website_display": display_url(view.business.website),
     }
+
+
+class TierRow(NamedTuple):
+    """One Good/Better/Best row: `price` is the formatted price, None when the tier has no product."""
+
+    tier: str
+    label: str
+    price: str | None
+
+
+class PageCategory(NamedTuple):
+    """One category as the pages show it, its display text computed once (the template only interpolates)."""
+
+    slug: str
+    name: str
+    kind: str
+    is_range: bool
+    price_range: str
+    tiers: tuple[TierRow, ...]
+    note: str | None
+    offer_count: int
+
+
+def page_category(category: CategoryView, currency: str) -> PageCategory:
+    """The category's slug, name, price text, tier rows and range note."""
+    tiers = tuple(
+        TierRow(row["tier"], row["label"], None if row["price"] is None else format_money(row["price"], currency))
+        for row in tier_rows(category)
+    )
+    return PageCategory(
+        slug=category.slug,
+        name=category.name,
+        kind=category.kind,
+        is_range=category.price_low != category.price_high,
+        price_range=price_range(category, currency),
+        tiers=tiers,
+        note=range_note(category, currency),
+        offer_count=category.offer_count,
+    )
 
 
 def eyebrow(view: CompanyView) -> str:
