@@ -41,10 +41,7 @@ make one result newer than its entry, never older.)
 
 Memory is bounded: at most `max_companies` entries (least recently used
 evicted first), each holding its few bodies and at most `max_results` tool
-results (an LRU keyed by the tool's normalised arguments). A result is kept
-as its JSON bytes wherever JSON holds it exactly (`_kept`): one object the
-cyclic garbage collector never scans, instead of a tree of dicts and lists
-that every full collection walked.
+results (an LRU keyed by the tool's normalised arguments).
 """
 
 from __future__ import annotations
@@ -57,7 +54,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 from sqlalchemy.orm import Session
 
 from mirror.config import Settings
@@ -118,56 +114,20 @@ class CompanyRenderings:
     def result(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """A computed value (a tool result) by key, kept in a bounded LRU.
 
-        A JSON value comes back as a fresh copy decoded from the kept bytes
-        (`_kept`); any other is shared between requests and threads, so
-        callers must treat what they get as read-only.
+        The value is shared between requests and threads: callers must treat
+        it as read-only.
         """
         with self._lock:
-            kept = self._results.get(key)
-            if kept is not None:
+            if key in self._results:
                 self._results.move_to_end(key)
-        if kept is not None:
-            return _value_of(kept)
+                return self._results[key]
         value = compute()
         with self._lock:
             self.renders += 1
-            self._results[key] = _kept(value)
+            self._results[key] = value
             while len(self._results) > self._max_results:
                 self._results.popitem(last=False)
         return value
-
-
-_AS_JSON, _AS_IS = "json", "value"
-
-
-def _kept(value: Any) -> tuple[str, Any]:
-    """How a computed value is stored: its JSON bytes where JSON holds it exactly, else the value itself.
-
-    A search result is about 16 dicts and lists. With up to 256 results a
-    company and 1,000 companies a worker, full collections walked millions
-    of them: pauses of up to 0.8 s, measured, once a server had answered
-    ten thousand distinct searches. Bytes are never scanned (and a tuple of
-    a str and bytes is untracked at the first collection). Decoding 6 KB
-    back costs about 9 us. What JSON cannot hold exactly (integers beyond
-    64 bits, non-string keys, lone surrogates, datetimes, subclasses) orjson
-    refuses, and is kept as it is. NaN and infinities, which JSON has no
-    word for, come back as None, as every encoder of the app writes them
-    (null); a tuple comes back as a list: the same JSON.
-    """
-    try:
-        return (_AS_JSON, orjson.dumps(value, option=_PLAIN_JSON_ONLY))
-    except TypeError:  # orjson.JSONEncodeError is a TypeError
-        return (_AS_IS, value)
-
-
-# Datetimes, dataclasses and subclasses of str, int, dict or list would come
-# back as something else: with these options orjson refuses them instead.
-_PLAIN_JSON_ONLY = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-
-
-def _value_of(kept: tuple[str, Any]) -> Any:
-    how, stored = kept
-    return orjson.loads(stored) if how == _AS_JSON else stored
 
 
 class CompanyEntry:
