@@ -8,6 +8,12 @@ process and its descendants (a reaped child's time is in its parent's
 cutime/cstime, so each process is counted once, alive or gone) and the
 PostgreSQL server, which the benchmark drives. What is left is everybody
 else's; a run where that exceeds BUSY_SHARE of the machine is flagged.
+
+The same counters say how long the cores sat waiting for the disk (iowait).
+A machine whose page cache cannot hold the benchmark's database makes
+Postgres read pages from the disk: the rows that touch many companies'
+products (the cold rows, the searches) then run below what the CPU allows.
+A run where that wait exceeds DISK_SHARE of the cores' time is flagged too.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BUSY_SHARE = 0.10  # of all the cores' time over the run
+DISK_SHARE = 0.05  # of all the cores' time over the run, spent waiting for the disk
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -58,10 +65,10 @@ def _ours(root: int) -> float:
     return total + postgres
 
 
-def _machine_busy() -> float:
-    """Busy CPU seconds of the whole machine since boot (all but idle and iowait)."""
+def _machine_times() -> tuple[float, float]:
+    """The whole machine's busy CPU seconds (all but idle and iowait) and iowait seconds, since boot."""
     values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return (sum(values) - values[3] - values[4]) / _TICK
+    return (sum(values) - values[3] - values[4]) / _TICK, values[4] / _TICK
 
 
 @dataclass
@@ -71,6 +78,7 @@ class Quietness:
     seconds: float  # wall-clock length of the run
     others_cpu: float  # CPU seconds used by processes outside the benchmark
     cores: int
+    disk_wait: float = 0.0  # seconds the cores sat idle waiting for the disk (iowait, all cores)
 
     @property
     def share(self) -> float:
@@ -82,12 +90,32 @@ class Quietness:
         """Whether other processes used more than BUSY_SHARE of the machine."""
         return self.share > BUSY_SHARE
 
+    @property
+    def disk_share(self) -> float:
+        """The share of all the cores' time spent waiting for the disk."""
+        return self.disk_wait / (self.seconds * self.cores) if self.seconds else 0.0
+
+    @property
+    def disk_bound(self) -> bool:
+        """Whether the cores waited for the disk more than DISK_SHARE of the time."""
+        return self.disk_share > DISK_SHARE
+
     def describe(self) -> str:
-        """One sentence for a results file."""
+        """Two sentences for a results file."""
         return (
             f"Processes outside the benchmark (and its Postgres) used {self.others_cpu:.1f} CPU-seconds over the "
             f"{self.seconds:.0f} s run: {self.share:.1%} of the {self.cores} cores (the run counts as quiet below "
-            f"{BUSY_SHARE:.0%})."
+            f"{BUSY_SHARE:.0%}). The cores waited for the disk {self.disk_share:.1%} of the time (flagged above "
+            f"{DISK_SHARE:.0%})."
+        )
+
+    def disk_warning(self) -> str:
+        """The results file's warning when the disk held the run up."""
+        return (
+            f"> **Warning: the disk held the run up.** The cores waited for it {self.disk_share:.0%} of the time: "
+            "Postgres read pages the page cache could not keep, so the rows that touch many companies' rows (the "
+            "cold rows, the searches) ran below what the CPU allows. Compare them only with runs that waited as "
+            "little."
         )
 
 
@@ -97,9 +125,10 @@ class QuietMeter:
     def __init__(self) -> None:
         self._root = os.getpid()
         self._started = time.monotonic()
-        self._busy, self._ours = _machine_busy(), _ours(self._root)
+        (self._busy, self._disk), self._ours = _machine_times(), _ours(self._root)
 
     def stop(self) -> Quietness:
-        """The others' CPU since the meter started."""
-        busy, ours = _machine_busy() - self._busy, _ours(self._root) - self._ours
-        return Quietness(time.monotonic() - self._started, max(0.0, busy - ours), os.cpu_count() or 1)
+        """The others' CPU, and the wait for the disk, since the meter started."""
+        busy, disk = _machine_times()
+        others = max(0.0, busy - self._busy - (_ours(self._root) - self._ours))
+        return Quietness(time.monotonic() - self._started, others, os.cpu_count() or 1, disk - self._disk)

@@ -26,9 +26,10 @@
    hit); the cold rows name a different company on every request, uniformly
    over all 10,000 (the cache holds 1,000 per worker, so it never helps).
 4. Prints one table and writes it, with the machine's description and the
-   load average before and after the run and the CPU other processes used
-   meanwhile (bench/machine.py), to bench/results.md; a run on a busy
-   machine says so at the top of the file.
+   load average before and after the run, the CPU other processes used
+   meanwhile and the time the cores waited for the disk (bench/machine.py),
+   to bench/results.md; a run on a busy machine, or one the disk held up,
+   says so at the top of the file.
 
 The machine has 2 cores: wrk, the server processes and Postgres share them,
 so absolute figures are lower than on a real deployment; the ratios are
@@ -560,15 +561,15 @@ def load_lines(load: dict) -> list[str]:
         f"{before[2]:.2f}; after: {after[0]:.2f} / {after[1]:.2f} / {after[2]:.2f} ({cores} cores; the benchmark's "
         "own wrk, servers and Postgres raise it)."
     )
-    if not quiet.busy:
-        return [text]
-    return [
-        f"> **Warning: the machine was busy.** Other processes used {quiet.share:.0%} of the cores beside the "
-        "benchmark. Absolute figures are not comparable with a quiet run; the ratios, measured interleaved, are "
-        "less affected but not immune. Re-run on a quiet machine before quoting these numbers.",
-        "",
-        text,
-    ]
+    warnings = [quiet.disk_warning(), ""] if quiet.disk_bound else []
+    if quiet.busy:
+        warnings += [
+            f"> **Warning: the machine was busy.** Other processes used {quiet.share:.0%} of the cores beside the "
+            "benchmark. Absolute figures are not comparable with a quiet run; the ratios, measured interleaved, are "
+            "less affected but not immune. Re-run on a quiet machine before quoting these numbers.",
+            "",
+        ]
+    return [*warnings, text]
 
 
 def write_report(rows: list[Endpoint], args, facts: dict) -> None:

@@ -283,6 +283,8 @@ def report(args, runs: list[Run], changed: int, load_before, load_after, quiet) 
         f"{_load(load_after)} after. {quiet.describe()}",
         "",
     ]
+    if quiet.disk_bound:
+        lines += [quiet.disk_warning(), ""]
     if busy:
         lines += [
             f"> **Warning: the machine was busy** (other processes used {quiet.share:.0%} of its {cores} cores). "
