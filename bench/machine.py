@@ -132,3 +132,16 @@ class QuietMeter:
         busy, disk = _machine_times()
         others = max(0.0, busy - self._busy - (_ours(self._root) - self._ours))
         return Quietness(time.monotonic() - self._started, others, os.cpu_count() or 1, disk - self._disk)
+
+
+class DiskWaitMeter:
+    """The share of all the cores' time spent waiting for the disk since the meter started (one row's)."""
+
+    def __init__(self) -> None:
+        self._started, self._disk = time.monotonic(), _machine_times()[1]
+
+    def share(self) -> float:
+        """iowait seconds since the start over the cores' seconds."""
+        seconds = time.monotonic() - self._started
+        waited = _machine_times()[1] - self._disk
+        return waited / (seconds * (os.cpu_count() or 1)) if seconds else 0.0

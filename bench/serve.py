@@ -60,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from bench.machine import QuietMeter  # noqa: E402
+from bench.machine import DISK_SHARE, DiskWaitMeter, QuietMeter  # noqa: E402
 from bench.pyspy import print_profile, start_profile  # noqa: E402
 from bench.sync import _free_port, child_sync, fresh_database, start_upstream  # noqa: E402
 from bench.wrk import LoadResult, combine, run_wrk  # noqa: E402
@@ -104,6 +104,8 @@ class Endpoint:
     # The baselines measured interleaved with this row (same minutes, same
     # noise): "ceiling" for every row, "peer" for the MCP rows.
     paired: dict[str, LoadResult] = field(default_factory=dict)
+    # The share of the cores' time spent waiting for the disk while the row ran (bench/machine.py).
+    disk_wait: float = 0.0
 
     def ratio_to(self, baseline: str) -> float | None:
         """This row's peak rps over the baseline's, measured interleaved."""
@@ -396,6 +398,7 @@ def measure(
     wanted = (
         ["ceiling"] + (["peer"] if endpoint.peer_ratio else []) if endpoint.server not in ("ceiling", "peer") else []
     )
+    disk = DiskWaitMeter()
     run_wrk(base, endpoint.requests, seconds=args.warmup, **common)
     profiler = (
         start_profile(app_pid, args.slices * args.slice * (1 + len(wanted)), script + ".prof")
@@ -417,10 +420,11 @@ def measure(
     if endpoint.half.rps < 0.85 * target:  # one correction for the time the requests themselves took
         delay -= endpoint.half.mean_ms
         endpoint.half = run_wrk(base, endpoint.requests, seconds=args.duration, delay_ms=delay, **common)
+    endpoint.disk_wait = disk.share()
     print(
         f"  {endpoint.name:<40} {endpoint.peak.rps:>8,.0f} rps  p50 {endpoint.peak.p50_ms:6.2f} ms  "
         f"p99 {endpoint.peak.p99_ms:6.2f} ms | half load {endpoint.half.rps:,.0f} rps: p99 "
-        f"{endpoint.half.p99_ms:.2f} ms",
+        f"{endpoint.half.p99_ms:.2f} ms | disk wait {endpoint.disk_wait:.0%}",
         flush=True,
     )
 
@@ -460,8 +464,8 @@ def table(rows: list[Endpoint]) -> list[str]:
     """The markdown table: one line per endpoint."""
     lines = [
         "| endpoint | rps | p50 ms | p99 ms | vs ceiling (its rps alongside) | vs peer (its rps alongside) "
-        "| p99 ms at ~half rps (achieved rps) | errors |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| p99 ms at ~half rps (achieved rps) | disk wait | errors |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
         peak, half = row.peak, row.half
@@ -470,7 +474,7 @@ def table(rows: list[Endpoint]) -> list[str]:
         lines.append(
             f"| {name} | {peak.rps:,.0f} | {peak.p50_ms:.2f} | {peak.p99_ms:.2f} | "
             f"{_paired(row, 'ceiling')} | {_paired(row, 'peer')} | "
-            f"{half.p99_ms:.2f} ({half.rps:,.0f}) | {errors} |"
+            f"{half.p99_ms:.2f} ({half.rps:,.0f}) | {row.disk_wait:.0%} | {errors} |"
         )
     return lines
 
@@ -577,6 +581,14 @@ def write_report(rows: list[Endpoint], args, facts: dict) -> None:
     lines = table(rows)
     targets = verdicts(rows)
     loads = load_lines(facts["load"])
+    held_up = [row.name for row in rows if row.disk_wait > DISK_SHARE]
+    if held_up:
+        loads += [
+            "",
+            f"> **Warning: the disk held these rows up** (the cores waited for it more than {DISK_SHARE:.0%} of "
+            f"the row's time; the table's disk-wait column): {', '.join(held_up)}. Postgres read pages the page "
+            "cache could not keep; their rates and tails say more about the disk than about the code.",
+        ]
     print("\n" + "\n".join(loads) + "\n\n" + "\n".join(lines) + "\n\n" + "\n".join(targets))
     body = [
         "# bench/serve.py — latest run",
