@@ -78,7 +78,7 @@ class Quietness:
     seconds: float  # wall-clock length of the run
     others_cpu: float  # CPU seconds used by processes outside the benchmark
     cores: int
-    disk_wait: float = 0.0  # seconds the cores sat idle waiting for the disk (iowait, all cores)
+    disk_share: float = 0.0  # of all the cores' time, spent waiting for the disk (iowait)
 
     @property
     def share(self) -> float:
@@ -89,11 +89,6 @@ class Quietness:
     def busy(self) -> bool:
         """Whether other processes used more than BUSY_SHARE of the machine."""
         return self.share > BUSY_SHARE
-
-    @property
-    def disk_share(self) -> float:
-        """The share of all the cores' time spent waiting for the disk."""
-        return self.disk_wait / (self.seconds * self.cores) if self.seconds else 0.0
 
     @property
     def disk_bound(self) -> bool:
@@ -125,13 +120,13 @@ class QuietMeter:
     def __init__(self) -> None:
         self._root = os.getpid()
         self._started = time.monotonic()
-        (self._busy, self._disk), self._ours = _machine_times(), _ours(self._root)
+        self._disk = DiskWaitMeter()
+        self._busy, self._ours = _machine_times()[0], _ours(self._root)
 
     def stop(self) -> Quietness:
         """The others' CPU, and the wait for the disk, since the meter started."""
-        busy, disk = _machine_times()
-        others = max(0.0, busy - self._busy - (_ours(self._root) - self._ours))
-        return Quietness(time.monotonic() - self._started, others, os.cpu_count() or 1, disk - self._disk)
+        others = max(0.0, _machine_times()[0] - self._busy - (_ours(self._root) - self._ours))
+        return Quietness(time.monotonic() - self._started, others, os.cpu_count() or 1, self._disk.share())
 
 
 class DiskWaitMeter:

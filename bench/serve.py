@@ -105,7 +105,7 @@ class Endpoint:
     # noise): "ceiling" for every row, "peer" for the MCP rows.
     paired: dict[str, LoadResult] = field(default_factory=dict)
     # The share of the cores' time spent waiting for the disk while the row ran (bench/machine.py).
-    disk_wait: float = 0.0
+    disk_share: float = 0.0
 
     def ratio_to(self, baseline: str) -> float | None:
         """This row's peak rps over the baseline's, measured interleaved."""
@@ -435,11 +435,11 @@ def measure(
     if endpoint.half.rps < 0.85 * target:  # one correction for the time the requests themselves took
         delay -= endpoint.half.mean_ms
         endpoint.half = run_wrk(base, endpoint.requests, seconds=args.duration, delay_ms=delay, **common)
-    endpoint.disk_wait = disk.share()
+    endpoint.disk_share = disk.share()
     print(
         f"  {endpoint.name:<40} {endpoint.peak.rps:>8,.0f} rps  p50 {endpoint.peak.p50_ms:6.2f} ms  "
         f"p99 {endpoint.peak.p99_ms:6.2f} ms | half load {endpoint.half.rps:,.0f} rps: p99 "
-        f"{endpoint.half.p99_ms:.2f} ms | disk wait {endpoint.disk_wait:.0%}",
+        f"{endpoint.half.p99_ms:.2f} ms | disk wait {endpoint.disk_share:.0%}",
         flush=True,
     )
 
@@ -489,7 +489,7 @@ def table(rows: list[Endpoint]) -> list[str]:
         lines.append(
             f"| {name} | {peak.rps:,.0f} | {peak.p50_ms:.2f} | {peak.p99_ms:.2f} | "
             f"{_paired(row, 'ceiling')} | {_paired(row, 'peer')} | "
-            f"{half.p99_ms:.2f} ({half.rps:,.0f}) | {row.disk_wait:.0%} | {errors} |"
+            f"{half.p99_ms:.2f} ({half.rps:,.0f}) | {row.disk_share:.0%} | {errors} |"
         )
     return lines
 
@@ -596,7 +596,7 @@ def write_report(rows: list[Endpoint], args, facts: dict) -> None:
     lines = table(rows)
     targets = verdicts(rows)
     loads = load_lines(facts["load"])
-    held_up = [row.name for row in rows if row.disk_wait > DISK_SHARE]
+    held_up = [row.name for row in rows if row.disk_share > DISK_SHARE]
     if held_up:
         loads += [
             "",

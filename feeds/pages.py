@@ -110,9 +110,9 @@ def page_context(view: CompanyView, company: Company, marked_up: list[CategoryVi
     the ones its JSON-LD describes (`graph`: the script-safe JSON text, None
     when the jsonld switch is off).
     """
+    shown = [page_category(category, view.currency) for category in view.categories]
     # The graph as the .jsonld document writes it (one serialiser for both),
     # already script-safe: Markup, so autoescaping leaves it as it is.
-    shown = [page_category(category, view.currency) for category in view.categories]
     graph = (
         Markup(script_safe_json(company_graph(view, settings(), marked_up)))
         if channel_open(company, "jsonld")
@@ -157,9 +157,10 @@ class PageCategory(NamedTuple):
 
 def page_category(category: CategoryView, currency: str) -> PageCategory:
     """The category's slug, name, price text, tier rows and range note."""
+    rows = tier_rows(category)
     tiers = tuple(
         TierRow(row["tier"], row["label"], None if row["price"] is None else format_money(row["price"], currency))
-        for row in tier_rows(category)
+        for row in rows
     )
     return PageCategory(
         slug=category.slug,
@@ -168,7 +169,7 @@ def page_category(category: CategoryView, currency: str) -> PageCategory:
         is_range=category.price_low != category.price_high,
         price_range=price_range(category, currency),
         tiers=tiers,
-        note=range_note(category, currency),
+        note=range_note(category, currency, rows),
         offer_count=category.offer_count,
     )
 
@@ -205,13 +206,14 @@ def human_date(value: datetime) -> str:
     return f"{MONTHS[value.month - 1]} {value.day}, {value.year}"
 
 
-def range_note(category: CategoryView, currency: str) -> str | None:
+def range_note(category: CategoryView, currency: str, rows: list[dict]) -> str | None:
     """What a system's tier prices and the top of its range mean; None when nothing needs saying.
 
     Each tier shows its cheapest published option, so a range that ends above
     the highest tier price reaches into larger or premium installs of the category.
+    `rows` are the category's `tier_rows`.
     """
-    tier_prices = [row["price"] for row in tier_rows(category) if row["price"] is not None]
+    tier_prices = [row["price"] for row in rows if row["price"] is not None]
     if not tier_prices:
         return None if category.price_low == category.price_high else "The price depends on the option you choose."
     starts = "Good, Better and Best show where each option starts."
