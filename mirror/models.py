@@ -14,8 +14,14 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from mirror.db import Base
 
+# The stored lengths the upstream boundary (mirror.records) holds values to.
+KEY_LENGTH = 128  # a pluginKey
+SKU_LENGTH = 255
+SLUG_LENGTH = 255  # a category slug
+STATUS_LENGTH = 16
+MAX_CENTS = 2**63 - 1  # BigInteger
 # Keys sort in byte order on every database (C collation on Postgres).
-KEY = String(128).with_variant(String(128, collation="C"), "postgresql")
+KEY = String(KEY_LENGTH).with_variant(String(KEY_LENGTH, collation="C"), "postgresql")
 
 
 class Company(Base):
@@ -26,7 +32,7 @@ class Company(Base):
     plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
     name: Mapped[str] = mapped_column(Text)
     trades: Mapped[list] = mapped_column(JSON, default=list)
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(STATUS_LENGTH))
     storefront_live: Mapped[bool] = mapped_column(Boolean, default=False)
     is_public: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
     phone: Mapped[str | None] = mapped_column(String(16))
@@ -65,10 +71,10 @@ class Product(Base):
     __tablename__ = "products"
 
     plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
-    sku: Mapped[str] = mapped_column(String(255), primary_key=True)
+    sku: Mapped[str] = mapped_column(String(SKU_LENGTH), primary_key=True)
     name: Mapped[str] = mapped_column(Text)
     category_name: Mapped[str] = mapped_column(Text)
-    category_slug: Mapped[str] = mapped_column(String(255))
+    category_slug: Mapped[str] = mapped_column(String(SLUG_LENGTH))
     category_kind: Mapped[str] = mapped_column(String(16))
     tier: Mapped[str | None] = mapped_column(String(8))
     brand: Mapped[str | None] = mapped_column(Text)

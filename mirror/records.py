@@ -1,11 +1,19 @@
 """Upstream records, validated and normalised at the boundary.
 
 This is the only place raw upstream JSON is read. Each model declares just the
-public fields it keeps; everything else is ignored by pydantic, so the
-private fields (`internal_id`, `owner`, `cost`, `dealer_notes`) never reach the
-database. A record missing a required field, or with one
-unparseable, is invalid (skipped and counted by the sync); any other malformed
-field counts as missing and the record is kept.
+public fields it keeps, each with an annotated type that says how its value is
+read (mirror/storable.py and the normalisers below); everything else is
+ignored by pydantic, so the private fields (`internal_id`, `owner`, `cost`,
+`dealer_notes`) never reach the database. A record missing a required field,
+or with one unparseable, is invalid (skipped and counted by the sync); any
+other malformed field counts as missing and the record is kept.
+
+Every string a record keeps goes through one of two types: `Text` (and the
+types built on it), which repairs unstorable characters (U+FFFD), and `Key`,
+which refuses them (the record is invalid). JSON fields are `JsonObject`,
+whose every string, key or value, is repaired the same way. A record whose
+text was repaired is reported to the caller that asks (`on_repair`): the
+sync names it in its summary.
 """
 
 from __future__ import annotations
@@ -13,14 +21,29 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
-from mirror.storable import storable
+from mirror.addresses import address_allowed
+from mirror.models import KEY_LENGTH, MAX_CENTS, SKU_LENGTH, SLUG_LENGTH, STATUS_LENGTH
+from mirror.storable import refuse_unstorable, repaired_json, repaired_text, storable
 
 KNOWN_TRADES = ("hvac", "plumbing", "electrical", "roofing")
 CHANNELS = ("jsonld", "mcp", "webmcp", "feed", "pricing", "quote", "a2a")
@@ -29,6 +52,9 @@ PRICE_RE = re.compile(r"^[0-9]+(\.[0-9]{1,2})?$")
 _ZIP_RE = re.compile(r"^(\d{5})(-?\d{4})?$")
 _SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")  # compiled once: slugify runs for every product
+_NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
+# Where a validation notes the fields whose text it repaired (pydantic's validation context).
+_REPAIRED = "repaired"
 
 
 # --- normalisers: each returns the honest normal form or None -----------------
@@ -54,10 +80,13 @@ def normalise_url(value: Any, *, bare_host_ok: bool = False) -> str | None:
     """An absolute http(s) URL every surface can publish and redirect to, else None.
 
     Parsed completely here, at sync time, so no surface can fail on it later
-    (a Location Werkzeug cannot encode is a 500): scheme http or https, a
-    host with a dot (or localhost) that IDNA can encode, a port from 1 to
-    65535 when one is given, and no spaces, control characters, NULs or
-    unpaired surrogates anywhere. A bare host gets https:// if allowed.
+    (a Location Werkzeug cannot encode is a 500): scheme http or https, no
+    user information (`http://a@b@host/` names another host than it seems
+    to), a host that is a name with a dot (or localhost) that IDNA can
+    encode or an IP address judged by what it is (`_publishable_host`), a
+    port from 1 to 65535 when one is given, and no spaces, control
+    characters, NULs or unpaired surrogates anywhere. A bare host gets
+    https:// if allowed.
     """
     if not isinstance(value, str):
         return None
@@ -76,24 +105,35 @@ def _normalise_url_text(value: str, bare_host_ok: bool) -> str | None:
         host, port = parts.hostname, parts.port  # .port raises ValueError when out of range or not a number
     except ValueError:
         return None
-    if parts.scheme.lower() not in ("http", "https") or not host or ("." not in host and host != "localhost"):
+    if parts.scheme.lower() not in ("http", "https") or not host or "@" in parts.netloc:
         return None
     if port is not None and not 1 <= port <= 65535:
         return None
-    return text if _idna_encodable(host) else None
+    return text if _publishable_host(host) else None
 
 
 @functools.lru_cache(maxsize=4096)  # hosts repeat: a catalog's images come from a few of them
-def _idna_encodable(host: str) -> bool:
-    """Whether the host can be written in a URI (Punycode for names; IP literals as they are)."""
-    # Every string ip_address accepts has a colon (IPv6) or is digits and
-    # dots (IPv4): others skip it, whose ValueError cost more than the check.
+def _publishable_host(host: str) -> bool:
+    """Whether a URL's host (lower case, no brackets) can be published.
+
+    An IP address is judged by the address (mirror.addresses), however it is
+    spelled: loopback, like `localhost`, or public unicast; never private,
+    link-local or reserved space. A name must have a dot (or be localhost),
+    must not end in a numeric label (a browser reads `999.1.1.1` or
+    `0x7f.1` as an IPv4 address, and refuses or rewrites it) and must be
+    writable in a URI (Punycode).
+    """
     if ":" in host or host.replace(".", "").isdigit():
         try:
             ipaddress.ip_address(host)
-            return True
         except ValueError:
             pass
+        else:
+            return address_allowed(host, allow_loopback=True)
+    if "." not in host and host != "localhost":
+        return False
+    if _NUMERIC_LABEL.match(host.rstrip(".").rsplit(".", 1)[-1]):
+        return False
     try:
         host.encode("idna")
     except UnicodeError:  # an empty or over-long label, or a character IDNA refuses
@@ -134,188 +174,9 @@ def price_to_cents(price: str) -> int:
 
 @functools.lru_cache(maxsize=4096)  # a pure function of a few hundred category names
 def slugify(text: str) -> str:
-    """A URL-safe slug for a category name without one."""
-    slug = _NOT_SLUG.sub("-", text.lower()).strip("-")
+    """A URL-safe slug for a category name without one (at most the column's length)."""
+    slug = _NOT_SLUG.sub("-", text.lower()).strip("-")[:SLUG_LENGTH].rstrip("-")
     return slug or "category"
-
-
-# --- records ------------------------------------------------------------------
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class CompanyRecord(_Record):
-    """A company's public facts, normalised."""
-
-    plugin_key: str = Field(min_length=1, max_length=128)
-    name: str = Field(min_length=1)
-    status: str
-    updated_at: datetime
-    trades: list[str] = []
-    storefront_live: bool = False
-    phone: str | None = None
-    website: str | None = None
-    address: dict | None = None
-    service_postal_codes: list[str] = []
-    currency: str = "USD"
-    price_description: str | None = None
-    estimate_url: str | None = None
-    shop_url: str | None = None
-    channels: dict[str, bool] = {}
-
-    @property
-    def is_public(self) -> bool:
-        """Public only while active and live on the storefront."""
-        return self.status == "active" and self.storefront_live
-
-
-class ProductRecord(_Record):
-    """A product's public facts, normalised; price in cents."""
-
-    plugin_key: str = Field(min_length=1, max_length=128)
-    sku: str = Field(min_length=1, max_length=255)
-    name: str = Field(min_length=1)
-    category_name: str = Field(min_length=1)
-    category_slug: str
-    category_kind: Literal["system", "accessory"]
-    price_cents: int
-    published: bool
-    updated_at: datetime
-    tier: str | None = None
-    brand: str | None = None
-    model_numbers: list[str] = []
-    description: str | None = None
-    image_url: str | None = None
-    specs: dict = {}
-
-
-class Tombstone(_Record):
-    """A product deleted upstream."""
-
-    plugin_key: str = Field(min_length=1, max_length=128)
-    sku: str = Field(min_length=1, max_length=255)
-    updated_at: datetime
-
-
-class InvalidRecord(BaseModel):
-    """A record that could not be used; its key, when readable, protects what is held."""
-
-    plugin_key: str | None
-    sku: str | None
-    reason: str
-
-
-def _aware(value: datetime) -> datetime:
-    if value.tzinfo is None:
-        raise ValueError("timestamp without a UTC offset")
-    return value.astimezone(UTC)
-
-
-class _Required(_Record):
-    """The fields whose absence or malformation makes a record invalid."""
-
-    @field_validator("updated_at", check_fields=False)
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return _aware(value)
-
-
-class _CompanyRequired(_Required):
-    plugin_key: StrictStr = Field(min_length=1, max_length=128)
-    name: StrictStr = Field(min_length=1)
-    status: StrictStr = Field(min_length=1)
-    updated_at: datetime
-
-
-class _ProductRequired(_Required):
-    plugin_key: StrictStr = Field(min_length=1, max_length=128)
-    sku: StrictStr = Field(min_length=1, max_length=255)
-    name: StrictStr = Field(min_length=1)
-    category: dict
-    price: str = Field(pattern=PRICE_RE.pattern)
-    published: StrictBool
-    updated_at: datetime
-
-
-class _TombstoneRequired(_Required):
-    plugin_key: StrictStr = Field(min_length=1, max_length=128)
-    sku: StrictStr = Field(min_length=1, max_length=255)
-    deleted: Literal[True]
-    updated_at: datetime
-
-
-# The plain spelling of an RFC 3339 UTC-offset timestamp that both pydantic and
-# `datetime.fromisoformat` read the same way; anything else goes to pydantic.
-_PLAIN_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
-
-
-class _PlainProductFields:
-    """The required fields of `_ProductRequired`, read without pydantic (same attributes)."""
-
-    __slots__ = ("plugin_key", "sku", "name", "category", "price", "published", "updated_at")
-
-    def __init__(self, plugin_key, sku, name, category, price, published, updated_at) -> None:
-        self.plugin_key, self.sku, self.name, self.category = plugin_key, sku, name, category
-        self.price, self.published, self.updated_at = price, published, updated_at
-
-
-def _product_required(raw: Any) -> _ProductRequired | _PlainProductFields:
-    """Validate the required product fields once; raises ValidationError or ValueError.
-
-    Almost every record of a sync is plainly valid, so the common case is
-    checked here in plain Python (several times cheaper than the pydantic
-    model). It accepts only values `_ProductRequired` accepts and yields the
-    same values; anything else, valid or not, is left to the model, so the
-    verdict and the reason of an invalid record are the model's.
-    """
-    if type(raw) is dict:
-        key, sku, name = raw.get("plugin_key"), raw.get("sku"), raw.get("name")
-        category, price, published, updated = (
-            raw.get("category"),
-            raw.get("price"),
-            raw.get("published"),
-            raw.get("updated_at"),
-        )
-        if (
-            type(key) is str
-            and 0 < len(key) <= 128
-            and type(sku) is str
-            and 0 < len(sku) <= 255
-            and type(name) is str
-            and name
-            and type(category) is dict
-            and type(price) is str
-            and PRICE_RE.fullmatch(price)
-            and type(published) is bool
-            and type(updated) is str
-            and _PLAIN_TIMESTAMP.fullmatch(updated)
-        ):
-            try:
-                stamp = datetime.fromisoformat(updated)
-            except ValueError:
-                stamp = None  # e.g. month 13: the model says how it is wrong
-            if stamp is not None:
-                return _PlainProductFields(key, sku, name, category, price, published, _aware(stamp))
-    return _ProductRequired.model_validate(raw)
-
-
-def _keys_of(raw: Any) -> tuple[str | None, str | None]:
-    if not isinstance(raw, dict):
-        return None, None
-    key, sku = raw.get("plugin_key"), raw.get("sku")
-    return (key if isinstance(key, str) and key else None, sku if isinstance(sku, str) and sku else None)
-
-
-def _invalid(raw: Any, error: Exception) -> InvalidRecord:
-    key, sku = _keys_of(raw)
-    if isinstance(error, ValidationError):
-        fields = sorted({".".join(str(p) for p in e["loc"]) or "record" for e in error.errors()})
-        reason = "invalid " + ", ".join(fields)
-    else:
-        reason = str(error)[:200]
-    return InvalidRecord(plugin_key=key, sku=sku, reason=reason)
 
 
 def _address(raw: Any) -> dict | None:
@@ -358,97 +219,248 @@ def _currency(raw: Any) -> str:
     return raw.upper() if isinstance(raw, str) and re.fullmatch(r"[A-Za-z]{3}", raw) else "USD"
 
 
-def parse_company(raw: Any) -> CompanyRecord | InvalidRecord:
-    """Validate and normalise one upstream company record."""
-    try:
-        required = _CompanyRequired.model_validate(raw)
-    except (ValidationError, ValueError) as error:
-        return _invalid(raw, error)
-    settings = raw.get("settings") if isinstance(raw.get("settings"), dict) else {}
-    estimate = normalise_url(settings.get("systems_estimate_url"))
-    return CompanyRecord(
-        plugin_key=required.plugin_key,
-        name=required.name.strip() or required.name,
-        status=required.status.strip().lower(),
-        updated_at=required.updated_at,
-        trades=_trades(raw.get("trades")),
-        storefront_live=raw.get("storefront_live") is True,
-        phone=normalise_phone(raw.get("phone")),
-        website=normalise_url(raw.get("website"), bare_host_ok=True),
-        address=_address(raw.get("address")),
-        service_postal_codes=_postal_codes(raw.get("service_area")),
-        currency=_currency(settings.get("currency")),
-        price_description=_text(settings.get("price_description")),
-        estimate_url=estimate if settings.get("systems_estimate_url_verified") is True else None,
-        shop_url=normalise_url(settings.get("concom_shop_url")),
-        channels=_channels(settings.get("channels")),
-    )
-
-
-def _category(raw: dict) -> tuple[str, str, str]:
-    name = _text(raw.get("name"))
-    if not name:
-        raise ValueError("invalid category.name")
-    slug = _text(raw.get("slug"))
-    slug = slugify(slug) if slug else slugify(name)
-    kind = raw.get("kind")
-    kind = "system" if isinstance(kind, str) and kind.strip().lower() == "system" else "accessory"
-    return name, slug, kind
-
-
-def _tier(raw: Any, kind: str) -> str | None:
-    tier = raw.strip().lower() if isinstance(raw, str) else None
-    return tier if kind == "system" and tier in TIERS else None
-
-
 def _string_list(raw: Any) -> list[str]:
     return [s.strip() for s in raw if isinstance(s, str) and s.strip()] if isinstance(raw, list) else []
 
 
-def parse_product(raw: Any) -> ProductRecord | Tombstone | InvalidRecord:
-    """Validate and normalise one upstream product record or tombstone."""
-    try:
-        if isinstance(raw, dict) and raw.get("deleted") is True:
-            stone = _TombstoneRequired.model_validate(raw)
-            return Tombstone(plugin_key=stone.plugin_key, sku=stone.sku, updated_at=stone.updated_at)
-        required = _product_required(raw)
-        category_name, category_slug, kind = _category(required.category)
-    except (ValidationError, ValueError) as error:
-        return _invalid(raw, error)
-    # Every field below is already validated or normalised: construct without
-    # a second validation pass (the sync parses every product of every run).
-    return _construct(
-        ProductRecord,
-        plugin_key=required.plugin_key,
-        sku=required.sku,
-        name=required.name,
-        category_name=category_name,
-        category_slug=category_slug,
-        category_kind=kind,
-        price_cents=price_to_cents(required.price),
-        published=required.published,
-        updated_at=required.updated_at,
-        tier=_tier(raw.get("tier"), kind),
-        brand=_text(raw.get("brand")),
-        model_numbers=_string_list(raw.get("model_numbers")),
-        description=_text(raw.get("description")),
-        image_url=normalise_url(raw.get("image_url")),
-        specs=raw.get("specs") if isinstance(raw.get("specs"), dict) else {},
+def _settings(raw: Any) -> dict:
+    return raw if isinstance(raw, dict) else {}
+
+
+def _verified_estimate(settings: Any) -> str | None:
+    """The contractor's own quote funnel: `systems_estimate_url`, only when `..._verified` is true."""
+    settings = _settings(settings)
+    return (
+        normalise_url(settings.get("systems_estimate_url"))
+        if settings.get("systems_estimate_url_verified") is True
+        else None
     )
 
 
-def _construct(model: type[_Record], **values: Any) -> Any:
-    """`model.model_construct(**values)` for values naming every field, without its per-field loop.
+def _cents(raw: Any) -> int:
+    if not isinstance(raw, str) or not PRICE_RE.fullmatch(raw):
+        raise ValueError("a price is a decimal string with up to two decimals")
+    cents = price_to_cents(raw)
+    if cents > MAX_CENTS:
+        raise ValueError("a price too large to store")
+    return cents
 
-    Sets exactly what `model_construct` sets (the field values, the set of
-    fields given, no extra, no private state) and, like it, validates
-    nothing: the callers pass values they validated themselves. It costs a
-    fraction of `model_construct`, which matters at one call per product.
-    """
-    record = model.__new__(model)
-    setattr_ = object.__setattr__
-    setattr_(record, "__dict__", values)
-    setattr_(record, "__pydantic_fields_set__", set(values))
-    setattr_(record, "__pydantic_extra__", None)
-    setattr_(record, "__pydantic_private__", None)
+
+def _category(raw: Any) -> dict:
+    if not isinstance(raw, dict):
+        raise ValueError("a category is an object")
+    return raw
+
+
+def _category_name(raw: Any) -> str:
+    name = _text(_category(raw).get("name"))
+    if not name:
+        raise ValueError("a category needs a name")
+    return name
+
+
+def _category_slug(raw: Any) -> str:
+    category = _category(raw)
+    return slugify(_text(category.get("slug")) or _text(category.get("name")) or "")
+
+
+def _category_kind(raw: Any) -> str:
+    kind = _category(raw).get("kind")
+    return "system" if isinstance(kind, str) and kind.strip().lower() == "system" else "accessory"
+
+
+def _aware(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        raise ValueError("timestamp without a UTC offset")
+    return value.astimezone(UTC)
+
+
+# --- the annotated types: how each kind of value is read ------------------------
+
+
+def _not_empty(text: str) -> str:
+    if not text:
+        raise ValueError("must not be empty")
+    return text
+
+
+def _repaired(text: str, info: ValidationInfo) -> str:
+    """Text with its unstorable characters replaced (mirror/storable.py), noted in the validation context."""
+    if storable(text):
+        return text
+    if info.context is not None:
+        info.context.setdefault(_REPAIRED, set()).add(info.field_name)
+    return repaired_text(text)
+
+
+def _repaired_object(value: dict, info: ValidationInfo) -> dict:
+    """A JSON object with every string repaired; one nested too deep counts as missing ({})."""
+    try:
+        repaired = repaired_json(value)
+    except ValueError:
+        repaired = {}
+    if repaired is not value and info.context is not None:
+        info.context.setdefault(_REPAIRED, set()).add(info.field_name)
+    return repaired
+
+
+# Contractor text: any string, its unstorable characters repaired.
+Text = Annotated[StrictStr, AfterValidator(_repaired)]
+# Identifiers: refused, not repaired, when they cannot be stored.
+Key = Annotated[StrictStr, StringConstraints(min_length=1, max_length=KEY_LENGTH), AfterValidator(refuse_unstorable)]
+Sku = Annotated[StrictStr, StringConstraints(min_length=1, max_length=SKU_LENGTH), AfterValidator(refuse_unstorable)]
+# A required name: a non-empty string. (Checked after the repair: pydantic refuses a lone
+# surrogate in a string it measures.)
+Name = Annotated[Text, AfterValidator(_not_empty)]
+# Optional text: trimmed, and missing when empty or not a string.
+OptionalText = Annotated[Text | None, BeforeValidator(_text)]
+TextList = Annotated[list[Text], BeforeValidator(_string_list)]
+JsonObject = Annotated[dict, AfterValidator(_repaired_object)]
+# A URL every surface can publish (normalise_url); missing when malformed.
+Url = Annotated[StrictStr | None, BeforeValidator(normalise_url)]
+UtcTimestamp = Annotated[datetime, AfterValidator(_aware)]
+
+
+# --- records ------------------------------------------------------------------
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+# Called with a record whose text was repaired, and the names of the fields repaired.
+OnRepair = Callable[[Any, list[str]], None]
+
+
+def _validated(model: type[_Record], raw: Any, on_repair: OnRepair | None):
+    """`model.model_validate(raw)`, calling `on_repair` for a record whose text was repaired."""
+    if on_repair is None:
+        return model.model_validate(raw)
+    context: dict = {}
+    record = model.model_validate(raw, context=context)
+    if context:
+        on_repair(record, sorted(context[_REPAIRED]))
     return record
+
+
+class CompanyRecord(_Record):
+    """A company's public facts, normalised."""
+
+    plugin_key: Key
+    name: Annotated[Name, AfterValidator(lambda name: name.strip() or name)]
+    status: Annotated[Name, AfterValidator(lambda s: s.strip().lower())]
+    updated_at: UtcTimestamp
+    trades: Annotated[list[str], BeforeValidator(_trades)] = []
+    storefront_live: Annotated[bool, BeforeValidator(lambda value: value is True)] = False
+    phone: Annotated[StrictStr | None, BeforeValidator(normalise_phone)] = None
+    website: Annotated[Url, BeforeValidator(lambda value: normalise_url(value, bare_host_ok=True))] = None
+    address: Annotated[JsonObject | None, BeforeValidator(_address)] = None
+    service_postal_codes: Annotated[list[str], BeforeValidator(_postal_codes)] = Field(
+        [], validation_alias="service_area"
+    )
+    # The settings object's facts (a missing or malformed settings object counts as empty).
+    currency: Annotated[str, BeforeValidator(lambda s: _currency(_settings(s).get("currency")))] = Field(
+        "USD", validation_alias="settings"
+    )
+    price_description: Annotated[OptionalText, BeforeValidator(lambda s: _settings(s).get("price_description"))] = (
+        Field(None, validation_alias="settings")
+    )
+    estimate_url: Annotated[Url, BeforeValidator(_verified_estimate)] = Field(None, validation_alias="settings")
+    shop_url: Annotated[Url, BeforeValidator(lambda s: _settings(s).get("concom_shop_url"))] = Field(
+        None, validation_alias="settings"
+    )
+    channels: Annotated[dict[str, bool], BeforeValidator(lambda s: _channels(_settings(s).get("channels")))] = Field(
+        default_factory=lambda: _channels(None), validation_alias="settings"
+    )
+
+    @field_validator("status")
+    @classmethod
+    def _fits_its_column(cls, status: str) -> str:
+        if len(status) > STATUS_LENGTH:
+            raise ValueError("not a status this mirror knows")
+        return status
+
+    @property
+    def is_public(self) -> bool:
+        """Public only while active and live on the storefront."""
+        return self.status == "active" and self.storefront_live
+
+
+class ProductRecord(_Record):
+    """A product's public facts, normalised; price in cents."""
+
+    plugin_key: Key
+    sku: Sku
+    name: Name
+    # Three facts of the upstream `category` object (it must be one, with a name).
+    category_name: Annotated[Text, BeforeValidator(_category_name)] = Field(validation_alias="category")
+    category_slug: Annotated[str, BeforeValidator(_category_slug)] = Field(validation_alias="category")
+    category_kind: Annotated[Literal["system", "accessory"], BeforeValidator(_category_kind)] = Field(
+        validation_alias="category"
+    )
+    price_cents: Annotated[int, BeforeValidator(_cents)] = Field(validation_alias="price")
+    published: StrictBool
+    updated_at: UtcTimestamp
+    tier: str | None = None
+    brand: OptionalText = None
+    model_numbers: TextList = []
+    description: OptionalText = None
+    image_url: Url = None
+    specs: Annotated[JsonObject, BeforeValidator(lambda value: value if isinstance(value, dict) else {})] = {}
+
+    @field_validator("tier", mode="before")
+    @classmethod
+    def _tier_of_a_system(cls, raw: Any, info: ValidationInfo) -> str | None:
+        # Any other value, or a tier on an accessory, counts as none.
+        tier = raw.strip().lower() if isinstance(raw, str) else None
+        return tier if info.data.get("category_kind") == "system" and tier in TIERS else None
+
+
+class Tombstone(_Record):
+    """A product deleted upstream."""
+
+    plugin_key: Key
+    sku: Sku
+    deleted: Literal[True]
+    updated_at: UtcTimestamp
+
+
+class InvalidRecord(BaseModel):
+    """A record that could not be used; its key, when readable, protects what is held."""
+
+    plugin_key: str | None
+    sku: str | None
+    reason: str
+
+
+def _keys_of(raw: Any) -> tuple[str | None, str | None]:
+    if not isinstance(raw, dict):
+        return None, None
+    key, sku = raw.get("plugin_key"), raw.get("sku")
+    return (
+        key if isinstance(key, str) and key and storable(key) else None,
+        sku if isinstance(sku, str) and sku and storable(sku) else None,
+    )
+
+
+def _invalid(raw: Any, error: ValidationError) -> InvalidRecord:
+    key, sku = _keys_of(raw)
+    fields = sorted({".".join(str(p) for p in e["loc"]) or "record" for e in error.errors(include_input=False)})
+    return InvalidRecord(plugin_key=key, sku=sku, reason="invalid " + ", ".join(fields))
+
+
+def parse_company(raw: Any, on_repair: OnRepair | None = None) -> CompanyRecord | InvalidRecord:
+    """Validate and normalise one upstream company record."""
+    try:
+        return _validated(CompanyRecord, raw, on_repair)
+    except ValidationError as error:
+        return _invalid(raw, error)
+
+
+def parse_product(raw: Any, on_repair: OnRepair | None = None) -> ProductRecord | Tombstone | InvalidRecord:
+    """Validate and normalise one upstream product record or tombstone."""
+    model = Tombstone if isinstance(raw, dict) and raw.get("deleted") is True else ProductRecord
+    try:
+        return _validated(model, raw, on_repair)
+    except ValidationError as error:
+        return _invalid(raw, error)

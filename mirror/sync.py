@@ -17,10 +17,9 @@ Walk order (docs/contracts/upstream.md):
 
 from __future__ import annotations
 
+import functools
 import gc
-import json
 import logging
-import operator
 import queue
 import sys
 import threading
@@ -30,12 +29,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-import orjson
-from sqlalchemy import JSON, Text, any_, bindparam, case, delete, event, func, insert, select, text, tuple_, update
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy import case, delete, func, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from mirror import state as st
+from mirror.bulk import await_copy, insert_rows, keys_in, refusal_reason, update_rows
 from mirror.businesses import feed_hash
 from mirror.lock import SyncRecent, sync_lock
 from mirror.models import Company, OfferGroup, Product, SyncRun
@@ -116,6 +114,9 @@ NEW_COMPANY_BOOKKEEPING = {
     "content_updated_at": None,
     "last_synced_at": None,
 }
+# What computing a record's stored values can raise for an odd value (the
+# record's problem, never the run's): its change hash, its JSON.
+_RECORD_VALUE_ERRORS = (ValueError, TypeError, OverflowError, RecursionError)
 # Companies per offer-group rebuild: the database summarises a batch's
 # products in one pass (mirror.offers.offer_groups_query).
 REBUILD_BATCH = 2000
@@ -138,6 +139,7 @@ class SyncCounts:
     products_written: int = 0
     products_removed: int = 0
     invalid_records: int = 0
+    repaired_records: int = 0  # stored with unstorable characters replaced (mirror/storable.py)
     orphan_products: int = 0
     offer_groups_rebuilt: int = 0
     upstream_requests: int = 0
@@ -194,6 +196,17 @@ class _RunState:
     feed_departure: bool = False  # some business left the feed
     invalid_reasons: Counter = field(default_factory=Counter)  # reason -> count, for the summary
     invalid_examples: list[str] = field(default_factory=list)  # the first few keys
+    repaired_fields: Counter = field(default_factory=Counter)  # field -> records, for the summary
+    repaired_examples: list[str] = field(default_factory=list)
+
+    def note_repair(self, record, fields: list[str]) -> None:
+        """A record stored with its unstorable characters replaced: counted, and named in the summary."""
+        self.counts.repaired_records += 1
+        self.repaired_fields.update(fields)
+        key = record.plugin_key if isinstance(record, CompanyRecord) else f"{record.plugin_key}/{record.sku}"
+        if len(self.repaired_examples) < INVALID_EXAMPLES:
+            self.repaired_examples.append(key)
+        log.debug("replaced unstorable characters in %s (%s)", key, ", ".join(fields))
 
 
 def _skip_invalid(run: _RunState, kind: str, key: str, reason: str) -> None:
@@ -205,18 +218,27 @@ def _skip_invalid(run: _RunState, kind: str, key: str, reason: str) -> None:
     log.debug("skipped invalid %s record %s: %s", kind, key, reason)
 
 
-def _log_invalid_summary(run_id: int, run: _RunState) -> None:
-    """One WARNING per run for its invalid records: count by reason and the first few keys."""
-    if not run.invalid_reasons:
-        return
-    reasons = ", ".join(f"{reason}: {count}" for reason, count in run.invalid_reasons.most_common())
-    log.warning(
-        "sync run %s skipped %d invalid records (%s); first: %s",
-        run_id,
-        run.counts.invalid_records,
-        reasons,
-        ", ".join(run.invalid_examples),
-    )
+def _log_record_summary(run_id: int, run: _RunState) -> None:
+    """One WARNING per run for its invalid records, one for its repaired ones: counts, and the first few keys."""
+    if run.invalid_reasons:
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in run.invalid_reasons.most_common())
+        log.warning(
+            "sync run %s skipped %d invalid records (%s); first: %s",
+            run_id,
+            run.counts.invalid_records,
+            reasons,
+            ", ".join(run.invalid_examples),
+        )
+    if run.repaired_fields:
+        fields = ", ".join(f"{name}: {count}" for name, count in run.repaired_fields.most_common())
+        log.warning(
+            "sync run %s replaced unstorable characters (NUL, lone surrogates) with U+FFFD in %d records "
+            "(%s); first: %s",
+            run_id,
+            run.counts.repaired_records,
+            fields,
+            ", ".join(run.repaired_examples),
+        )
 
 
 def _seconds_since_last_whole_run(session_factory) -> float | None:
@@ -266,7 +288,7 @@ def run_sync(
             run.counts.upstream_requests = client.requests_made
             _close_run(session, run_id, "success", run.counts, finished_at, None)
             session.commit()
-            _log_invalid_summary(run_id, run)
+            _log_record_summary(run_id, run)
             return SyncResult(run_id, "success", mode, run.counts, started_at, finished_at)
         except BaseException as error:
             session.rollback()
@@ -278,7 +300,7 @@ def run_sync(
                 failed.commit()
             if not isinstance(error, Exception):
                 raise
-            _log_invalid_summary(run_id, run)
+            _log_record_summary(run_id, run)
             log.error("sync run %s failed: %s", run_id, message)
             return SyncResult(run_id, "failed", mode, run.counts, started_at, finished_at, message, error)
         finally:
@@ -333,6 +355,9 @@ def _sync(session: Session, client, run: _RunState, overlap: int, company_key: s
             records = [r for r in records if isinstance(r, dict) and r.get("plugin_key") == company_key]
         _apply_companies(session, run, records)
         progress("companies", len(page.data))
+    # Every company row settled (its COPY awaited, refused rows known) before
+    # anything asks which companies are new or held.
+    await_copy(session)
     if run.mode == "company":
         _sync_one_catalog(session, client, run, company_key)
         return
@@ -372,7 +397,7 @@ def _walk_products(session: Session, client, run: _RunState, since, progress: Pr
     for page in prefetch(client.walk("/v1/products", since), depth=APPLY_BATCH // 500 + 2):
         # Parsed as each page arrives, so parsing overlaps the next page's
         # fetch instead of following the batch's last page.
-        batch.extend(parse_product(raw) for raw in page.data)
+        batch.extend(parse_product(raw, run.note_repair) for raw in page.data)
         if len(batch) >= APPLY_BATCH:
             _apply_products(session, run, batch, seen=seen, are_parsed=True)
             batch = []
@@ -418,7 +443,7 @@ def _last_per_key(records: Iterable, key: Callable) -> dict:
 
 
 def _apply_companies(session: Session, run: _RunState, raw_records: list) -> None:
-    parsed = [parse_company(raw) for raw in raw_records]
+    parsed = [parse_company(raw, run.note_repair) for raw in raw_records]
     run.counts.companies_seen += len(parsed)
     for bad in (p for p in parsed if isinstance(p, InvalidRecord)):
         _skip_invalid(run, "company", str(bad.plugin_key), bad.reason)
@@ -438,7 +463,11 @@ def _apply_companies(session: Session, run: _RunState, raw_records: list) -> Non
     }
     inserts, updates = [], []
     for key, record in latest.items():
-        values = _company_values(record)
+        try:
+            values = _company_values(record)
+        except _RECORD_VALUE_ERRORS as error:
+            _skip_invalid(run, "company", key, f"unusable ({type(error).__name__})")
+            continue
         old = held.get(key)
         if old is None:
             inserts.append({"plugin_key": key, **NEW_COMPANY_BOOKKEEPING, "generation": run.generation, **values})
@@ -448,11 +477,21 @@ def _apply_companies(session: Session, run: _RunState, raw_records: list) -> Non
         else:
             continue
         run.changed_companies.add(key)
-    insert_rows(session, Company, inserts)
-    if updates:
-        session.execute(update(Company), updates)
     run.held_companies.update(dict.fromkeys(latest, True))
     run.counts.companies_written += len(inserts) + len(updates)
+    insert_rows(session, Company, inserts, refused=lambda row, error: _company_refused(run, row, error, new=True))
+    update_rows(session, Company, updates, refused=lambda row, error: _company_refused(run, row, error, new=False))
+
+
+def _company_refused(run: _RunState, row: dict, error: BaseException, *, new: bool) -> None:
+    """The database refused a company's row: that record is skipped (what the mirror held stays) and the run goes on."""
+    key = row["plugin_key"]
+    run.counts.companies_written -= 1
+    run.changed_companies.discard(key)
+    if new:  # the mirror does not hold it: its products are orphans, and no catalog walk is due
+        run.new_companies.discard(key)
+        run.held_companies[key] = False
+    _skip_invalid(run, "company", key, refusal_reason(error))
 
 
 def _aware(value: datetime) -> datetime:
@@ -511,7 +550,7 @@ def _apply_products(
 ):
     """Apply one page of product records (`are_parsed`: parse_product's results already); `seen` collects
     the keys a reconciling walk returned."""
-    parsed = raw_records if are_parsed else [parse_product(raw) for raw in raw_records]
+    parsed = raw_records if are_parsed else [parse_product(raw, run.note_repair) for raw in raw_records]
     run.counts.products_seen += len(parsed)
     usable = []
     for record in parsed:
@@ -585,7 +624,11 @@ def _write_products(session: Session, run: _RunState, latest: dict, maybe_held: 
             if old is not None:
                 deletes.append((key, sku))
             continue
-        values = _product_values(record)
+        try:
+            values = _product_values(record)
+        except _RECORD_VALUE_ERRORS as error:
+            _skip_invalid(run, "product", f"{key}/{sku}", f"unusable ({type(error).__name__})")
+            continue
         if old is None:
             inserts.append({"plugin_key": key, "sku": sku, **values})
         elif old.record_hash != values["record_hash"]:
@@ -597,11 +640,22 @@ def _write_products(session: Session, run: _RunState, latest: dict, maybe_held: 
         slugs.add(values["category_slug"])
         if old is not None:
             slugs.add(old.category_slug)
-    insert_rows(session, Product, inserts)
-    update_rows(session, Product, updates, generated_from=PRODUCT_VECTOR_SOURCES)
+    run.counts.products_written += len(inserts) + len(updates)
+    refused = functools.partial(_product_refused, run)
+    insert_rows(session, Product, inserts, refused=refused)
+    update_rows(session, Product, updates, generated_from=PRODUCT_VECTOR_SOURCES, refused=refused)
     if deletes:
         _delete_products(session, run, deletes)
-    run.counts.products_written += len(inserts) + len(updates)
+
+
+def _product_refused(run: _RunState, row: dict, error: BaseException) -> None:
+    """The database refused a product's row: that record is skipped (what the mirror held stays) and the run goes on.
+
+    Its company stays touched: rebuilding its offer groups from what is held
+    gives the same groups, so nothing moves that should not.
+    """
+    run.counts.products_written -= 1
+    _skip_invalid(run, "product", f"{row['plugin_key']}/{row['sku']}", refusal_reason(error))
 
 
 # --- finishing: offer groups, feed state, clocks -------------------------------
@@ -814,174 +868,6 @@ def _version_changes(company, run: _RunState, groups: list[tuple], whole: bool, 
 def next_generation(current: int, run: _RunState) -> int:
     """A generation strictly above the current one, and at least the run's."""
     return max(current + 1, run.generation)
-
-
-def keys_in(column, keys, session: Session):
-    """`column IN keys`; on Postgres as `column = ANY(array)`: one parameter however many keys (an
-    IN list of 1,229 company keys took 14 ms to send, plan and run, the array 7 ms)."""
-    if session.get_bind().dialect.name == "postgresql":
-        return column == any_(bindparam("keys", list(keys), type_=ARRAY(Text), unique=True))
-    return column.in_(keys)
-
-
-def insert_rows(session: Session, model, rows: list[dict]) -> None:
-    """Bulk-insert rows that all have the same keys.
-
-    Postgres gets COPY (an order of magnitude faster than INSERTs for the
-    tens of thousands of rows a full run writes); SQLite gets executemany,
-    which its driver runs in C.
-    """
-    if not rows:
-        return
-    table = model.__table__
-    if session.get_bind().dialect.name == "postgresql":
-        _copy_in_background(session, table, rows)
-    else:
-        session.execute(insert(table), rows)
-
-
-def update_rows(session: Session, model, rows: list[dict], *, generated_from: tuple[str, ...] = ()) -> None:
-    """Bulk-update rows by primary key; all rows have the same keys, the primary key's included.
-
-    SQLite gets the ORM's executemany. Postgres gets the rows COPYed into a
-    staging table of this transaction and one UPDATE ... FROM it: an
-    executemany UPDATE cost about 310 us a row (an incremental run's ~2,000
-    changed products: 0.6 s), the set-wise one about 110 us, nearly all of
-    it the new rows' search vectors and index entries.
-
-    `generated_from`: the columns a stored generated column is computed
-    from. Postgres evaluates that column again for every row of an UPDATE
-    that assigns any of them, whatever the values. So the rows whose values
-    in all of them equal the stored ones (compared as text, which is what
-    the expression reads) are updated first without those columns, and only
-    the others by the full statement: ~30 us a row instead of ~110 us for a
-    repriced product (EXPLAIN ANALYZE, 1,918 rows).
-    """
-    if not rows:
-        return
-    table = model.__table__
-    if session.get_bind().dialect.name != "postgresql":
-        session.execute(update(model), rows)
-        return
-    columns = list(rows[0])
-    keys = [c.name for c in table.primary_key.columns]
-    staging = f"sync_staged_{table.name}"
-    session.execute(
-        text(
-            f"CREATE TEMP TABLE {staging} ON COMMIT DROP AS SELECT {', '.join(columns)} FROM {table.name} WITH NO DATA"
-        )
-    )
-    json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
-    _copy_rows(session.connection().connection.driver_connection, staging, json_columns, rows)
-    matches = " AND ".join(f"t.{c} = s.{c}" for c in keys)
-
-    def update_from(assigned: list[str], condition: str = "") -> None:
-        assignments = ", ".join(f"{c} = s.{c}" for c in assigned)
-        session.execute(
-            text(f"UPDATE {table.name} AS t SET {assignments} FROM {staging} AS s WHERE {matches}{condition}")
-        )
-
-    assigned = [c for c in columns if c not in keys]
-    sources = [c for c in generated_from if c in assigned]
-    if sources:
-        same = " AND ".join(
-            f"t.{c}::text IS NOT DISTINCT FROM s.{c}::text"
-            if c in json_columns
-            else f"t.{c} IS NOT DISTINCT FROM s.{c}"
-            for c in sources
-        )
-        # The second statement sees the first one's rows, whose sources
-        # still equal the staged ones: each row is updated once.
-        update_from([c for c in assigned if c not in sources], f" AND {same}")
-        update_from(assigned, f" AND NOT ({same})")
-    else:
-        update_from(assigned)
-    session.execute(text(f"DROP TABLE {staging}"))
-
-
-class _BackgroundCopy:
-    """A COPY running on a writer thread, on the session's own connection.
-
-    Postgres spends most of a full sync evaluating the rows a COPY sends
-    (the generated search vector, the GIN index): meanwhile the caller
-    parses the next batch, so the two cores work at once. The connection
-    is used by one thread at a time all the same: every statement, commit
-    or rollback on it first waits for the COPY (`wait`, hooked to the
-    connection's events by `_copy_in_background`), so the statements run in
-    the order the sync issued them, in its one transaction, and an error of
-    the COPY is raised in the caller at its next use of the database.
-    """
-
-    def __init__(self, work: Callable[[], None]) -> None:
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, args=(work,), name="sync-copy", daemon=True)
-        self.thread.start()
-
-    def _run(self, work: Callable[[], None]) -> None:
-        try:
-            work()
-        except BaseException as error:  # handed to the caller by wait()
-            self.error = error
-
-    def wait(self) -> None:
-        self.thread.join()
-        error, self.error = self.error, None
-        if error is not None:
-            raise error
-
-
-_PENDING_COPY, _HOOKED = "mirror.sync.pending_copy", "mirror.sync.copy_hooked"
-
-
-def _await_copy(session: Session, *, rolling_back: bool = False) -> None:
-    """Wait for the session's COPY in flight, if any; its error is raised (not when rolling back anyway)."""
-    pending = session.info.pop(_PENDING_COPY, None)
-    if pending is None:
-        return
-    try:
-        pending.wait()
-    except Exception:
-        if not rolling_back:
-            raise
-        log.debug("a COPY failed before the rollback", exc_info=True)
-
-
-def _copy_in_background(session: Session, table, rows: list[dict]) -> None:
-    _await_copy(session)  # one COPY at a time, in order
-    connection = session.connection()
-    if session.info.get(_HOOKED) is not connection:
-        # Per Connection object: the session keeps one for its transaction
-        # (held here, so a later one is never mistaken for it).
-        session.info[_HOOKED] = connection
-        event.listen(connection, "before_cursor_execute", lambda *_, **__: _await_copy(session))
-        event.listen(connection, "commit", lambda *_: _await_copy(session))
-        event.listen(connection, "rollback", lambda *_: _await_copy(session, rolling_back=True))
-    driver = connection.connection.driver_connection
-    json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
-    session.info[_PENDING_COPY] = _BackgroundCopy(lambda: _copy_rows(driver, table.name, json_columns, rows))
-
-
-def _copy_rows(driver, table_name: str, json_columns: set[str], rows: list[dict]) -> None:
-    columns = list(rows[0])
-    json_at = [i for i, c in enumerate(columns) if c in json_columns]
-    values_of = operator.itemgetter(*columns)
-    statement = f"COPY {table_name} ({', '.join(columns)}) FROM STDIN"
-    with driver.cursor() as cursor, cursor.copy(statement) as copy:
-        for row in rows:
-            values = list(values_of(row)) if len(columns) > 1 else [values_of(row)]
-            for i in json_at:
-                if values[i] is not None:
-                    values[i] = _json_text(values[i])
-            copy.write_row(values)
-
-
-def _json_text(value) -> str:
-    # COPY's text format takes a JSON column as its text; orjson writes it
-    # several times faster than json (a value it refuses goes to json).
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # orjson.JSONEncodeError
-        return json.dumps(value)
 
 
 def prefetch(pages: Iterator, depth: int = 2) -> Iterator:

@@ -206,12 +206,56 @@ def loads(body: bytes):
     orjson reads a 500-record page several times faster than `json`. It
     refuses a few things `json` accepts (NaN, Infinity, lone surrogates);
     those bodies are decoded by `json` exactly as before, so no body that
-    parsed before is now malformed. Raises ValueError when neither can.
+    parsed before is now malformed. A value nested deeper than either
+    parser follows (orjson stops at 1,024 levels, `json` at Python's
+    recursion limit) would make the whole page unreadable, so one record
+    would stop every run: its too-deep parts become null instead
+    (`_without_deep_values`), and the record models then judge the field.
+    Raises ValueError when the body is not JSON.
     """
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError:
-        return json.loads(body)
+        try:
+            return json.loads(body)
+        except RecursionError:
+            return json.loads(_without_deep_values(body, MAX_DECODE_DEPTH))
+
+
+# Deeper than this, a JSON value of a page is replaced by null (no field of the contract nests past a few levels).
+MAX_DECODE_DEPTH = 256
+_QUOTE, _BACKSLASH, _OPENERS, _CLOSERS = 0x22, 0x5C, (0x5B, 0x7B), (0x5D, 0x7D)
+
+
+def _without_deep_values(body: bytes, limit: int) -> bytes:
+    """The JSON text with every array or object that opens deeper than `limit` replaced by `null`.
+
+    A byte scan (JSON's structural characters are ASCII, and no UTF-8
+    sequence holds an ASCII byte), iterative so it has no depth limit of its
+    own; a body that is not JSON stays not JSON. Used only on the rare page
+    the parsers refuse for depth.
+    """
+    out, start, depth, cut_at, in_string, index = bytearray(), 0, 0, -1, False, 0
+    while index < len(body):
+        byte = body[index]
+        if in_string:
+            if byte == _BACKSLASH:
+                index += 1  # the escaped character
+            elif byte == _QUOTE:
+                in_string = False
+        elif byte == _QUOTE:
+            in_string = True
+        elif byte in _OPENERS:
+            depth += 1
+            if depth == limit + 1:
+                cut_at = index
+        elif byte in _CLOSERS:
+            if depth == limit + 1 and cut_at >= 0:
+                out += body[start:cut_at] + b"null"
+                start, cut_at = index + 1, -1
+            depth -= 1
+        index += 1
+    return bytes(out + body[start:])
 
 
 def _parse_page(content: bytes) -> Page:
@@ -220,7 +264,7 @@ def _parse_page(content: bytes) -> Page:
         body = loads(content)
         data, cursor = body["data"], body.get("next_cursor")
         server_time = parse_time(body["server_time"])
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         raise _Transient(f"malformed page body ({type(error).__name__})") from None
     if not isinstance(data, list) or not (cursor is None or isinstance(cursor, str)):
         raise _Transient("malformed page body (shape)")

@@ -154,12 +154,13 @@ def test_a_crash_between_pages_changes_nothing(mirror, upstream):
 def test_a_failing_bulk_write_fails_the_run_and_changes_nothing(mirror, upstream, monkeypatch):
     """A batch's bulk insert fails in the database; on Postgres its COPY runs on the writer thread
     while the next batch is parsed, and its error still fails the run."""
+    import mirror.bulk as bulk_module
     import mirror.sync as sync_module
 
     before = snapshot(mirror)  # empty: this first run inserts every product in bulk
     threads = []
     if mirror.is_postgres:
-        copy_rows = sync_module._copy_rows
+        copy_rows = bulk_module._copy_rows
 
         def duplicate_a_product(driver, table_name, json_columns, rows):
             threads.append(threading.current_thread().name)
@@ -167,12 +168,12 @@ def test_a_failing_bulk_write_fails_the_run_and_changes_nothing(mirror, upstream
                 rows = rows + rows[:1]  # a genuine error of the database: the primary key, at the COPY's end
             copy_rows(driver, table_name, json_columns, rows)
 
-        monkeypatch.setattr(sync_module, "_copy_rows", duplicate_a_product)
+        monkeypatch.setattr(bulk_module, "_copy_rows", duplicate_a_product)
     else:
         insert_rows = sync_module.insert_rows
 
-        def duplicate_a_product(session, model, rows):  # SQLite: executemany in the caller
-            insert_rows(session, model, rows + rows[:1] if model is Product and rows else rows)
+        def duplicate_a_product(session, model, rows, **kwargs):  # SQLite: executemany in the caller
+            insert_rows(session, model, rows + rows[:1] if model is Product and rows else rows, **kwargs)
 
         monkeypatch.setattr(sync_module, "insert_rows", duplicate_a_product)
     result = _sync(mirror, upstream, full=True)

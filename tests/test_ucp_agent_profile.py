@@ -15,8 +15,9 @@ import time
 import pytest
 
 from mcp_server.ucp import agent_profile as ap
-from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError, address_allowed, fetch_profile
+from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError, fetch_profile
 from mcp_server.ucp.versions import negotiate
+from mirror.addresses import address_allowed
 from mirror.models import Company
 from tests.ucp_helpers import AGENT_PROFILE, RELEASES, UCP_HEADERS, Route, agent_profile, profile_server
 
