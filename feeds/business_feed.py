@@ -2,7 +2,7 @@
 
 Who is in the feed is decided by the sync, not here: `Company.in_feed`,
 `feed_hash` and `feed_changed_ms` are maintained in the sync's transaction
-(mirror/businesses.py, mirror/sync.py), together with two clocks in
+(mirror/businesses.py, mirror/sync/), together with two clocks in
 `sync_state`: FEED_CLOCK_MS (the last change of any kind to the feed) and
 FEED_DEPARTED_MS (the last time a business left it). This module only reads.
 

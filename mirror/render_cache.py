@@ -9,7 +9,7 @@ What a rendering depends on, and so what it is keyed by:
 
 - the *content* stamp: `Company.generation`, which the sync sets, in the
   run's own transaction, on every company whose public rendering that run
-  changed (record, catalog or offer groups; see mirror/sync.py; values come
+  changed (record, catalog or offer groups; see mirror/sync/; values come
   from the run's id, so they only ever grow, even for a company removed and
   added again), plus `record_hash` and `content_version` as a second guard
   (a database restored from an older dump could repeat a generation);

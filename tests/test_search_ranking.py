@@ -269,11 +269,11 @@ def test_one_autocommit_statement_on_postgres_and_the_same_answer_inside_a_trans
 
 
 def test_an_incremental_update_leaves_every_vector_as_writing_the_row_afresh_would(ranked, database_url):
-    """mirror.sync.update_rows: a repriced product keeps its vector without Postgres computing it again
+    """mirror.sync.bulk.update_rows: a repriced product keeps its vector without Postgres computing it again
     (the statement leaves the vector's source columns out); a product whose text changed gets its new one."""
     from sqlalchemy import create_engine, text
 
-    from mirror.sync import PRODUCT_VECTOR_SOURCES
+    from mirror.sync.apply import PRODUCT_VECTOR_SOURCES
 
     catalog = ranked.catalog
     furnaces = ranked("furnace")

@@ -9,10 +9,10 @@ import time
 import pytest
 from sqlalchemy import event, func, inspect, select, text
 
-from mirror import sync as mirror_sync
 from mirror.lock import SyncBusy
 from mirror.models import Company, Product, SyncRun
 from mirror.state import LAST_SUCCESS_AT, WATERMARK_PRODUCTS
+from mirror.sync import rebuild as sync_rebuild
 from tests.mirror_helpers import (
     assert_offer_groups_in_step,
     fresh_mirror,
@@ -154,8 +154,8 @@ def test_a_crash_between_pages_changes_nothing(mirror, upstream):
 def test_a_failing_bulk_write_fails_the_run_and_changes_nothing(mirror, upstream, monkeypatch):
     """A batch's bulk insert fails in the database; on Postgres its COPY runs on the writer thread
     while the next batch is parsed, and its error still fails the run."""
-    import mirror.bulk as bulk_module
-    import mirror.sync as sync_module
+    import mirror.sync.apply as sync_module
+    import mirror.sync.bulk as bulk_module
 
     before = snapshot(mirror)  # empty: this first run inserts every product in bulk
     threads = []
@@ -632,8 +632,8 @@ def test_repriced_products_are_updated_in_place(mirror, upstream):
 @pytest.mark.parametrize("threshold", [1, 10**9], ids=["large-run", "small-run"])
 def test_a_large_run_leaves_the_planner_statistics_current(mirror, upstream, monkeypatch, threshold):
     # Without statistics the planner took a company's 20 products for ~440 and
-    # answered its searches from the whole full-text index (mirror/sync.py).
-    monkeypatch.setattr(mirror_sync, "ANALYZE_AFTER_ROWS", threshold)
+    # answered its searches from the whole full-text index (mirror/sync/rebuild.py).
+    monkeypatch.setattr(sync_rebuild, "ANALYZE_AFTER_ROWS", threshold)
     statements: list[str] = []
 
     def capture(_conn, _cursor, statement, *_args):

@@ -160,7 +160,7 @@ def test_a_row_the_database_refuses_fails_alone(mirror, upstream, monkeypatch, c
     """The boundary repairs every text field; should some value still reach the database unstorable
     (a field added without its type), the database's refusal is that record's failure: found among
     its batch by halving, skipped and reported, while the rest of the batch and the run are written."""
-    import mirror.sync as sync_module
+    import mirror.sync.apply as sync_module
 
     assert _sync(mirror, upstream).status == "success"
     key = _public(upstream)[0]
@@ -192,7 +192,7 @@ def test_a_row_the_database_refuses_fails_alone(mirror, upstream, monkeypatch, c
 
 
 def test_a_new_company_the_database_refuses_fails_alone_with_its_catalog(mirror, upstream, monkeypatch):
-    import mirror.sync as sync_module
+    import mirror.sync.apply as sync_module
 
     assert _sync(mirror, upstream).status == "success"
     added = upstream.catalog.add_company(products=4)["plugin_key"]

@@ -7,7 +7,7 @@ version goes to another page, and every index of the table gets a new
 entry: the primary key, the (plugin_key, category_slug) index and the GIN
 index of the search vector. With a tenth of each page free, an update that
 changes no indexed column (a repricing: the sync leaves the vector as it is,
-mirror.sync.update_rows) stays on its page as a heap-only tuple and touches
+mirror.sync.bulk.update_rows) stays on its page as a heap-only tuple and touches
 no index: 1,700 repriced products of the benchmark took 26-49 ms instead of
 56-125 ms (EXPLAIN ANALYZE; 87% of them were heap-only). Postgres prunes the
 old versions when it next reads the page, without a vacuum.

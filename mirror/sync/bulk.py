@@ -249,7 +249,7 @@ def _driver_savepoint(driver) -> Iterator[None]:
     driver.execute("RELEASE SAVEPOINT sync_bulk_part")
 
 
-_PENDING_COPY, _HOOKED = "mirror.bulk.pending_copy", "mirror.bulk.copy_hooked"
+_PENDING_COPY, _HOOKED = "mirror.sync.bulk.pending_copy", "mirror.sync.bulk.copy_hooked"
 
 
 def await_copy(session: Session, *, rolling_back: bool = False) -> None:

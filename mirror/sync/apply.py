@@ -1,0 +1,284 @@
+"""Applying records: what changed is written, what did not is left alone, what the database refuses fails alone."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, select, text, tuple_
+from sqlalchemy.orm import Session
+
+from mirror.models import Company, OfferGroup, Product
+from mirror.offers import record_hash
+from mirror.records import CompanyRecord, InvalidRecord, ProductRecord, Tombstone, parse_company, parse_product
+from mirror.sync.bulk import insert_rows, keys_in, refusal_reason, update_rows
+from mirror.sync.rebuild import next_generation
+from mirror.sync.runstate import RunState, skip_invalid
+
+
+def _stored_fields(record_model, table) -> tuple[str, ...]:
+    """A record's fields that are columns of its table, beside the key (its `updated_at` is stored apart)."""
+    keys = {column.name for column in table.primary_key.columns}
+    return tuple(name for name in record_model.model_fields if name in table.columns and name not in keys)
+
+
+COMPANY_FIELDS = _stored_fields(CompanyRecord, Company.__table__)
+PRODUCT_FIELDS = _stored_fields(ProductRecord, Product.__table__)
+# What _company_values writes beside the record's fields.
+_COMPANY_DERIVED = ("is_public", "upstream_updated_at", "record_hash")
+
+
+# The columns products.search_vector is generated from (migration 0004; a
+# test compares this with Postgres's own record of the dependencies).
+# Postgres computes a stored generated column again, and indexes the new
+# vector, on every UPDATE that assigns one of them: update_rows leaves them
+# out for rows whose values there are the stored ones (a repricing).
+PRODUCT_VECTOR_SOURCES = (
+    "sku",
+    "name",
+    "model_numbers",
+    "brand",
+    "category_name",
+    "category_slug",
+    "tier",
+    "description",
+)
+
+
+# Bulk inserts (COPY) apply no column defaults: a new company starts with the
+# defaults the model declares for every column the record does not set.
+NEW_COMPANY_BOOKKEEPING = {
+    column.name: column.default.arg if column.default is not None else None
+    for column in Company.__table__.columns
+    if column.name not in {"plugin_key", *COMPANY_FIELDS, *_COMPANY_DERIVED}
+}
+
+
+# What computing a record's stored values can raise for an odd value (the
+# record's problem, never the run's): its change hash, its JSON.
+_RECORD_VALUE_ERRORS = (ValueError, TypeError, OverflowError, RecursionError)
+
+
+def _company_values(record: CompanyRecord) -> dict:
+    values = {name: getattr(record, name) for name in COMPANY_FIELDS}
+    values["is_public"] = record.is_public
+    values["upstream_updated_at"] = record.updated_at
+    values["record_hash"] = record_hash(values | {"upstream_updated_at": None})
+    return values
+
+
+def _last_per_key(records: Iterable, key: Callable) -> dict:
+    # A record that changed mid-walk comes again later: the last one wins.
+    latest: dict = {}
+    for record in records:
+        latest[key(record)] = record
+    return latest
+
+
+def apply_companies(session: Session, run: RunState, raw_records: list) -> None:
+    parsed = [parse_company(raw, run.note_repair) for raw in raw_records]
+    run.counts.companies_seen += len(parsed)
+    for bad in (p for p in parsed if isinstance(p, InvalidRecord)):
+        skip_invalid(run, "company", str(bad.plugin_key), bad.reason)
+        if bad.plugin_key:
+            run.seen_companies.add(bad.plugin_key)  # keep what the mirror holds
+    latest = _last_per_key((p for p in parsed if isinstance(p, CompanyRecord)), lambda r: r.plugin_key)
+    run.seen_companies.update(latest)
+    if not latest:
+        return
+    held = {
+        row.plugin_key: row
+        for row in session.execute(
+            select(Company.plugin_key, Company.record_hash, Company.upstream_updated_at, Company.generation).where(
+                Company.plugin_key.in_(latest)
+            )
+        )
+    }
+    inserts, updates = [], []
+    for key, record in latest.items():
+        try:
+            values = _company_values(record)
+        except _RECORD_VALUE_ERRORS as error:
+            skip_invalid(run, "company", key, f"unusable ({type(error).__name__})")
+            continue
+        old = held.get(key)
+        if old is None:
+            inserts.append({"plugin_key": key, **NEW_COMPANY_BOOKKEEPING, "generation": run.generation, **values})
+            run.new_companies.add(key)
+        elif old.record_hash != values["record_hash"] and record.updated_at >= aware(old.upstream_updated_at):
+            updates.append({"plugin_key": key, "generation": next_generation(old.generation, run), **values})
+        else:
+            continue
+        run.changed_companies.add(key)
+    run.held_companies.update(dict.fromkeys(latest, True))
+    run.counts.companies_written += len(inserts) + len(updates)
+    insert_rows(session, Company, inserts, refused=lambda row, error: _company_refused(run, row, error, new=True))
+    update_rows(session, Company, updates, refused=lambda row, error: _company_refused(run, row, error, new=False))
+
+
+def _company_refused(run: RunState, row: dict, error: BaseException, *, new: bool) -> None:
+    """The database refused a company's row: that record is skipped (what the mirror held stays) and the run goes on."""
+    key = row["plugin_key"]
+    run.counts.companies_written -= 1
+    run.changed_companies.discard(key)
+    if new:  # the mirror does not hold it: its products are orphans, and no catalog walk is due
+        run.new_companies.discard(key)
+        run.held_companies[key] = False
+    skip_invalid(run, "company", key, refusal_reason(error))
+
+
+def aware(value: datetime) -> datetime:
+    # SQLite hands back naive datetimes; everything stored is UTC.
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def remove_unseen_companies(session: Session, run: RunState) -> None:
+    held = set(session.scalars(select(Company.plugin_key)))
+    remove_companies(session, run, sorted(held - run.seen_companies))
+
+
+def remove_companies(session: Session, run: RunState, keys: list[str]) -> None:
+    """Delete companies (and everything of theirs) that upstream no longer has."""
+    if not keys:
+        return
+    departed = session.scalar(select(Company.plugin_key).where(Company.plugin_key.in_(keys), Company.in_feed).limit(1))
+    for table in (Product, OfferGroup):
+        session.execute(delete(table).where(table.plugin_key.in_(keys)))
+    result = session.execute(delete(Company).where(Company.plugin_key.in_(keys)))
+    run.held_companies.update(dict.fromkeys(keys, False))
+    run.counts.companies_removed += result.rowcount or 0
+    run.changed_companies.difference_update(keys)
+    run.touched_catalogs.difference_update(keys)
+    if departed:
+        run.feed_departure = True
+
+
+def delete_products(session: Session, run: RunState, keys: list[tuple[str, str]]) -> None:
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        session.execute(delete(Product).where(tuple_(Product.plugin_key, Product.sku).in_(chunk)))
+    run.counts.products_removed += len(keys)
+    run.touched_catalogs.update(key for key, _ in keys)
+    run.whole_catalogs.update(key for key, _ in keys)
+
+
+def _product_values(record: ProductRecord) -> dict:
+    values = {name: getattr(record, name) for name in PRODUCT_FIELDS}
+    values["upstream_updated_at"] = record.updated_at
+    values["record_hash"] = record_hash(values | {"upstream_updated_at": None})
+    return values
+
+
+def apply_products(
+    session: Session, run: RunState, raw_records: list, *, seen=None, only_company=None, are_parsed: bool = False
+):
+    """Apply one page of product records (`are_parsed`: parse_product's results already); `seen` collects
+    the keys a reconciling walk returned."""
+    parsed = raw_records if are_parsed else [parse_product(raw, run.note_repair) for raw in raw_records]
+    run.counts.products_seen += len(parsed)
+    usable = []
+    for record in parsed:
+        if isinstance(record, InvalidRecord):
+            skip_invalid(run, "product", f"{record.plugin_key}/{record.sku}", record.reason)
+            if seen is not None and record.plugin_key and record.sku:
+                seen.add(_key(record))  # never erase the last valid version
+        elif only_company and record.plugin_key != only_company:
+            skip_invalid(run, "product", f"{record.plugin_key}/{record.sku}", f"listed under {only_company}")
+        else:
+            usable.append(record)
+    latest = _last_per_key(usable, _key)
+    maybe_held = None
+    if seen is not None:
+        # A company new in this run had no products when it began, so only
+        # keys this walk returned before can be held: the rest skip the lookup
+        # (on a first full sync, every one of them).
+        maybe_held = [k for k in latest if k in seen or k[0] not in run.new_companies]
+        seen.update(k for k, r in latest.items() if not isinstance(r, Tombstone))
+    latest = _drop_orphans(session, run, latest)
+    if latest:
+        _write_products(session, run, latest, maybe_held)
+
+
+def _key(record) -> tuple[str, str]:
+    # Interned: a reconciling walk keeps every key it saw, and the company
+    # part is shared by a whole catalog.
+    return sys.intern(record.plugin_key), record.sku
+
+
+def _drop_orphans(session: Session, run: RunState, latest: dict) -> dict:
+    """Products of companies the mirror does not hold are skipped and counted."""
+    held = run.held_companies
+    unknown = {key for key, _ in latest if key not in held}
+    if unknown:
+        found = set(session.scalars(select(Company.plugin_key).where(keys_in(Company.plugin_key, unknown, session))))
+        held.update((key, key in found) for key in unknown)
+    kept = {k: r for k, r in latest.items() if held[k[0]]}
+    run.counts.orphan_products += len(latest) - len(kept)
+    return kept
+
+
+def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
+    """The held (record_hash, upstream_updated_at, category_slug) of those products that the mirror has."""
+    columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at, Product.category_slug)
+    if session.get_bind().dialect.name == "postgresql":
+        # Two array parameters instead of a bind pair per key: a batch is
+        # thousands of keys.
+        pairs = text(
+            "(products.plugin_key, products.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))"
+        )
+        statements = [select(*columns).where(pairs).params(k=[k for k, _ in keys], s=[s for _, s in keys])]
+    else:
+        statements = [
+            select(*columns).where(tuple_(Product.plugin_key, Product.sku).in_(keys[start : start + 500]))
+            for start in range(0, len(keys), 500)
+        ]
+    return {(row.plugin_key, row.sku): row for statement in statements for row in session.execute(statement)}
+
+
+def _write_products(session: Session, run: RunState, latest: dict, maybe_held: list | None = None) -> None:
+    """Insert, update or delete what changed; `maybe_held`: the only keys that can be held (default: all)."""
+    lookup = list(latest) if maybe_held is None else [k for k in maybe_held if k in latest]
+    held = _held_products(session, lookup) if lookup else {}
+    inserts, updates, deletes = [], [], []
+    for (key, sku), record in latest.items():
+        old = held.get((key, sku))
+        if old is not None and record.updated_at < aware(old.upstream_updated_at):
+            continue  # an older version than the one held: never go back in time
+        if isinstance(record, Tombstone):
+            if old is not None:
+                deletes.append((key, sku))
+            continue
+        try:
+            values = _product_values(record)
+        except _RECORD_VALUE_ERRORS as error:
+            skip_invalid(run, "product", f"{key}/{sku}", f"unusable ({type(error).__name__})")
+            continue
+        if old is None:
+            inserts.append({"plugin_key": key, "sku": sku, **values})
+        elif old.record_hash != values["record_hash"]:
+            updates.append({"plugin_key": key, "sku": sku, **values})
+        else:
+            continue
+        run.touched_catalogs.add(key)
+        slugs = run.touched_groups.setdefault(key, set())
+        slugs.add(values["category_slug"])
+        if old is not None:
+            slugs.add(old.category_slug)
+    run.counts.products_written += len(inserts) + len(updates)
+    refused = functools.partial(_product_refused, run)
+    insert_rows(session, Product, inserts, refused=refused)
+    update_rows(session, Product, updates, generated_from=PRODUCT_VECTOR_SOURCES, refused=refused)
+    if deletes:
+        delete_products(session, run, deletes)
+
+
+def _product_refused(run: RunState, row: dict, error: BaseException) -> None:
+    """The database refused a product's row: that record is skipped (what the mirror held stays) and the run goes on.
+
+    Its company stays touched: rebuilding its offer groups from what is held
+    gives the same groups, so nothing moves that should not.
+    """
+    run.counts.products_written -= 1
+    skip_invalid(run, "product", f"{row['plugin_key']}/{row['sku']}", refusal_reason(error))

@@ -1,0 +1,132 @@
+"""One run's bookkeeping: its counts, its result, and the records it skipped or repaired."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from mirror.records import CompanyRecord
+
+log = logging.getLogger("mirror.sync")
+
+# How many keys of invalid records the once-per-run summary names (each is at DEBUG too).
+INVALID_EXAMPLES = 5
+
+
+Progress = Callable[[str, int], None]
+
+
+@dataclass
+class SyncCounts:
+    """What a run saw and changed."""
+
+    companies_seen: int = 0
+    companies_written: int = 0
+    companies_removed: int = 0
+    products_seen: int = 0
+    products_written: int = 0
+    products_removed: int = 0
+    invalid_records: int = 0
+    repaired_records: int = 0  # stored with unstorable characters replaced (mirror/storable.py)
+    orphan_products: int = 0
+    offer_groups_rebuilt: int = 0
+    upstream_requests: int = 0
+
+    def as_dict(self) -> dict:
+        """Plain dict for the sync_runs history."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class SyncResult:
+    """The outcome of one run."""
+
+    run_id: int
+    status: str
+    mode: str
+    counts: SyncCounts
+    started_at: datetime
+    finished_at: datetime
+    error: str | None = None
+    # The exception that failed the run, for callers that explain it (the CLI); never stored.
+    cause: Exception | None = field(default=None, repr=False, compare=False)
+
+
+def utcnow() -> datetime:
+    """The current time, aware, in UTC."""
+    return datetime.now(UTC)
+
+
+@dataclass
+class RunState:
+    """Bookkeeping of one run, all of it bounded by the number of changes."""
+
+    mode: str
+    # The generation this run gives every company whose public rendering it
+    # changes: the run's id, so values only grow, even for a company removed
+    # and later added again (render caches key on it; see mirror/render_cache.py).
+    generation: int = 1
+    counts: SyncCounts = field(default_factory=SyncCounts)
+    new_companies: set[str] = field(default_factory=set)
+    changed_companies: set[str] = field(default_factory=set)  # company record changed
+    touched_catalogs: set[str] = field(default_factory=set)  # products changed
+    # Of those, the categories whose products were written (old and new
+    # slug), and the companies that lost products (every category): a rebuild
+    # summarises only these groups again and keeps the company's others.
+    touched_groups: dict[str, set[str]] = field(default_factory=dict)
+    whole_catalogs: set[str] = field(default_factory=set)
+    seen_companies: set[str] = field(default_factory=set)  # full runs only
+    # Whether the mirror holds a company, for the keys this run has looked up
+    # (products of companies it does not hold are orphans).
+    held_companies: dict[str, bool] = field(default_factory=dict)
+    first_server_time: datetime | None = None
+    feed_moved: bool = False  # some feed record changed, joined or left
+    feed_departure: bool = False  # some business left the feed
+    invalid_reasons: Counter = field(default_factory=Counter)  # reason -> count, for the summary
+    invalid_examples: list[str] = field(default_factory=list)  # the first few keys
+    repaired_fields: Counter = field(default_factory=Counter)  # field -> records, for the summary
+    repaired_examples: list[str] = field(default_factory=list)
+
+    def note_repair(self, record, fields: list[str]) -> None:
+        """A record stored with its unstorable characters replaced: counted, and named in the summary."""
+        self.counts.repaired_records += 1
+        self.repaired_fields.update(fields)
+        key = record.plugin_key if isinstance(record, CompanyRecord) else f"{record.plugin_key}/{record.sku}"
+        if len(self.repaired_examples) < INVALID_EXAMPLES:
+            self.repaired_examples.append(key)
+        log.debug("replaced unstorable characters in %s (%s)", key, ", ".join(fields))
+
+
+def skip_invalid(run: RunState, kind: str, key: str, reason: str) -> None:
+    """Count one unusable record: DEBUG now, in the run's one summary line later."""
+    run.counts.invalid_records += 1
+    run.invalid_reasons[reason] += 1
+    if len(run.invalid_examples) < INVALID_EXAMPLES:
+        run.invalid_examples.append(key)
+    log.debug("skipped invalid %s record %s: %s", kind, key, reason)
+
+
+def log_record_summary(run_id: int, run: RunState) -> None:
+    """One WARNING per run for its invalid records, one for its repaired ones: counts, and the first few keys."""
+    if run.invalid_reasons:
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in run.invalid_reasons.most_common())
+        log.warning(
+            "sync run %s skipped %d invalid records (%s); first: %s",
+            run_id,
+            run.counts.invalid_records,
+            reasons,
+            ", ".join(run.invalid_examples),
+        )
+    if run.repaired_fields:
+        fields = ", ".join(f"{name}: {count}" for name, count in run.repaired_fields.most_common())
+        log.warning(
+            "sync run %s replaced unstorable characters (NUL, lone surrogates) with U+FFFD in %d records "
+            "(%s); first: %s",
+            run_id,
+            run.counts.repaired_records,
+            fields,
+            ", ".join(run.repaired_examples),
+        )
