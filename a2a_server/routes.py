@@ -33,8 +33,8 @@ from mcp_server.tools import CompanyContext, ProviderContext
 from mcp_server.ucp.profile import host_root
 from mcp_server.ucp.server import company_for_host, company_host
 from mirror import urls
-from web.db import db, render_cache, settings
-from web.gate import gate
+from web.db import db, settings
+from web.gate import following, gate, renderings
 from web.limits import charge_client
 from web.responses import Response, conditional, dumps, message_dumps
 
@@ -92,7 +92,7 @@ def root_agent() -> Response:
 
 def _company_context(company) -> CompanyContext:
     return CompanyContext(
-        session=db(), company=company, settings=settings(), renderings=render_cache().entry(db(), company)
+        session=db(), company=company, settings=settings(), renderings=renderings(company), follow=following(company)
     )
 
 

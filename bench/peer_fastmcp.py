@@ -2,7 +2,7 @@
 
 `mcp` 2.3.0's `MCPServer` (what was FastMCP) in stateless JSON mode, with a
 `search_catalog` tool equivalent to ours: the same arguments, the same
-search (mirror.catalog_search over the same Postgres), the same result
+search (mirror.read.catalog over the same Postgres), the same result
 fields and provenance. It does what a straightforward SDK server does per
 call: look the company up (one indexed query, the gate) and run the search
 (one query); there is no render cache. Served by uvicorn:
@@ -29,11 +29,13 @@ from datetime import UTC  # noqa: E402
 from mcp.server.mcpserver import MCPServer  # noqa: E402
 from mcp.types import ToolAnnotations  # noqa: E402
 
-from mirror.catalog_search import price_to_cents_floor, search_catalog  # noqa: E402
-from mirror.channels import channel_open  # noqa: E402
+from mirror.channels import company_open  # noqa: E402
 from mirror.config import load_settings  # noqa: E402
 from mirror.context import Mirror  # noqa: E402
-from mirror.public_view import cents_to_decimal, find_public_company, freshness, iso, last_synced_at  # noqa: E402
+from mirror.public_view import cents_to_decimal, freshness  # noqa: E402
+from mirror.read.catalog import price_to_cents_floor, search_catalog  # noqa: E402
+from mirror.read.company import open_company_row  # noqa: E402
+from mirror.timestamps import rfc3339  # noqa: E402
 
 SETTINGS = load_settings()
 MIRROR = Mirror(SETTINGS)
@@ -81,10 +83,10 @@ def search_catalog_tool(
 ) -> SearchResults:
     """Keyword search over the company's published products."""
     with MIRROR.Session() as session:
-        company = find_public_company(session, COMPANY_KEY, "mcp")  # one query, as ours
-        if company is None:
+        found_company = open_company_row(session, COMPANY_KEY, "mcp")  # one query: the gate, as a plain server asks
+        if found_company is None:
             raise ValueError("No such company.")
-        synced = last_synced_at(session, company)  # known from that query: no second one
+        company, synced = found_company
         max_cents = price_to_cents_floor(max_price) if max_price is not None else None
         found = search_catalog(
             session,
@@ -95,7 +97,7 @@ def search_catalog_tool(
             max_price_cents=max_cents,
             limit=limit,
         )
-    quote_open = channel_open(company, "quote")
+    quote_open = company_open(company, "quote")
     return SearchResults(
         query=query,
         results=[
@@ -116,7 +118,7 @@ def search_catalog_tool(
         total_matches=found.total,
         currency=company.currency,
         quote_url=SETTINGS.absolute(f"/companies/{company.plugin_key}/quote") if quote_open else None,
-        last_synced_at=iso(synced),
+        last_synced_at=rfc3339(synced),
         freshness_state=freshness(synced, SETTINGS.freshness_threshold_seconds, _now()),
     )
 

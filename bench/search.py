@@ -33,12 +33,12 @@ from sqlalchemy import create_engine, func, select, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
 from demo.server import start_in_thread  # noqa: E402
-from mirror.catalog_search import search_catalog  # noqa: E402
 from mirror.config import normalise_database_url  # noqa: E402
 from mirror.db import make_engine, make_session_factory  # noqa: E402
 from mirror.fulltext import words  # noqa: E402
 from mirror.migrate import upgrade  # noqa: E402
 from mirror.models import Company, Product  # noqa: E402
+from mirror.read.catalog import search_catalog  # noqa: E402
 from mirror.sync import run_sync  # noqa: E402
 from mirror.upstream import UpstreamClient  # noqa: E402
 

@@ -18,19 +18,19 @@ from decimal import Decimal
 from urllib.parse import quote
 
 from feeds import bp
+from mirror.channels import Channel
 from mirror.config import Settings
 from mirror.public_view import AddressView, CategoryView, CompanyView
-from mirror.records import TIERS
+from mirror.trades import TIERS, TIERS_BY_SLUG
 from mirror.urls import JSONLD, company_path, flask_rule
-from web.db import db, render_cache, settings
-from web.gate import gate
+from web.db import settings
+from web.gate import gate, renderings
 from web.responses import conditional
 
-CHANNEL = "jsonld"
+CHANNEL = Channel.JSONLD
 MIMETYPE = "application/ld+json"
 CACHE_CONTROL = "public, max-age=300"
 SCHEMA_CONTEXT = "https://schema.org"
-TIER_NAMES = {"good": "Good", "better": "Better", "best": "Best"}
 # Characters that could end a <script> element or start markup when the
 # document is pasted into a page; JSON allows them as \u escapes.
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"}
@@ -40,7 +40,7 @@ _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"
 def company_jsonld(key: str):
     """The company's complete graph, ready to paste verbatim into a script tag."""
     company = gate(key, CHANNEL)
-    rendered = render_cache().entry(db(), company).body("jsonld", render_jsonld)
+    rendered = renderings(company).body("jsonld", render_jsonld)
     return conditional(
         rendered.body, mimetype=MIMETYPE, cache_control=CACHE_CONTROL, etag=rendered.etag, expose_etag=True
     )
@@ -165,7 +165,12 @@ def tier_offer(view: CompanyView, tier: str, price: Decimal | None) -> dict | No
     """A Good/Better/Best Offer, or None for a tier with no published product."""
     if price is None:
         return None
-    return {"@type": "Offer", "name": TIER_NAMES[tier], "price": price_text(price), "priceCurrency": view.currency}
+    return {
+        "@type": "Offer",
+        "name": TIERS_BY_SLUG[tier].title,
+        "price": price_text(price),
+        "priceCurrency": view.currency,
+    }
 
 
 def price_text(value: Decimal) -> str:

@@ -20,18 +20,20 @@ from flask import Response, redirect, render_template
 from markupsafe import Markup
 
 from feeds import bp
-from feeds.jsonld import TIER_NAMES, company_graph, script_safe_json
-from mirror.models import Company
-from mirror.public_view import CategoryView, CompanyView, channel_open, iso
-from mirror.records import TIERS
+from feeds.jsonld import company_graph, script_safe_json
+from mirror.channels import Channel, company_open
+from mirror.public_view import CategoryView, CompanyView
+from mirror.read.gate import GateEntry
 from mirror.render_cache import Rendered
+from mirror.timestamps import rfc3339
+from mirror.trades import GENERIC_TITLE, TIERS, TIERS_BY_SLUG, TRADES
 from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, is_safe_redirect
-from web.db import db, render_cache, settings
-from web.gate import gate
+from web.db import settings
+from web.gate import gate, renderings
 from web.responses import conditional
 
-PRICING_CHANNEL = "pricing"
-QUOTE_CHANNEL = "quote"
+PRICING_CHANNEL = Channel.PRICING
+QUOTE_CHANNEL = Channel.QUOTE
 CACHE_CONTROL = "public, max-age=300"
 CURRENCY_SYMBOLS = {"USD": "$"}
 # Embeddings, overrides, isolates and marks (U+202A..U+202E, U+2066..U+2069,
@@ -55,7 +57,6 @@ MONTHS = (
     "November",
     "December",
 )
-TRADE_LABELS = {"hvac": "Heating & cooling", "plumbing": "Plumbing", "electrical": "Electrical", "roofing": "Roofing"}
 
 
 @bp.app_template_filter("bidi_safe")
@@ -69,10 +70,8 @@ def bidi_safe(text: str) -> str:
 def pricing_page(key: str):
     """The reference pricing page."""
     company = gate(key, PRICING_CHANNEL, html=True)
-    rendered = (
-        render_cache()
-        .entry(db(), company)
-        .body("pricing.html", lambda view: _page("pricing.html", view, company, view.categories))
+    rendered = renderings(company).body(
+        "pricing.html", lambda view: _page("pricing.html", view, company, view.categories)
     )
     return _html(rendered)
 
@@ -81,7 +80,7 @@ def pricing_page(key: str):
 def quote_page(key: str):
     """A 302 to the contractor's own quote funnel, else the quote page."""
     company = gate(key, QUOTE_CHANNEL, html=True)
-    cached = render_cache().entry(db(), company)
+    cached = renderings(company)
     view = cached.view
     if view.funnel_url and is_safe_redirect(view.funnel_url):
         response = redirect(view.funnel_url, 302)
@@ -93,7 +92,7 @@ def quote_page(key: str):
     return _html(cached.body("quote.html", lambda view: _page("quote.html", view, company, [])))
 
 
-def _page(template: str, view: CompanyView, company: Company, marked_up: list[CategoryView]) -> bytes:
+def _page(template: str, view: CompanyView, company: GateEntry, marked_up: list[CategoryView]) -> bytes:
     # Rendered once per content state by the render cache: nothing here may
     # depend on the request (only on the view and the company's switches).
     return render_template(template, **page_context(view, company, marked_up)).encode("utf-8")
@@ -103,7 +102,7 @@ def _html(rendered: Rendered) -> Response:
     return conditional(rendered.body, mimetype="text/html", cache_control=CACHE_CONTROL, etag=rendered.etag, cors=False)
 
 
-def page_context(view: CompanyView, company: Company, marked_up: list[CategoryView]) -> dict:
+def page_context(view: CompanyView, company: GateEntry, marked_up: list[CategoryView]) -> dict:
     """Everything a hosted page renders, derived from the one view.
 
     `marked_up` are the categories whose full offers the page shows, and so
@@ -115,7 +114,7 @@ def page_context(view: CompanyView, company: Company, marked_up: list[CategoryVi
     # already script-safe: Markup, so autoescaping leaves it as it is.
     graph = (
         Markup(script_safe_json(company_graph(view, settings(), marked_up)))
-        if channel_open(company, "jsonld")
+        if company_open(company, Channel.JSONLD)
         else None
     )
     return {
@@ -126,7 +125,7 @@ def page_context(view: CompanyView, company: Company, marked_up: list[CategoryVi
         "accessories": [c for c in shown if c.kind == "accessory"],
         "answer": answer_sentence(view),
         "graph": graph,
-        "pricing_open": channel_open(company, PRICING_CHANNEL),
+        "pricing_open": company_open(company, PRICING_CHANNEL),
         "phone_display": format_phone(view.business.phone),
         "eyebrow": eyebrow(view),
         "freshness": freshness_note(view),
@@ -176,7 +175,7 @@ def page_category(category: CategoryView, currency: str) -> PageCategory:
 
 def eyebrow(view: CompanyView) -> str:
     """'Heating & cooling · Plumbing · Wentzville, MO'."""
-    trades = [TRADE_LABELS[t] for t in view.business.trades if t in TRADE_LABELS] or ["Home services"]
+    trades = [TRADES[t].title for t in view.business.trades if t in TRADES] or [GENERIC_TITLE]
     address = view.business.address
     place = ", ".join(p for p in (address.locality, address.region) if p) if address else ""
     return " · ".join([*trades, place] if place else trades)
@@ -197,7 +196,7 @@ def freshness_note(view: CompanyView) -> DatedNote:
         return DatedNote("These prices have not been confirmed yet.")
     confirmed = view.last_synced_at.astimezone(UTC)
     after = "; the contractor's prices may have changed since." if view.freshness_state == "stale" else "."
-    return DatedNote("Prices last confirmed", human_date(confirmed), iso(confirmed), after)
+    return DatedNote("Prices last confirmed", human_date(confirmed), rfc3339(confirmed), after)
 
 
 def human_date(value: datetime) -> str:
@@ -262,7 +261,9 @@ def tier_rows(category: CategoryView) -> list[dict]:
     """Good/Better/Best rows; a tier with no published product has price None."""
     if category.tiers is None:
         return []
-    return [{"tier": tier, "label": TIER_NAMES[tier], "price": getattr(category.tiers, tier)} for tier in TIERS]
+    return [
+        {"tier": tier, "label": TIERS_BY_SLUG[tier].title, "price": getattr(category.tiers, tier)} for tier in TIERS
+    ]
 
 
 def format_money(value: Decimal, currency: str) -> str:

@@ -10,13 +10,13 @@ successful sync; `content_version` inside it moves only with pricing content.
 from __future__ import annotations
 
 from feeds import bp
+from mirror.channels import Channel
 from mirror.public_view import CompanyView
 from mirror.urls import PRICING_JSON, flask_rule
-from web.db import db, render_cache
-from web.gate import gate
+from web.gate import gate, renderings
 from web.responses import conditional, dumps
 
-CHANNEL = "pricing"
+CHANNEL = Channel.PRICING
 CACHE_CONTROL = "public, max-age=300"
 
 
@@ -24,7 +24,7 @@ CACHE_CONTROL = "public, max-age=300"
 def pricing_json(key: str):
     """The company's pricing document, with ETag / If-None-Match support."""
     company = gate(key, CHANNEL)
-    rendered = render_cache().entry(db(), company).body("pricing.json", render_pricing_json)
+    rendered = renderings(company).body("pricing.json", render_pricing_json)
     # Browser clients may read the validator cross-origin too (expose_etag).
     return conditional(
         rendered.body, mimetype="application/json", cache_control=CACHE_CONTROL, etag=rendered.etag, expose_etag=True

@@ -32,8 +32,8 @@ from mcp_server.servers import company_server, provider_origins, provider_server
 from mcp_server.transport import method_not_allowed, preflight, serve
 from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the UCP profile and endpoint)
 from mirror.urls import COMPANY_MCP, PROVIDER_MCP, WEBMCP_MCP, flask_rule
-from web.db import db, render_cache, settings
-from web.gate import gate
+from web.db import db, settings
+from web.gate import following, gate, renderings
 from web.limits import charge_client
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
@@ -44,7 +44,7 @@ WEBMCP_CALLS = flask_rule(WEBMCP_MCP)
 def _company_catalog(key: str, channel: str) -> Response:
     """One JSON-RPC message to a contractor's catalog server, behind `channel`'s gate."""
     company = gate(key, channel, mcp=True)
-    return serve(company_server(db(), company, settings(), render_cache().entry(db(), company)))
+    return serve(company_server(db(), company, settings(), renderings(company), follow=following(company)))
 
 
 @bp.post(flask_rule(COMPANY_MCP), provide_automatic_options=False)

@@ -8,7 +8,7 @@ facts the feed record is made of, so a catalog-only change never moves it.
 
 from __future__ import annotations
 
-from mirror.channels import channel_open
+from mirror.channels import Channel, company_open
 from mirror.offers import stable_hash
 
 ADDRESS_PARTS = ("line1", "locality", "region", "postal_code", "country")
@@ -32,9 +32,8 @@ def funnel_url(company) -> str | None:
 def in_feed(company) -> bool:
     """Whether the company belongs in the business feed."""
     return bool(
-        company.is_public
-        and channel_open(company, "quote")
-        and channel_open(company, "feed")
+        company_open(company, Channel.QUOTE)
+        and company_open(company, Channel.FEED)
         and has_complete_address(company.address)
         and company.website
         and company.phone

@@ -1,56 +1,68 @@
-"""The one channel rule: whether a company's owner has a surface switched on.
+"""The one gate rule: whether a company's surface is open to the public.
 
-`settings.channels` holds the owner's per-surface switches (the switch table in
-docs/contracts/upstream.md). A missing switch means on; only an explicit
-`false` closes a surface. Every reader asks `channel_open()`, so no surface
-can read the switches with a meaning of its own.
+A surface of a company is open when the company is public (`active` and
+`storefront_live`, decided by the sync: `is_public`) and the owner has not
+switched that surface's channel off (`settings.channels`, the switch table in
+docs/contracts/upstream.md; a missing switch means on, only an explicit
+`false` closes). `company_open()` is that rule for a row, a gate entry or a
+view in memory, and `company_open_clause()` the same rule in SQL; nothing
+else reads `is_public` or the switches to decide what to serve.
 
 Channels are independent: each switch closes its own surface and nothing
 else (`mcp` closes the per-company MCP endpoint, `webmcp` the embed and the
-endpoint its tools call). Whether the company is public at all is a separate
-fact (`Company.is_public`), checked by the gate and the feed beside this one.
+endpoint its tools call).
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import func, true
+from sqlalchemy import and_, func, true
 from sqlalchemy.sql.elements import ColumnElement
 
-from mirror.records import CHANNELS
+
+class Channel(StrEnum):
+    """The owner's per-surface switches (docs/contracts/upstream.md, the switch table)."""
+
+    JSONLD = "jsonld"
+    MCP = "mcp"
+    WEBMCP = "webmcp"
+    FEED = "feed"
+    PRICING = "pricing"
+    QUOTE = "quote"
+    A2A = "a2a"
 
 
-def channel_open(company: Any, channel: str) -> bool:
-    """Whether `company`'s `channel` switch is on (missing means on; only `False` closes).
+CHANNELS = tuple(Channel)
 
-    `company` is anything with a `channels` mapping (a `Company` row); None
-    has no open channel. An unknown channel name is a programming error, not
-    an open surface, so it raises.
+
+def company_open(company: Any, channel: Channel | str | None = None) -> bool:
+    """Whether `company` is public and its `channel` switch on (None: public at all).
+
+    `company` is anything with `is_public` and a `channels` mapping (a
+    `Company` row, a gate entry); None is open for nothing. An unknown
+    channel name is a programming error, not an open surface, so it raises.
     """
-    _known(channel)
-    if company is None:
+    if company is None or not company.is_public:
         return False
+    if channel is None:
+        return True
     switches = company.channels or {}
-    return switches.get(channel, True) is not False
+    return switches.get(_known(channel), True) is not False
 
 
-def channel_open_clause(channels_column: Any, channel: str) -> ColumnElement[bool]:
-    """The same rule as a SQL condition on a `channels` JSON column (the gate's lookup)."""
-    return func.coalesce(channels_column[_known(channel)].as_boolean(), true()).is_(True)
+def company_open_clause(table: Any, channel: Channel | str | None = None) -> ColumnElement[bool]:
+    """The same rule as a SQL condition on a companies table (or an alias of one)."""
+    public = table.c.is_public.is_(True)
+    if channel is None:
+        return public
+    switch = func.coalesce(table.c.channels[_known(channel)].as_boolean(), true()).is_(True)
+    return and_(public, switch)
 
 
-def channel_open_sql(channel: str, table: str | None = None) -> str:
-    """The same rule as literal Postgres SQL on the `channels` column (of `table`, an alias, if given).
-
-    The gate's autocommit lookups. Safe to splice: the name is one of
-    CHANNELS, checked here; `table` is the caller's own alias.
-    """
-    column = f"{table}.channels" if table else "channels"
-    return f"COALESCE(({column} ->> '{_known(channel)}')::boolean, true)"
-
-
-def _known(channel: str) -> str:
-    if channel not in CHANNELS:
-        raise ValueError(f"unknown channel {channel!r}; known: {', '.join(CHANNELS)}")
-    return channel
+def _known(channel: Channel | str) -> str:
+    try:
+        return Channel(channel).value
+    except ValueError:
+        raise ValueError(f"unknown channel {channel!r}; known: {', '.join(CHANNELS)}") from None

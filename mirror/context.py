@@ -6,6 +6,7 @@ from functools import cached_property
 
 from mirror.config import Settings
 from mirror.db import make_engine, make_session_factory
+from mirror.read.gate import GateWatcher
 from mirror.upstream import UpstreamClient
 
 
@@ -73,6 +74,11 @@ class Mirror:
         return make_session_factory(self.primary_engine)
 
     @cached_property
+    def gate_state(self) -> GateWatcher:
+        """This process's gate state (mirror/read/gate.py), read where requests read."""
+        return GateWatcher(self.engine)
+
+    @cached_property
     def WriterSession(self):
         """Sync-side session factory."""
         return make_session_factory(self.writer_engine)
@@ -89,7 +95,7 @@ class Mirror:
 
         client = kwargs.pop("client", None) or self.upstream_client()
         try:
-            return run_sync(
+            result = run_sync(
                 self.writer_engine,
                 self.WriterSession,
                 client,
@@ -98,11 +104,16 @@ class Mirror:
             )
         finally:
             client.close()
+        if "gate_state" in self.__dict__:  # this process's requests follow its own commit at once
+            self.gate_state.invalidate()
+        return result
 
     def dispose(self) -> None:
         """Close pooled connections (tests, forks)."""
         for close in self._on_dispose:
             close()
+        if "gate_state" in self.__dict__:
+            self.gate_state.stop()
         for name in ("engine", "primary_engine", "writer_engine"):
             if name in self.__dict__:
                 self.__dict__[name].dispose()  # primary_engine may be `engine` itself: dispose() twice is harmless

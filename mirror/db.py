@@ -174,6 +174,34 @@ def autocommit_rows(session: Session, sql: str, params: dict) -> list[tuple] | N
     return reader.rows(sql, params)
 
 
+def statement_rows(session: Session, statement, params: dict) -> list:
+    """The rows of one read-only SQLAlchemy statement, as one consistent snapshot.
+
+    On Postgres, before the session has begun a transaction (a request's),
+    the statement runs by `autocommit_rows`: its SQL text is compiled once
+    from this very statement (so the query is written once, with
+    SQLAlchemy), with no BEGIN or ROLLBACK. Elsewhere it runs in the
+    session's transaction. Rows are tuples in the statement's column order.
+    """
+    bind = session.get_bind()
+    if not session.in_transaction() and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
+        sql, defaults = _compiled_for_postgres(statement)
+        rows = autocommit_rows(session, sql, {**defaults, **params})
+        if rows is not None:
+            return rows
+    return [tuple(row) for row in session.execute(statement, params)]
+
+
+@functools.lru_cache(maxsize=256)  # statements are built once per shape and reused (hashable by identity)
+def _compiled_for_postgres(statement) -> tuple[str, dict]:
+    """A statement's Postgres SQL (`%(name)s` placeholders) and the values of the literals it binds itself."""
+    from sqlalchemy.dialects.postgresql import psycopg as psycopg_dialect
+
+    compiled = statement.compile(dialect=psycopg_dialect.dialect())
+    defaults = {name: value for name, value in compiled.construct_params(_check=False).items() if value is not None}
+    return str(compiled), defaults
+
+
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 

@@ -44,7 +44,7 @@ from sqlalchemy.dialects.postgresql import array
 
 from mirror.catalog import is_public_product, public_products_filter
 from mirror.models import Company, OfferGroup, Product
-from mirror.records import TIERS
+from mirror.trades import TIERS
 
 # The columns of an offer-group row, in the order both spellings build them.
 GROUP_COLUMNS = (

@@ -42,12 +42,11 @@ from pydantic import (
 )
 
 from mirror.addresses import address_allowed
+from mirror.channels import CHANNELS
 from mirror.models import KEY_LENGTH, MAX_CENTS, SKU_LENGTH, SLUG_LENGTH, STATUS_LENGTH
 from mirror.storable import refuse_unstorable, repaired_json, repaired_text, storable
+from mirror.trades import KNOWN_TRADES, TIERS
 
-KNOWN_TRADES = ("hvac", "plumbing", "electrical", "roofing")
-CHANNELS = ("jsonld", "mcp", "webmcp", "feed", "pricing", "quote", "a2a")
-TIERS = ("good", "better", "best")
 PRICE_RE = re.compile(r"^[0-9]+(\.[0-9]{1,2})?$")
 _ZIP_RE = re.compile(r"^(\d{5})(-?\d{4})?$")
 _SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
@@ -269,7 +268,8 @@ def _category_kind(raw: Any) -> str:
     return "system" if isinstance(kind, str) and kind.strip().lower() == "system" else "accessory"
 
 
-def _aware(value: datetime) -> datetime:
+def _with_offset(value: datetime) -> datetime:
+    # An upstream timestamp must say its offset (docs/contracts/upstream.md); stored as UTC.
     if value.tzinfo is None:
         raise ValueError("timestamp without a UTC offset")
     return value.astimezone(UTC)
@@ -318,7 +318,7 @@ TextList = Annotated[list[Text], BeforeValidator(_string_list)]
 JsonObject = Annotated[dict, AfterValidator(_repaired_object)]
 # A URL every surface can publish (normalise_url); missing when malformed.
 Url = Annotated[StrictStr | None, BeforeValidator(normalise_url)]
-UtcTimestamp = Annotated[datetime, AfterValidator(_aware)]
+UtcTimestamp = Annotated[datetime, AfterValidator(_with_offset)]
 
 
 # --- records ------------------------------------------------------------------

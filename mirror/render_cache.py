@@ -5,39 +5,33 @@ the mirror, so the view, the serialised bodies (pricing.json, JSON-LD, the
 hosted pages), their ETags and the catalog-only tool results are built once
 and reused until something they depend on moves.
 
-What a rendering depends on, and so what it is keyed by:
+What a rendering depends on, and so what it is keyed by, all of it read from
+the process's gate state (mirror/read/gate.py), never from the database:
 
-- the *content* stamp: `Company.generation`, which the sync sets, in the
-  run's own transaction, on every company whose public rendering that run
-  changed (record, catalog or offer groups; see mirror/sync/; values come
-  from the run's id, so they only ever grow, even for a company removed and
-  added again), plus `record_hash` and `content_version` as a second guard
-  (a database restored from an older dump could repeat a generation);
+- the *content* stamp (`GateEntry.content`): `Company.generation`, which the
+  sync sets, in the run's own transaction, on every company whose public
+  rendering that run changed (record, catalog or offer groups; see
+  mirror/sync/; values come from the run's id, so they only ever grow, even
+  for a company removed and added again), plus `record_hash` and
+  `content_version` as a second guard (a database restored from an older
+  dump could repeat a generation);
 - the *timing*: the effective `last_synced_at` (the company's own
-  single-company runs, or the last successful whole run in `sync_state`),
-  which every body shows, and `freshness_state`, which turns from fresh to
-  stale with the clock alone.
+  single-company runs, or the state's last successful whole run), which
+  every body shows, and `freshness_state`, which turns from fresh to stale
+  with the clock alone.
 
-A company's entry (its view, built from one statement) lives as
-long as its content stamp: a sync that does not touch the company leaves it
-in place. When only the timing moves, the view is re-timed in memory and the
-bodies are serialised again once.
+A warm request therefore costs no query at all. A company's entry (its view,
+built from one statement) lives as long as its content stamp; when only the
+timing moves, the view is re-timed in memory and the bodies are serialised
+again once.
 
-All of these are read from the database in the request's own snapshot: the
-gate's one query (`public_view.find_public_company`) loads the company row
-and the last success time together, so a warm request costs exactly that one
-indexed lookup. Because the stamp comes from the database and not from an
-in-process signal, any number of gunicorn workers and hosts stay correct:
-each process notices a commit on its next request for that company.
-
-A view is only ever built from a snapshot whose stamp equals its entry's
-(on a miss the row, the sync time and the offer groups are read again
-together by one statement, see `_rebuild`), and a body is stored together with the ETag computed from those
-very bytes, so a reader can never be served a body older than the commit it
-sees, nor a body that does not match its ETag. (A tool result computed on a
-warm entry runs its catalog query in the request's session, whose snapshot
-begins just after the gate's lookup: a sync committing in that instant can
-make one result newer than its entry, never older.)
+On a content miss the row, the sync time and the offer groups are read
+together by one statement (mirror.read.company), and the view is kept only
+when that snapshot's stamp is the gate entry's: when the database is
+already past the process's state, `StateMoved` says so and the caller
+refreshes the state and asks again (web/gate.py), so a cached view can never
+be newer or older than the state the process answers from. A body is stored
+together with the ETag computed from those very bytes.
 
 Memory is bounded: at most `max_companies` entries (least recently used
 evicted first), each holding its few bodies and at most `max_results` tool
@@ -57,16 +51,9 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from mirror.config import Settings
-from mirror.models import Company
-from mirror.public_view import (
-    CompanyView,
-    build_company_view,
-    company_view,
-    effective_synced_at,
-    freshness,
-    last_synced_at,
-    load_company_snapshot,
-)
+from mirror.public_view import CompanyView, effective_synced_at, freshness
+from mirror.read.company import load_company_snapshot
+from mirror.read.gate import GateEntry, MirrorState, StateMoved, content_of
 
 MAX_COMPANIES = 1000
 MAX_RESULTS_PER_COMPANY = 256
@@ -167,52 +154,38 @@ class RenderCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def entry(self, session: Session, company: Company, now: datetime | None = None) -> CompanyRenderings:
-        """The renderings of `company` as this session's snapshot sees it.
+    def entry(
+        self, session: Session, gated: GateEntry, state: MirrorState, now: datetime | None = None
+    ) -> CompanyRenderings:
+        """The renderings of a gated company at the process's gate `state`.
 
-        A hit costs no query (the gate already loaded what the stamp needs); a
-        content miss builds the view in the same snapshot and replaces the old entry.
+        A hit costs no query. A content miss reads the company in one
+        statement of `session` and raises `StateMoved` when the database is
+        not at `state` for it (the caller refreshes the state and asks again).
         """
         now = now or datetime.now(UTC)
-        content = (company.generation, company.record_hash, company.content_version)
-        synced = last_synced_at(session, company)
+        synced = effective_synced_at(gated, state.last_success_at)
         timing = (synced, freshness(synced, self.settings.freshness_threshold_seconds, now))
-        key = company.plugin_key
+        key = gated.plugin_key
         with self._lock:
             entry = self._entries.get(key)
-            if entry is not None and entry.content == content:
+            if entry is not None and entry.content == gated.content:
                 self._entries.move_to_end(key)
                 current = entry.current
                 if current is not None and current.timing == timing:
                     return current
-        if entry is None or entry.content != content:
-            return self._rebuild(session, company, now)
+        if entry is None or entry.content != gated.content:
+            entry = self._rebuild(session, gated, now)
         return self._retime(entry, timing)
 
-    def _rebuild(self, session: Session, gated: Company, now: datetime) -> CompanyRenderings:
-        """A content miss: build the view and its stamp from ONE snapshot.
-
-        The gate may have read the row in another snapshot (public_view.load_company
-        runs autocommit on Postgres), so the row, the sync time and the offer
-        groups are read together by one statement
-        (`public_view.load_company_snapshot`), and the view and its stamp come
-        from that statement alone: a cached view can never mix two states. On
-        Postgres, for a company this process held no view of, that statement
-        is the gate's own (web/gate.py asks for the offer groups with the
-        row), so a cold request costs one indexed statement whatever the
-        catalog size; after a sync changed the company's content, two.
-        """
+    def _rebuild(self, session: Session, gated: GateEntry, now: datetime) -> CompanyEntry:
+        """A content miss: the view from ONE snapshot, kept when that snapshot is the gate's state."""
         snapshot = load_company_snapshot(session, gated.plugin_key)
-        if snapshot is None:  # removed since the gate read it: answer this once, cache nothing
-            view = build_company_view(session, gated, self.settings, now)
-            return CompanyRenderings((view.last_synced_at, view.freshness_state), view, self._etag, 0)
-        company = snapshot.company
-        synced = effective_synced_at(company, snapshot.last_success_at)
-        timing = (synced, freshness(synced, self.settings.freshness_threshold_seconds, now))
-        content = (company.generation, company.record_hash, company.content_version)
-        entry = CompanyEntry(content, company_view(company, snapshot.groups, synced, self.settings, now))
-        self._store(company.plugin_key, entry)
-        return self._retime(entry, timing)
+        if snapshot is None or content_of(snapshot.company) != gated.content:
+            raise StateMoved(gated.plugin_key)
+        entry = CompanyEntry(gated.content, snapshot.view(self.settings, now))
+        self._store(gated.plugin_key, entry)
+        return entry
 
     def _store(self, key: str, entry: CompanyEntry) -> None:
         with self._lock:

@@ -1,7 +1,7 @@
 """Named values committed together with the rows they describe.
 
-Watermarks, the time of the last successful run, and the business feed's
-change clock all live in `sync_state`, written inside the sync's transaction,
+Watermarks, the time of the last successful run, the business feed's change
+clock and the state version every process's gate follows all live in `sync_state`, written inside the sync's transaction,
 so they can never run ahead of the data.
 """
 
@@ -13,13 +13,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mirror.models import SyncState
-from mirror.upstream import format_time, parse_time
+from mirror.timestamps import parse_rfc3339, rfc3339
 
 WATERMARK_COMPANIES = "watermark:/v1/companies"
 WATERMARK_PRODUCTS = "watermark:/v1/products"
 LAST_SUCCESS_AT = "last_success_at"
 FEED_CLOCK_MS = "feed_clock_ms"
 FEED_DEPARTED_MS = "feed_departed_ms"
+# The id of the last run that committed: every process's gate state follows it (mirror/read/gate.py).
+STATE_VERSION = "state_version"
 
 
 def read_state(session: Session) -> dict[str, str]:
@@ -29,7 +31,7 @@ def read_state(session: Session) -> dict[str, str]:
 
 def get_time(state: dict[str, str], name: str) -> datetime | None:
     """A stored timestamp, or None."""
-    return parse_time(state[name]) if name in state else None
+    return parse_rfc3339(state[name]) if name in state else None
 
 
 def get_int(state: dict[str, str], name: str) -> int:
@@ -40,7 +42,7 @@ def get_int(state: dict[str, str], name: str) -> int:
 def put(session: Session, name: str, value: str | int | datetime) -> None:
     """Write one named value in the current transaction."""
     if isinstance(value, datetime):
-        value = format_time(value)
+        value = rfc3339(value)
     row = session.get(SyncState, name)
     if row is None:
         session.add(SyncState(name=name, value=str(value)))

@@ -43,13 +43,13 @@ from sqlalchemy.orm import Session
 from mirror.catalog import select_public_products
 from mirror.models import Product
 from mirror.public_view import CategoryView, CompanyView
-from mirror.records import TIERS
+from mirror.trades import TIERS, TIERS_BY_SLUG
 
 PRODUCT_PREFIX = "category:"
 VARIANT_PREFIX = "sku:"
 TIER_OPTION = "Tier"
 BRAND_OPTION = "Brand"
-TIER_LABELS = {tier: tier.capitalize() for tier in TIERS}
+TIER_LABELS = {tier.slug: tier.title for tier in TIERS_BY_SLUG.values()}
 OUTSIDE_SERVICE_AREA = "outside_service_area"
 # UN/CEFACT Rec20 "one/each": each installation (and each accessory) is one sale.
 SOLD_EACH = {"unit": "C62", "display_text": "each"}

@@ -14,11 +14,13 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 import orjson
 import requests
 from requests.adapters import HTTPAdapter
+
+from mirror.timestamps import parse_rfc3339, rfc3339
 
 log = logging.getLogger(__name__)
 
@@ -60,19 +62,6 @@ class Page:
     data: list
     next_cursor: str | None
     server_time: datetime
-
-
-def parse_time(text: str) -> datetime:
-    """Parse an RFC 3339 timestamp with a UTC offset into an aware UTC datetime."""
-    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        raise ValueError("timestamp without offset")
-    return value.astimezone(UTC)
-
-
-def format_time(value: datetime) -> str:
-    """RFC 3339 in UTC with a Z, microseconds kept when present."""
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class UpstreamClient:
@@ -126,7 +115,7 @@ class UpstreamClient:
     def _walk_once(self, path: str, updated_since: datetime | None) -> Iterator[Page]:
         params: dict[str, str | int] = {"limit": self.page_limit}
         if updated_since is not None:
-            params["updated_since"] = format_time(updated_since)
+            params["updated_since"] = rfc3339(updated_since)
         while True:
             page = self._get_page(path, params)
             yield page
@@ -263,7 +252,7 @@ def _parse_page(content: bytes) -> Page:
     try:
         body = loads(content)
         data, cursor = body["data"], body.get("next_cursor")
-        server_time = parse_time(body["server_time"])
+        server_time = parse_rfc3339(body["server_time"])
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         raise _Transient(f"malformed page body ({type(error).__name__})") from None
     if not isinstance(data, list) or not (cursor is None or isinstance(cursor, str)):

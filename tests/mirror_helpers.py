@@ -14,7 +14,7 @@ from mirror.offers import build_offer_groups
 from mirror.upstream import UpstreamClient
 
 # Moved by every successful run, by design (the clock advances).
-BOOKKEEPING_STATE = {"last_success_at", "watermark:/v1/companies", "watermark:/v1/products"}
+BOOKKEEPING_STATE = {"last_success_at", "watermark:/v1/companies", "watermark:/v1/products", "state_version"}
 
 
 def quick_client(upstream, **kwargs) -> UpstreamClient:

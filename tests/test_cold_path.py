@@ -1,12 +1,13 @@
 """A cold request (a company not in the render cache) costs a fixed number of statements.
 
-The render cache makes a warm request one statement, but a crawler walking
-thousands of contractors mostly finds companies the cache does not hold. On
-a miss the view is built from ONE statement (the row, the sync time and the
-offer groups together; mirror/public_view.py `load_company_snapshot`; on
-Postgres that statement is the gate's own), so a cold request costs the same statements for a company with six products as
-for one with a hundred, in a mirror of one company as in one of thirty. And
-what a cold request answers is byte for byte what the warm one answers.
+The gate state and the render cache make a warm request no statement at all,
+but a crawler walking thousands of contractors mostly finds companies the
+cache does not hold. On a miss the view is built from ONE statement (the
+row, the sync time and the offer groups together;
+mirror/read/company.py `load_company_snapshot`), so a cold request costs
+the same statements for a company with six products as for one with a
+hundred, in a mirror of one company as in one of thirty. And what a cold
+request answers is byte for byte what the warm one answers.
 
 Statements are counted as tests/test_render_cache.py counts them: on
 Postgres every statement and transaction command psycopg sends, on SQLite
@@ -92,11 +93,10 @@ def test_a_cold_request_costs_the_same_few_statements_whatever_the_catalog_size(
         assert len(large[surface][0]) == len(small[surface][0]), (surface, small[surface][0], large[surface][0])
     for surface in SURFACES:
         statements = large[surface][0]
-        # Postgres: the gate's lookup IS the snapshot the view is built from
-        # (it asks for the offer groups of a company the cache does not hold),
-        # with no BEGIN/ROLLBACK; SQLite: the lookup, then the snapshot. Never
-        # a per-product or per-category query.
-        assert len(statements) == (1 if mirror.is_postgres else 2), (surface, statements)
+        # The gate asks the database nothing (mirror/read/gate.py); the view is
+        # built from ONE statement (on Postgres with no BEGIN/ROLLBACK). Never a
+        # per-product or per-category query.
+        assert len(statements) == 1, (surface, statements)
         assert "offer_groups" in statements[-1] and "companies" in statements[-1]
 
 
@@ -107,12 +107,10 @@ def test_cold_and_warm_answers_are_byte_identical(upstream, mirror, app, client)
     for surface, (_, cold, warm, _etag) in cold_and_warm(app, client, mirror, key).items():
         assert cold == warm, surface
     # And the same as a process that never cached anything built it, view from the ORM.
-    from mirror.models import Company
-    from mirror.public_view import build_company_view
+    from mirror.read.company import open_company_view
 
     with mirror.Session() as session:
-        company = session.get(Company, key)
-        fresh = build_company_view(session, company, mirror.settings)
+        fresh = open_company_view(session, key, None, mirror.settings)
     cached = cache(app).peek(key).current.view
     assert fresh.model_dump() == cached.model_dump()
 

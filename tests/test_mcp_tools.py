@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS
-from mirror.public_view import build_company_view, find_public_company
+from mirror.read.company import open_company_view
 from tests.mcp_helpers import (
     BACKENDS,
     FEED_OFF,
@@ -126,8 +126,7 @@ def test_get_business_info(live):
 def test_list_categories_matches_pricing_json(live):
     listed = company(live, "list_categories")
     with live.mirror.Session() as session:
-        company_row = find_public_company(session, TUDI, None)
-        document = build_company_view(session, company_row, live.mirror.settings).pricing_document()
+        document = open_company_view(session, TUDI, None, live.mirror.settings).pricing_document()
     assert [{k: v for k, v in c.items() if k != "kind"} for c in listed["categories"]] == document["categories"]
     central = next(c for c in listed["categories"] if c["slug"] == "central-ac")
     assert central == {

@@ -6,8 +6,7 @@ import json
 from datetime import datetime
 from decimal import Decimal
 
-from mirror.models import Company
-from mirror.public_view import build_company_view
+from mirror.read.company import open_company_view
 from tests.surface_helpers import (
     BASE_URL,
     PRICE_DESCRIPTION,
@@ -38,7 +37,7 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
     assert response.headers["Cache-Control"] == "public, max-age=300"
 
     with mirror.Session() as session:
-        view = build_company_view(session, session.get(Company, key), mirror.settings)
+        view = open_company_view(session, key, None, mirror.settings)
         assert response.get_json() == view.pricing_document()
 
     raw = response.get_data(as_text=True)

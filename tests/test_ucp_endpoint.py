@@ -14,7 +14,7 @@ import json
 import pytest
 import requests
 
-from mirror.public_view import build_company_view, find_public_company
+from mirror.read.company import open_company_view
 from tests.mcp_helpers import (
     BACKENDS,
     HOSTILE_NAME,
@@ -40,8 +40,7 @@ def ucp(request, tmp_path_factory):
 
 def view_of(ucp, key: str = TUDI):
     with ucp.live.mirror.Session() as session:
-        company = find_public_company(session, key, None)
-        return build_company_view(session, company, ucp.live.app.extensions["mirror"].settings)
+        return open_company_view(session, key, None, ucp.live.app.extensions["mirror"].settings)
 
 
 # --- the gate ------------------------------------------------------------------------------

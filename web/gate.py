@@ -1,37 +1,40 @@
 """The gate chain every keyed public request passes, in this order:
 
-1. resolve the key (one primary-key lookup; for a company the render cache
-   does not hold, the same statement also reads its offer groups, so the
-   view it is about to build needs no second one);
+1. resolve the key in the process's gate state (mirror/read/gate.py): no
+   query; the state follows every sync's commit within a second;
 2. public status and the surface's channel switch (mirror/channels.py, the
-   one channel rule; each surface names the one switch that closes it, per
-   the switch table of docs/contracts/upstream.md): unknown, churned, not
-   live and switched off all answer the ONE 404 of their surface (identical
-   status, headers and body; HTML pages the HTML one), before any other work,
-   so probing keys learns nothing from status, body or timing: the lookup
-   asks for a public company with the channels open, so every closed case
-   is the unknown case (the same statement, no row, nothing built);
+   one gate rule; each surface names the one switch that closes it, per the
+   switch table of docs/contracts/upstream.md): unknown, churned, not live
+   and switched off all answer the ONE 404 of their surface (identical
+   status, headers and body; HTML pages the HTML one), before any other
+   work, so probing keys learns nothing from status, body or timing: a
+   closed company has no entry, exactly like an unknown key;
 3. the per-company rate limit (web/limits.py), which therefore never sees,
    counts or refuses a key that is not public;
-4. serve: the view renders from the company returned here.
+4. serve: the view renders from the company's renderings (`renderings()`),
+   which the render cache holds for the state's stamp.
 
-Views call `gate()` first thing and use the company it returns; a refusal is
-raised as an HTTP abort carrying the finished response, so no view can forget
-to return it. The install-wide endpoints (no key) call
+Every keyed view calls `gate()` first and serves from `renderings()`; a
+refusal is raised as an HTTP abort carrying the finished response, so no view
+can forget to return it. The install-wide endpoints (no key) call
 `web.limits.charge_client()` instead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from flask import abort, g
+from flask import abort, current_app, g
 
-from mirror.models import Company
-from mirror.public_view import find_public_company
+from mirror.channels import Channel
+from mirror.read.gate import GateEntry, MirrorState, StateMoved
+from mirror.render_cache import CompanyRenderings
 from web.db import db, render_cache
 from web.limits import RateLimited, rate_limits
 from web.responses import not_found_html, not_found_json
+
+MAX_ATTEMPTS = 3  # polls a request may make for a company the database keeps moving under
 
 
 @dataclass(frozen=True)
@@ -43,27 +46,73 @@ class GateResult:
     outcome: str  # "served", "not_found" or "rate_limited"
 
 
-def gate(key: str, channel: str, *, html: bool = False, mcp: bool = False) -> Company:
-    """The public company for `key` with its `channel` switch on, or abort.
+def gate_state() -> MirrorState:
+    """The process's current gate state (confirmed within the last second)."""
+    return current_app.extensions["mirror"].gate_state.current()
+
+
+def gate(key: str, channel: Channel | str, *, html: bool = False, mcp: bool = False) -> GateEntry:
+    """The gate entry of the public company for `key` with its `channel` switch on, or abort.
 
     Aborts with the surface's 404 or the 429. `html` picks the HTML 404
     (hosted pages); `mcp` the JSON-RPC-shaped 429 (MCP endpoints; their 404 is
-    the JSON one, at the HTTP level).
+    the JSON one, at the HTTP level). The state the gate decided at is the
+    one `renderings()` serves from.
     """
-    # This surface's switch alone, in the lookup itself; a company this process
-    # holds no view of comes with its offer groups, in the same statement.
-    cold = render_cache().peek(key) is None
-    company = find_public_company(db(), key, channel, with_offer_groups=cold)
+    state = gate_state()
+    g.gate_html = html
+    company = state.open_company(key, channel)
     if company is None:
-        g.gate = GateResult(channel, None, "not_found")
-        abort(not_found_html() if html else not_found_json())
+        _not_found(channel)
     try:
         rate_limits().charge_company(company.plugin_key, mcp=mcp)
     except RateLimited as limited:
         g.gate = GateResult(channel, company.plugin_key, "rate_limited")
         abort(limited.response)
     g.gate = GateResult(channel, company.plugin_key, "served")
+    g.gate_state = state
     return company
+
+
+def renderings(company: GateEntry) -> CompanyRenderings:
+    """The gated company's renderings at the gate's state (no query when the render cache holds them).
+
+    When the database is already past that state for the company (a sync
+    committed since the last poll), the state is refreshed and the company
+    gated again (`following`): it may have closed meanwhile (the surface's 404).
+    """
+    state = g.gate_state
+    for _attempt in range(MAX_ATTEMPTS):
+        try:
+            return render_cache().entry(db(), company, state)
+        except StateMoved:
+            company, state = _gated_again(company)
+    raise StateMoved(company.plugin_key)  # it kept moving under every poll: a 503, retry (web/health.py)
+
+
+def following(company: GateEntry) -> Callable[[], tuple[GateEntry, CompanyRenderings]]:
+    """For a tool layer that met StateMoved: the company gated again at a refreshed state, and its renderings."""
+
+    def follow() -> tuple[GateEntry, CompanyRenderings]:
+        moved, _state = _gated_again(company)
+        return moved, renderings(moved)
+
+    return follow
+
+
+def _gated_again(company: GateEntry) -> tuple[GateEntry, MirrorState]:
+    watcher = current_app.extensions["mirror"].gate_state
+    state = watcher.refresh(after=watcher.clock())  # a poll that began after the mismatch was seen
+    g.gate_state = state
+    moved = state.open_company(company.plugin_key, g.gate.channel)
+    if moved is None:
+        _not_found(g.gate.channel)
+    return moved, state
+
+
+def _not_found(channel: str):
+    g.gate = GateResult(channel, None, "not_found")
+    abort(not_found_html() if g.get("gate_html") else not_found_json())
 
 
 def gate_result() -> GateResult | None:

@@ -24,7 +24,7 @@ from sqlalchemy import func, select, text
 from mirror import state as st
 from mirror.lock import sync_running
 from mirror.models import Company, SyncRun
-from mirror.public_view import iso
+from mirror.timestamps import aware, rfc3339
 from web.db import db, settings
 from web.responses import json_response
 
@@ -64,7 +64,7 @@ def readyz() -> Response:
         report["reasons"].append("never_synced")
     else:
         age = (datetime.now(UTC) - last).total_seconds()
-        report.update(last_sync_at=iso(last), last_sync_age_seconds=int(age))
+        report.update(last_sync_at=rfc3339(last), last_sync_age_seconds=int(age))
         if age > threshold:
             report["reasons"].append("sync_stale")
     report["ready"] = not report["reasons"]
@@ -197,7 +197,7 @@ def _last_run_families(recent) -> list:
         if run.mode not in seen_any:
             seen_any.add(run.mode)
             duration.add_metric(
-                [run.mode, run.status], max(0.0, (_aware(run.finished_at) - _aware(run.started_at)).total_seconds())
+                [run.mode, run.status], max(0.0, (aware(run.finished_at) - aware(run.started_at)).total_seconds())
             )
         if run.status == "success" and run.mode not in seen_success:
             seen_success.add(run.mode)
@@ -216,21 +216,20 @@ def _last_success_family(last_success: datetime | None) -> GaugeMetricFamily:
     return family
 
 
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 def register_database_errors(app) -> None:
     """A database that cannot be reached answers 503 JSON (retry shortly), never a 500 or a trace.
 
     Covers a dropped connection mid-request (the pool then replaces it: the
     next request gets a fresh connection), a database that is down, a pool that
     is exhausted and SQLite's busy timeout, whether the error comes through
-    SQLAlchemy or straight from the driver.
+    SQLAlchemy or straight from the driver, and a database that kept moving
+    past the process's gate state under a request (`StateMoved` three times:
+    a retry will find it settled).
     """
     from sqlalchemy.exc import InterfaceError, OperationalError
     from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+    from mirror.read.gate import StateMoved
     from web.responses import json_error
 
     def unavailable(error: Exception) -> Response:
@@ -240,7 +239,7 @@ def register_database_errors(app) -> None:
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    for error_class in (OperationalError, InterfaceError, PoolTimeout, *_driver_errors()):
+    for error_class in (OperationalError, InterfaceError, PoolTimeout, StateMoved, *_driver_errors()):
         app.register_error_handler(error_class, unavailable)
 
 

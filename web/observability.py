@@ -55,6 +55,7 @@ from flask import Flask, Response, current_app, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from mirror.models import Invocation
+from mirror.timestamps import rfc3339
 from web.gate import GateResult
 from web.recording import RecordWriter
 from web.sources import clean_label, requested_label
@@ -278,7 +279,7 @@ def invocation_record(response: Response, duration: float, hash_key: bytes) -> d
 
 def _log_line(record: dict) -> str:
     """The JSON line: pure ASCII, compact (exactly `json.dumps(..., ensure_ascii=True)`)."""
-    line = {"ts": record["recorded_at"].isoformat().replace("+00:00", "Z"), "event": "invocation"}
+    line = {"ts": rfc3339(record["recorded_at"]), "event": "invocation"}
     line.update({k: v for k, v in record.items() if k != "recorded_at"})
     # orjson writes the same bytes for ASCII text, several times faster; any
     # other character must be escaped, which only the standard library does.

@@ -28,16 +28,14 @@ from urllib.parse import urlsplit
 from flask import Response, render_template
 
 from mcp_server.tools import webmcp_tool_definitions
-from mirror.channels import channel_open
-from mirror.models import Company
-from mirror.public_view import find_public_company
+from mirror.channels import Channel
 from mirror.urls import WEBMCP_DEMO, WEBMCP_DEMO_JS, WEBMCP_JS, WEBMCP_SWITCH, flask_rule
-from web.db import db, settings
-from web.gate import gate
+from web.db import settings
+from web.gate import gate, gate_state
 from web.responses import conditional
 from webmcp import bp
 
-CHANNEL = "webmcp"  # the one switch of the embed, its demo page and its tools' endpoint
+CHANNEL = Channel.WEBMCP  # the one switch of the embed, its demo page and its tools' endpoint
 SCRIPT_CACHE = "public, max-age=86400"  # one day, then a 304 revalidation
 SWITCH_CACHE = "public, max-age=300"  # a switch change shows within five minutes
 DEMO_CACHE = "public, max-age=300"
@@ -75,9 +73,9 @@ def demo_script_body() -> bytes:
     return (_HERE / "demo.js").read_bytes()
 
 
-def embed_enabled(company: Company | None) -> bool:
-    """Public, with the `webmcp` switch on (the one the tools' endpoint is gated by)."""
-    return company is not None and company.is_public and channel_open(company, CHANNEL)
+def embed_enabled(key: str) -> bool:
+    """Public, with the `webmcp` switch on: exactly the gate of the tools' endpoint (web/gate.py)."""
+    return gate_state().open_company(key, CHANNEL) is not None
 
 
 @bp.get(flask_rule(WEBMCP_JS))
@@ -95,7 +93,7 @@ def webmcp_demo_js() -> Response:
 @bp.get(flask_rule(WEBMCP_SWITCH))
 def webmcp_switch(key: str) -> Response:
     """Whether webmcp.js should register this key's tools (never a 404; see above)."""
-    enabled = embed_enabled(find_public_company(db(), key, None))
+    enabled = embed_enabled(key)
     body = json.dumps({"enabled": enabled}).encode("utf-8")
     return conditional(body, mimetype="application/json", cache_control=SWITCH_CACHE)
 

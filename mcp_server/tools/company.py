@@ -7,8 +7,8 @@ selects the category's product rows itself, for each tier's cheapest product.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic import Field
@@ -23,10 +23,7 @@ from mcp_server.tools.models import (
     postal_code_or_error,
     text_argument,
 )
-from mirror.catalog import select_public_products
-from mirror.catalog_search import price_to_cents_floor, search_catalog
 from mirror.config import Settings
-from mirror.models import Company, Product
 from mirror.public_view import (
     AddressView,
     CategoryView,
@@ -34,11 +31,13 @@ from mirror.public_view import (
     Money,
     ServiceAreaView,
     TierPrices,
-    build_company_view,
     cents_to_decimal,
 )
-from mirror.records import TIERS
+from mirror.read.catalog import TierProduct as CatalogTierProduct
+from mirror.read.catalog import category_products, price_to_cents_floor, search_catalog
+from mirror.read.gate import GateEntry, StateMoved
 from mirror.render_cache import CompanyRenderings
+from mirror.trades import TIERS
 
 DESCRIPTION_CHARS = 240
 CategoryText = text_argument(200, "A category slug such as central-ac (its name is accepted too).")
@@ -53,17 +52,17 @@ class CompanyContext:
     """What the per-company tools answer from: one request's snapshot of one company."""
 
     session: Session
-    company: Company
+    company: GateEntry
     settings: Settings
-    # The render cache's entry for this snapshot (mirror/render_cache.py), when served over HTTP.
-    renderings: CompanyRenderings | None = None
+    # The render cache's entry at the process's gate state (mirror/render_cache.py).
+    renderings: CompanyRenderings
+    # After StateMoved: the company gated again at a refreshed state, with its renderings (web/gate.py).
+    follow: Callable[[], tuple[GateEntry, CompanyRenderings]] | None = None
 
-    @cached_property
+    @property
     def view(self) -> CompanyView:
-        """The company's public view: the cached one, else built on first use."""
-        if self.renderings is not None:
-            return self.renderings.view
-        return build_company_view(self.session, self.company, self.settings)
+        """The company's public view (the same object pricing.json serialises)."""
+        return self.renderings.view
 
     def category_or_error(self, wanted: str, argument: str = "category"):
         """The category by slug or name, or a tool error listing the known slugs."""
@@ -72,6 +71,26 @@ class CompanyContext:
             known = ", ".join(c.slug for c in self.view.categories) or "none"
             raise ToolError(f"{argument}: no category {wanted.strip()[:80]!r} here. Known category slugs: {known}.")
         return category
+
+
+def at_gate_state(context, run: Callable[[Any], Any], attempts: int = 3) -> Any:
+    """`run(context)`, again at the refreshed state when the database moved past the context's (StateMoved).
+
+    A tool's query checks that it answered from the state its view came
+    from (mirror/read/catalog.py); when a sync committed in between, the
+    whole answer is computed again from the newer state (`context.follow`),
+    so one answer never mixes two states. Any context with `company`,
+    `renderings` and `follow` (the company and UCP tools).
+    """
+    for attempt in range(attempts):
+        try:
+            return run(context)
+        except StateMoved:
+            if context.follow is None or attempt == attempts - 1:
+                raise
+            company, renderings = context.follow()
+            context = replace(context, company=company, renderings=renderings)
+    raise AssertionError("unreachable")
 
 
 def _short(text: str | None) -> str | None:
@@ -181,7 +200,7 @@ def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> Search
     max_cents = price_to_cents_floor(args.max_price) if args.max_price is not None else None
     found = search_catalog(
         ctx.session,
-        ctx.company.plugin_key,
+        ctx.company,
         args.query,
         category_slug=slug,
         tier=args.tier,
@@ -258,11 +277,7 @@ def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierCompariso
         raise ToolError(
             f"category: {category.slug!r} is an accessory category without tiers. Tiered categories here: {systems}."
         )
-    products = ctx.session.scalars(
-        select_public_products(ctx.company.plugin_key)
-        .where(Product.category_slug == category.slug)
-        .order_by(Product.price_cents, Product.name, Product.sku)
-    ).all()
+    products = category_products(ctx.session, ctx.company, category.slug)
     view = ctx.view
     return TierComparison(
         category=category.name,
@@ -278,17 +293,17 @@ def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierCompariso
     )
 
 
-def _tier_offer(tier: str, products: list[Product]) -> TierOffer:
+def _tier_offer(tier: str, products: list[CatalogTierProduct]) -> TierOffer:
     cheapest = products[0] if products else None
     product = None
     if cheapest is not None:
-        specs = {k: v for k, v in (cheapest.specs or {}).items() if isinstance(v, (str, int, float, bool)) or v is None}
+        specs = {k: v for k, v in cheapest.specs.items() if isinstance(v, (str, int, float, bool)) or v is None}
         product = TierProduct(
             sku=cheapest.sku,
             name=cheapest.name,
             brand=cheapest.brand,
             price=cents_to_decimal(cheapest.price_cents),
-            model_numbers=list(cheapest.model_numbers or []),
+            model_numbers=list(cheapest.model_numbers),
             description=_short(cheapest.description),
             specs=specs,
         )

@@ -24,7 +24,7 @@ from mcp_server.tools.models import (
 )
 from mirror import state as st
 from mirror.business_search import find_feed_company, search_feed_businesses
-from mirror.channels import channel_open
+from mirror.channels import Channel, company_open
 from mirror.config import Settings
 from mirror.models import Company
 from mirror.public_view import (
@@ -32,10 +32,11 @@ from mirror.public_view import (
     CategoryView,
     CompanyView,
     Money,
-    build_company_view,
     cents_to_decimal,
     company_urls,
+    effective_synced_at,
 )
+from mirror.read.company import load_company_snapshot
 
 WIDGET_URI = "ui://widget/request-service.html"
 BusinessId = text_argument(
@@ -66,8 +67,8 @@ class ProviderContext:
         return company
 
     def view_of(self, company: Company) -> CompanyView:
-        """The company's public view."""
-        return build_company_view(self.session, company, self.settings)
+        """The company's public view, read in this request's snapshot."""
+        return load_company_snapshot(self.session, company.plugin_key).view(self.settings)
 
 
 # --- request_service ---------------------------------------------------------------
@@ -104,7 +105,7 @@ def request_service(ctx: ProviderContext, args: RequestServiceInput) -> ServiceR
         currency=view.currency,
         price_description=view.price_description,
         quote_url=view.quote_url,
-        mcp_url=view.mcp_url if channel_open(company, "mcp") else None,
+        mcp_url=view.mcp_url if company_open(company, Channel.MCP) else None,
         **view.provenance(),
     )
 
@@ -190,7 +191,7 @@ def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> Busi
 def _business_result(settings: Settings, match, whole_run: datetime | None, now: datetime) -> BusinessResult:
     company, group = match.company, match.group
     urls = company_urls(settings, company.plugin_key)
-    synced = max((t for t in (_aware(company.last_synced_at), whole_run) if t is not None), default=None)
+    synced = effective_synced_at(company, whole_run)
     price_range = None
     if group is not None:
         price_range = PriceRange(
@@ -210,14 +211,10 @@ def _business_result(settings: Settings, match, whole_run: datetime | None, now:
         trades=list(company.trades or []),
         price_range=price_range,
         category_count=match.category_count,
-        mcp_url=urls["mcp_url"] if channel_open(company, "mcp") else None,
+        mcp_url=urls["mcp_url"] if company_open(company, Channel.MCP) else None,
         quote_url=urls["quote_page_url"],
         **provenance_at(synced, settings.freshness_threshold_seconds, now),
     )
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    return value if value is None or value.tzinfo else value.replace(tzinfo=UTC)
 
 
 PROVIDER_TOOLS: tuple[ToolSpec, ...] = (

@@ -17,7 +17,6 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 
 from sqlalchemy.orm import Session
 
@@ -35,11 +34,12 @@ from mcp_server.ucp.models import (
 from mcp_server.ucp.selection import narrow
 from mcp_server.ucp.versions import Negotiated, Release, negotiate
 from mirror import ucp_mapping as ucp
-from mirror.catalog_search import search_catalog
 from mirror.config import Settings
-from mirror.models import Company
-from mirror.public_view import CompanyView, build_company_view
+from mirror.public_view import CompanyView
+from mirror.read.catalog import search_catalog
+from mirror.read.gate import GateEntry
 from mirror.records import normalise_postal_code
+from mirror.render_cache import CompanyRenderings
 
 SEARCH_SCAN_LIMIT = 5000  # products ranked per query; far above any contractor's matching catalog
 SEARCH_VARIANTS = 10  # variants listed per product in a search result
@@ -51,15 +51,18 @@ class UcpContext:
     """One request's view of one company, plus the agent-profile cache."""
 
     session: Session
-    company: Company
+    company: GateEntry
     settings: Settings
     profiles: AgentProfiles
+    renderings: CompanyRenderings  # the render cache's, at the process's gate state
     before_fetch: Callable[[], None] | None = None  # the per-client limit on profile fetches (cache misses)
+    # After StateMoved: the company gated again at a refreshed state, with its renderings (web/gate.py).
+    follow: Callable[[], tuple[GateEntry, CompanyRenderings]] | None = None
 
-    @cached_property
+    @property
     def view(self) -> CompanyView:
         """The company's public view (the same object pricing.json serialises)."""
-        return build_company_view(self.session, self.company, self.settings)
+        return self.renderings.view
 
     def negotiate(self, profile_url: str) -> Negotiated:
         """Fetch (or reuse) the agent's profile: its release and the shared capabilities; raise ProfileError."""
@@ -204,7 +207,7 @@ def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> 
     if slugs is not None and not slugs:
         return []
     if query:
-        hits = search_catalog(ctx.session, key, query, max_price_cents=max_cents, limit=SEARCH_SCAN_LIMIT).hits
+        hits = search_catalog(ctx.session, ctx.company, query, max_price_cents=max_cents, limit=SEARCH_SCAN_LIMIT).hits
         pairs = [
             (h.category_slug, h.sku)
             for h in hits

@@ -35,7 +35,7 @@ from mcp_server.ucp.profile import (
 from mcp_server.ucp.server import company_for_host, company_host, ucp_server
 from mirror.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, flask_rule
 from web.db import db, settings
-from web.gate import gate
+from web.gate import following, gate, renderings
 from web.responses import conditional, dumps, not_found_json
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
@@ -55,7 +55,7 @@ def _profile_response(endpoint: str, version: str, profile_url: str) -> Response
 def company_ucp_mcp(key: str) -> Response:
     """One JSON-RPC message to a company's UCP Catalog endpoint."""
     company = gate(key, CHANNEL, mcp=True)
-    return serve(ucp_server(db(), company, settings()))
+    return serve(ucp_server(db(), company, settings(), renderings(company), following(company)))
 
 
 @bp.route(flask_rule(UCP_MCP), methods=["OPTIONS"])
@@ -94,7 +94,7 @@ def company_ucp_profile_of(key: str, version: str) -> Response:
 def host_ucp_mcp() -> Response:
     """The UCP endpoint of the company mapped to this Host."""
     company = gate(company_for_host(settings(), request.host) or "", CHANNEL, mcp=True)
-    return serve(ucp_server(db(), company, settings()))
+    return serve(ucp_server(db(), company, settings(), renderings(company), following(company)))
 
 
 @bp.route(flask_rule(HOST_UCP_MCP), methods=["OPTIONS"])

@@ -16,13 +16,15 @@ from flask import current_app
 from sqlalchemy.orm import Session
 
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
+from mcp_server.tools.company import at_gate_state
 from mcp_server.transport import ServerSpec
 from mcp_server.ucp import UCP_VERSIONS
 from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError
 from mcp_server.ucp.catalog import UcpContext
 from mcp_server.ucp.tools import UCP_TOOLS
 from mirror.config import Settings
-from mirror.models import Company
+from mirror.read.gate import GateEntry
+from mirror.render_cache import CompanyRenderings
 from web.limits import RateLimited, rate_limits
 
 _EXTENSION_KEY = "ucp_agent_profiles"
@@ -54,14 +56,18 @@ def charge_profile_fetch() -> None:
         ) from None
 
 
-def ucp_server(session: Session, company: Company, settings: Settings) -> ServerSpec:
+def ucp_server(
+    session: Session, company: GateEntry, settings: Settings, renderings: CompanyRenderings, follow=None
+) -> ServerSpec:
     """The UCP Catalog server of one (already gated) company."""
     context = UcpContext(
         session=session,
         company=company,
         settings=settings,
         profiles=agent_profiles(),
+        renderings=renderings,
         before_fetch=charge_profile_fetch,
+        follow=follow,
     )
     name = json.dumps(company.name[:_NAME_LIMIT], ensure_ascii=False)  # contractor text, quoted as data
     return ServerSpec(
@@ -78,7 +84,7 @@ def ucp_server(session: Session, company: Company, settings: Settings) -> Server
             "step. " + CONTRACTOR_TEXT_WARNING
         ),
         tools=UCP_TOOLS,
-        call_tool=lambda tool, arguments: tool.run(context, arguments),
+        call_tool=lambda tool, arguments: at_gate_state(context, lambda ctx: tool.run(ctx, arguments)),
         allowed_origins=None,  # a public, read-only catalog: browsers may call it from any site
     )
 

@@ -20,6 +20,7 @@ REBUILD_BATCH = 2000
 
 
 def finish(session: Session, run: RunState, finished_at: datetime, company_key: str | None) -> None:
+    """Step 3 of a run: rebuild what it touched, then move its clocks and the state version."""
     session.flush()
     saved = st.read_state(session)
     feed_stamp = max(int(finished_at.timestamp() * 1000), st.get_int(saved, st.FEED_CLOCK_MS) + 1)
@@ -36,6 +37,9 @@ def finish(session: Session, run: RunState, finished_at: datetime, company_key: 
         session.execute(update(Company).where(Company.plugin_key == company_key).values(last_synced_at=finished_at))
     else:
         st.put(session, st.LAST_SUCCESS_AT, finished_at)
+    # Last, in the same transaction: the version each process's gate state polls
+    # (mirror/read/gate.py) moves with the commit of everything above.
+    st.put(session, st.STATE_VERSION, run.generation)
     _refresh_planner_statistics(session, run)
 
 

@@ -1,4 +1,10 @@
-"""Catalog search for one company: its public products ranked by relevance.
+"""One company's catalog as the read layer serves it: the search, and the products of a category's tiers.
+
+A read for a gated company (a `GateEntry`) also reads the company's stamp in
+the same statement and raises `StateMoved` when the database is at another
+state than the process's gate (mirror/read/company.py, `check_stamp`).
+
+Catalog search ranks a company's public products by relevance.
 
 The database's full-text index does the work (mirror/fulltext.py; built by
 migration 0003): Postgres ranks with `ts_rank_cd` over a weighted tsvector
@@ -27,9 +33,11 @@ from sqlalchemy import Integer, String, and_, bindparam, exists, func, literal_c
 from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
-from mirror.catalog import public_products_filter
-from mirror.db import autocommit_rows
+from mirror.catalog import public_products_filter, select_public_products
+from mirror.db import statement_rows
 from mirror.models import Product
+from mirror.read.company import check_stamp, stamp_columns
+from mirror.read.gate import GateEntry
 
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
 # same word repeated throughout a description.
@@ -80,7 +88,7 @@ def price_to_cents_floor(amount: float | int | Decimal) -> int:
 
 def search_catalog(
     session: Session,
-    plugin_key: str,
+    company: GateEntry | str,
     query: str,
     *,
     category_slug: str | None = None,
@@ -88,7 +96,11 @@ def search_catalog(
     max_price_cents: int | None = None,
     limit: int = 10,
 ) -> CatalogSearch:
-    """Public products of one company matching `query`, best first."""
+    """Public products of one company matching `query`, best first (`company`: its gate entry, or a bare key).
+
+    One statement, its own snapshot (on Postgres one autocommit round trip).
+    """
+    gated, plugin_key = _company(company)
     terms = ft.search_terms(query)
     if not terms:
         return CatalogSearch(hits=[], total=0, terms=[])
@@ -105,27 +117,65 @@ def search_catalog(
         "compact": "".join(t.compact for t in terms),
         **_match_params(dialect, plugin_key, terms),
     }
-    rows = None
-    if dialect == "postgresql":  # one autocommit statement, its own snapshot: no BEGIN, no ROLLBACK
-        sql, defaults = _postgres_sql(
-            len(terms), category_slug is not None, tier is not None, max_price_cents is not None
-        )
-        rows = autocommit_rows(session, sql, {**defaults, **params})
-    if rows is None:
-        rows = session.execute(statement, params).all()
+    rows = statement_rows(session, statement, params)
+    check_stamp(session, gated, rows, len(_COLUMNS))
     total = rows[0][-1] if rows else 0  # the last column: count(*) OVER ()
     return CatalogSearch(hits=[_hit(row) for row in rows], total=total, terms=_words_of(terms))
 
 
-@lru_cache(maxsize=128)
-def _postgres_sql(term_count: int, by_category: bool, by_tier: bool, by_price: bool) -> tuple[str, dict]:
-    """`_statement`'s Postgres form as SQL text and the values of its literal parameters, once per shape."""
-    from sqlalchemy.dialects.postgresql import psycopg
+def _company(company: GateEntry | str) -> tuple[GateEntry | None, str]:
+    return (company, company.plugin_key) if isinstance(company, GateEntry) else (None, company)
 
-    compiled = _statement("postgresql", term_count, by_category, by_tier, by_price).compile(dialect=psycopg.dialect())
-    # The literal values the statement carries (0 for the price, the separators pattern); the rest are the caller's.
-    defaults = {name: value for name, value in compiled.construct_params(_check=False).items() if value is not None}
-    return str(compiled), defaults
+
+@dataclass(frozen=True)
+class TierProduct:
+    """One public product of a system category, as the tier comparison shows it."""
+
+    sku: str
+    name: str
+    brand: str | None
+    tier: str | None
+    price_cents: int
+    model_numbers: list[str]
+    description: str | None
+    specs: dict
+
+
+_TIER_COLUMNS = (
+    Product.sku,
+    Product.name,
+    Product.brand,
+    Product.tier,
+    Product.price_cents,
+    Product.model_numbers,
+    Product.description,
+    Product.specs,
+)
+_CATEGORY_PRODUCTS = (
+    select_public_products(bindparam("plugin_key"), *_TIER_COLUMNS, *stamp_columns(bindparam("plugin_key")))
+    .where(Product.category_slug == bindparam("category_slug"))
+    .order_by(Product.price_cents, Product.name, Product.sku)
+)
+
+
+def category_products(session: Session, company: GateEntry | str, category_slug: str) -> list[TierProduct]:
+    """A category's public products, cheapest first (then by name and SKU), in one statement."""
+    gated, plugin_key = _company(company)
+    rows = statement_rows(session, _CATEGORY_PRODUCTS, {"plugin_key": plugin_key, "category_slug": category_slug})
+    check_stamp(session, gated, rows, len(_TIER_COLUMNS))
+    return [
+        TierProduct(
+            sku=row[0],
+            name=row[1],
+            brand=row[2],
+            tier=row[3],
+            price_cents=row[4],
+            model_numbers=_models(row[5]),
+            description=row[6],
+            specs=row[7] if isinstance(row[7], dict) else {},
+        )
+        for row in rows
+    ]
 
 
 @lru_cache(maxsize=128)
@@ -191,7 +241,8 @@ def _postgres_search(term_count: int):
     )
     any_match = ft.pg_tsquery(None, "any_match")
     rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, any_match)
-    statement = select(*_COLUMNS, func.count().over().label("total")).where(vector.op("@@")(any_match))
+    stamp = stamp_columns(bindparam("plugin_key"))
+    statement = select(*_COLUMNS, *stamp, func.count().over().label("total")).where(vector.op("@@")(any_match))
     return statement.order_by(
         matched.desc(),
         _exact_model("postgresql").desc(),
@@ -213,7 +264,8 @@ def _sqlite_search(term_count: int):
         (ft.as_int(rowid.in_(ft.fts_rowids(fts, None, f"term_{i}"))) for i in range(term_count)),
         start=literal_column("0"),
     )
-    statement = select(*_COLUMNS, func.count().over().label("total")).join(hits, hits.c.rowid == rowid)
+    stamp = stamp_columns(bindparam("plugin_key"))
+    statement = select(*_COLUMNS, *stamp, func.count().over().label("total")).join(hits, hits.c.rowid == rowid)
     return statement.order_by(
         matched.desc(),
         _exact_model("sqlite").desc(),

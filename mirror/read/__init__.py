@@ -1,0 +1,16 @@
+"""The read layer: the only code that reads the mirror to serve a request.
+
+Surfaces (feeds/, mcp_server/, webmcp/, a2a_server/) ask here for what they
+show and only format it; none of them writes SQL or imports SQLAlchemy.
+Every statement is built once with SQLAlchemy; where speed needs a raw
+string (one autocommit round trip on Postgres), it is compiled from that
+same statement (mirror.db.statement_rows).
+
+- `gate`: which companies are open, held in memory per process and kept
+  within a second of the database (the warm path reads nothing else);
+- `company`: one company's snapshot (row, offer groups, last run) and its view;
+- `catalog`: a company's products: search, the tiers of a category;
+- `businesses`: the feed businesses the provider tools answer for;
+- `feed`: the business feed's pages and changes walks;
+- `figures`: health, metrics and usage figures.
+"""

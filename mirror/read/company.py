@@ -1,0 +1,165 @@
+"""One company as the database holds it: its row, its offer groups and the last whole run, in one statement.
+
+The render cache's miss path (mirror/render_cache.py) builds a company's view
+from this snapshot, and so do the few callers that need a view without a
+cache (the provider tools, which answer for any feed business; the peer in
+bench/). The statement is its own consistent snapshot (mirror.db.statement_rows),
+so a view can never mix two states; its cost does not grow with the catalog
+(offer groups are one row per category, summarised by the sync).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, bindparam, select
+from sqlalchemy.orm import Session
+
+from mirror import state as st
+from mirror.channels import company_open
+from mirror.config import Settings
+from mirror.db import statement_rows
+from mirror.models import KEY_LENGTH, Company, OfferGroup, SyncState
+from mirror.public_view import CompanyView, company_view, effective_synced_at
+from mirror.read.gate import GateEntry, StateMoved
+from mirror.storable import storable
+from mirror.timestamps import parse_rfc3339
+
+_COMPANY = Company.__table__
+_GROUPS = OfferGroup.__table__
+# Plain rows, never ORM entities: a view reads attributes, and nothing here is ever written.
+CompanyRow = namedtuple("CompanyRow", [column.name for column in _COMPANY.columns])
+GroupRow = namedtuple("GroupRow", [column.name for column in _GROUPS.columns])
+
+
+@dataclass(frozen=True)
+class CompanySnapshot:
+    """A company row, the last whole-run success time and its offer groups, read by ONE statement."""
+
+    company: CompanyRow
+    last_success_at: datetime | None
+    groups: tuple[GroupRow, ...]
+
+    @property
+    def last_synced_at(self) -> datetime | None:
+        """The end of the last successful run that covered this company."""
+        return effective_synced_at(self.company, self.last_success_at)
+
+    def view(self, settings: Settings, now: datetime | None = None) -> CompanyView:
+        """The company's public view, from this snapshot alone."""
+        return company_view(self.company, self.groups, self.last_synced_at, settings, now)
+
+
+_SNAPSHOT = (
+    select(
+        *_COMPANY.columns,
+        select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery(),
+        *_GROUPS.columns,
+    )
+    .select_from(_COMPANY.outerjoin(_GROUPS, _GROUPS.c.plugin_key == _COMPANY.c.plugin_key))
+    .where(_COMPANY.c.plugin_key == bindparam("key"))
+)
+
+
+def load_company_snapshot(session: Session, plugin_key: str) -> CompanySnapshot | None:
+    """Everything a company's view is built from, in one indexed statement; None when the mirror holds no such company."""
+    if not valid_key(plugin_key):
+        return None
+    return _snapshot_from_rows(statement_rows(session, _SNAPSHOT, {"key": plugin_key}))
+
+
+def _snapshot_from_rows(rows: list) -> CompanySnapshot | None:
+    """The snapshot in the statement's rows (one per offer group; none: no company)."""
+    if not rows:
+        return None
+    width = len(CompanyRow._fields)
+    first = rows[0]
+    last_success = first[width]
+    groups = tuple(
+        GroupRow(*row[width + 1 :])
+        for row in rows
+        if row[width + 1] is not None  # the group's key: NULL when there is no group
+    )
+    return CompanySnapshot(
+        CompanyRow(*first[:width]), parse_rfc3339(last_success) if last_success is not None else None, groups
+    )
+
+
+_OPEN_ROW = select(
+    *_COMPANY.columns, select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery()
+).where(_COMPANY.c.plugin_key == bindparam("key"))
+
+
+def open_company_row(
+    session: Session, plugin_key: str, channel: str | None
+) -> tuple[CompanyRow, datetime | None] | None:
+    """A company's row and its effective last_synced_at, when it is public with `channel` open; one statement.
+
+    The gate for a process without a gate state (the benchmark's peer server
+    asks the database on every call, as a plain MCP server would).
+    """
+    if not valid_key(plugin_key):
+        return None
+    rows = statement_rows(session, _OPEN_ROW, {"key": plugin_key})
+    if not rows:
+        return None
+    company = CompanyRow(*rows[0][:-1])
+    if not company_open(company, channel):
+        return None
+    last_success = rows[0][-1]
+    return company, effective_synced_at(company, parse_rfc3339(last_success) if last_success is not None else None)
+
+
+def open_company_view(
+    session: Session, plugin_key: str, channel: str | None, settings: Settings, now: datetime | None = None
+) -> CompanyView | None:
+    """The view of a company read now, when it is public with `channel` open (None: public at all); else None.
+
+    For callers without a process-wide gate state (the provider tools answer
+    for any feed business; the benchmark's peer server): one statement.
+    """
+    snapshot = load_company_snapshot(session, plugin_key)
+    if snapshot is None or not company_open(snapshot.company, channel):
+        return None
+    return snapshot.view(settings, now)
+
+
+# --- reads checked against the gate state -------------------------------------------
+
+_STAMP_COLUMNS = ("generation", "record_hash", "content_version")
+
+
+def stamp_columns(key: ColumnElement) -> list[ColumnElement]:
+    """The company's rendering stamp as three columns of another statement (scalar subqueries, read once).
+
+    A per-company read (a search, a category's tiers) carries them, so the
+    same snapshot that answers says which state it answered from.
+    """
+    return [select(_COMPANY.c[name]).where(_COMPANY.c.plugin_key == key).scalar_subquery() for name in _STAMP_COLUMNS]
+
+
+def check_stamp(session: Session, company: GateEntry | None, rows: list, at: int) -> None:
+    """StateMoved unless the rows (whose columns `at`.. are `stamp_columns`) answered from `company`'s state.
+
+    With no rows the stamp is read on its own; `company` None (a caller
+    without a gate state: the benchmark's peer, tests) checks nothing.
+    """
+    if company is None:
+        return
+    if rows:
+        stamp = tuple(rows[0][at : at + len(_STAMP_COLUMNS)])
+    else:
+        found = statement_rows(session, _STAMP, {"key": company.plugin_key})
+        stamp = tuple(found[0]) if found else None
+    if stamp != company.content:
+        raise StateMoved(company.plugin_key)
+
+
+_STAMP = select(*(_COMPANY.c[name] for name in _STAMP_COLUMNS)).where(_COMPANY.c.plugin_key == bindparam("key"))
+
+
+def valid_key(plugin_key: str) -> bool:
+    """Whether a string can be a stored pluginKey at all (what every lookup checks before asking)."""
+    return bool(plugin_key) and len(plugin_key) <= KEY_LENGTH and storable(plugin_key)
