@@ -27,6 +27,7 @@ from __future__ import annotations
 import gc
 import glob
 import os
+import sys
 import tempfile
 
 # Decided here, before any worker imports prometheus_client (it reads the variable at import).
@@ -42,18 +43,14 @@ def _check_settings():
     worker a HUP starts after an upgrade.
     """
     import subprocess
-    import sys
 
     return subprocess.run([sys.executable, "-c", _CHECK_SETTINGS], capture_output=True, text=True)
 
 
 _CHECK_SETTINGS = """
-from mirror.config import ConfigError, load_settings
-try:
-    settings = load_settings()
-    print(*("on" if value else "off" for value in (settings.gunicorn_access_log, settings.gunicorn_reuse_port)))
-except ConfigError as error:
-    raise SystemExit(f"configuration error: {error}") from None
+from mirror.config import settings_or_exit
+settings = settings_or_exit()
+print(*("on" if value else "off" for value in (settings.gunicorn_access_log, settings.gunicorn_reuse_port)))
 """
 _SETTINGS = _check_settings()
 
@@ -105,8 +102,10 @@ def _shared_socket_unless_tcp(server) -> None:
 
 
 def _refuse_bad_settings() -> None:
-    if _SETTINGS.returncode:  # the line create_app (wsgi.py) prints in a worker or the CLI
-        raise SystemExit((_SETTINGS.stderr.strip().splitlines() or ["configuration error"])[-1])
+    """The child's one line (the one create_app prints in a worker or the CLI), and its exit status (2)."""
+    if _SETTINGS.returncode:
+        print((_SETTINGS.stderr.strip().splitlines() or ["configuration error"])[-1], file=sys.stderr)
+        raise SystemExit(_SETTINGS.returncode)
 
 
 def post_worker_init(worker) -> None:

@@ -34,6 +34,9 @@ DEFAULT_SQLITE_PATH = PROJECT_ROOT / "instance" / "mirror.sqlite3"
 DOC_PAGE = PROJECT_ROOT / "README.md"  # the configuration table lives in the README
 TABLE_START = "<!-- settings-table:start (generated from mirror/config.py by `python -m mirror.config --write`) -->"
 TABLE_END = "<!-- settings-table:end -->"
+# The exit status of a process refused for a missing or bad setting (docs/operations.md, exit codes):
+# the CLI's, gunicorn's and `make run`'s alike.
+EXIT_CONFIG = 2
 
 _RATE_LIMIT_RE = re.compile(r"^\s*\d+\s*(/|\s+per\s+)\s*(\d+\s+)?(second|minute|hour|day)s?\s*$", re.I)
 _STORAGE_SCHEMES = ("memory", "redis", "rediss", "redis+cluster", "redis+sentinel", "memcached")
@@ -331,6 +334,20 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     return read_settings(Settings, os.environ if env is None else env)
 
 
+def settings_or_exit(env: Mapping[str, str] | None = None) -> Settings:
+    """load_settings(env), or exit with status EXIT_CONFIG after one line on stderr: `configuration error: NAME ...`.
+
+    Every process that reads the settings (the CLI, gunicorn's workers and
+    master, `make run`) refuses a bad value through this one function, so the
+    line and the exit status are the same everywhere.
+    """
+    try:
+        return load_settings(env)
+    except ConfigError as error:
+        print(f"configuration error: {error}", file=sys.stderr)
+        raise SystemExit(EXIT_CONFIG) from None
+
+
 def read_settings(declaration: type[Settings], env: Mapping[str, str]) -> Settings:
     """Read `declaration` (Settings, or a subclass) from the mapping `env`; ConfigError on a bad value."""
     environ = dict(env)
@@ -399,5 +416,8 @@ if __name__ == "__main__":
         sys.stdout.write(markdown_table())
     elif sys.argv[1:] == ["--write"]:
         print(f"{DOC_PAGE.relative_to(PROJECT_ROOT)}: {'table updated' if write_doc_table() else 'table up to date'}")
+    elif sys.argv[1:] == ["--check"]:  # scripts/run_demo.sh, before it writes anything
+        settings_or_exit()
     else:
-        raise SystemExit("usage: python -m mirror.config --markdown | --write")
+        print("usage: python -m mirror.config --markdown | --write | --check", file=sys.stderr)
+        raise SystemExit(EXIT_CONFIG)

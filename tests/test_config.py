@@ -10,6 +10,7 @@ from typing import Literal
 import pytest
 from pydantic import ValidationError
 
+from commands import EXIT_CONFIG
 from mirror import config
 from mirror.config import ConfigError, Settings, env_name, load_settings, markdown_table
 from tests.conftest import REPO_ROOT
@@ -172,7 +173,7 @@ def test_the_app_refuses_to_start_with_one_line(env, first_words):
         env={"PATH": "/usr/bin:/bin", **env},
         timeout=60,
     )
-    assert result.returncode != 0
+    assert result.returncode == EXIT_CONFIG
     assert result.stderr.startswith(first_words) and result.stderr.count("\n") == 1, result.stderr
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from commands import EXIT_CONFIG
 from tests.ops_helpers import free_port
 
 pytestmark = pytest.mark.slow
@@ -129,6 +130,21 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         assert not (tmp_path / "instance" / "run.lock").exists()
     finally:
         _kill_group(make)
+
+
+def test_a_bad_setting_stops_make_run_before_it_writes_or_starts_anything(tmp_path):
+    env, port, upstream_port = _environment(tmp_path, SYNC_INTERVAL_SECONDS="abc")
+    result = subprocess.run(
+        ["bash", "scripts/run_demo.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == EXIT_CONFIG
+    # The variable named, as every command names it; no migration blamed for it.
+    assert result.stderr.splitlines() == [
+        "configuration error: SYNC_INTERVAL_SECONDS must be a whole number of seconds, got 'abc'"
+    ]
+    assert not (tmp_path / ".flaskenv").exists()  # nothing a fresh shell's CLI would trip over later
+    assert not (tmp_path / "instance" / "run.lock").exists()
+    assert not _listening(upstream_port) and not _listening(port)
 
 
 def test_a_failed_first_sync_still_serves_and_sigint_to_the_group_stops_everything(tmp_path):

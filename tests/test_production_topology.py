@@ -32,6 +32,7 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
+from commands import EXIT_CONFIG
 from mirror.config import ConfigError, Settings, env_name, load_settings
 from tests.conftest import REPO_ROOT, TEST_DATABASE_URL, _empty_postgres
 from tests.ops_helpers import (
@@ -125,7 +126,7 @@ def test_the_gunicorn_master_imports_nothing_a_reload_must_replace():
         text=True,
         env={**env, "SYNC_INTERVAL_SECONDS": "soon"},
     )
-    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.returncode == EXIT_CONFIG and bad.stdout == ""
     assert (
         bad.stderr.strip() == "configuration error: SYNC_INTERVAL_SECONDS must be a whole number of seconds, got 'soon'"
     )
