@@ -27,7 +27,7 @@ from mirror.config import EXIT_CONFIG
 from mirror.lock import SyncBusy
 from mirror.migrate import DatabaseProblem, check_database, database_problem
 from mirror.models import SourceHit
-from mirror.upstream import UpstreamAuthError, UpstreamError
+from mirror.upstream import UpstreamAuthError, UpstreamUnreachable
 
 log = logging.getLogger(__name__)
 
@@ -246,7 +246,7 @@ def _explain_failure(result, settings) -> CommandFailed:
         return CommandFailed(
             EXIT_UPSTREAM_REFUSED, f"the upstream at {upstream} refused UPSTREAM_TOKEN (401); check the token"
         )
-    if isinstance(cause, UpstreamError) and "kept failing" in str(cause):
+    if isinstance(cause, UpstreamUnreachable):
         return CommandFailed(
             EXIT_UPSTREAM_UNREACHABLE,
             f"cannot reach the upstream at {upstream} ({cause}); check UPSTREAM_URL and that the platform is up",

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from commands import EXIT_CONFIG
+from commands import EXIT_CONFIG, EXIT_UPSTREAM_UNREACHABLE
 from tests.ops_helpers import free_port
 
 pytestmark = pytest.mark.slow
@@ -128,6 +128,20 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         make.send_signal(signal.SIGTERM)
         _assert_all_down((port, upstream_port), make)
         assert not (tmp_path / "instance" / "run.lock").exists()
+
+        # The .flaskenv stays behind, naming an upstream nobody serves any more: the CLI says so at once.
+        stale = subprocess.run(
+            [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"],
+            cwd=shell,
+            env=bare,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert stale.returncode == EXIT_UPSTREAM_UNREACHABLE, stale.stderr
+        [line] = [line for line in stale.stderr.splitlines() if line.startswith("error: ")]
+        assert f"http://127.0.0.1:{upstream_port}" in line and "connection refused" in line
+        assert " retry " not in stale.stderr  # no backoff against a port nothing listens on
     finally:
         _kill_group(make)
 
