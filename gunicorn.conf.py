@@ -14,6 +14,8 @@ on the command line. This file only holds what every deployment needs:
 - gunicorn's access log off unless GUNICORN_ACCESS_LOG is true (the
   invocation log is the access log), and when on, a format without the
   client's address: the invocation log keeps only a keyed hash of it.
+- gunicorn's own reading of forwarding headers off: the app believes them
+  by its one rule (TRUSTED_PROXIES, TRUSTED_PROXY_HOPS).
 - With GUNICORN_REUSE_PORT true, one listening socket per worker
   (SO_REUSEPORT) on TCP binds, so the kernel spreads connections evenly
   over the workers.
@@ -61,6 +63,13 @@ accesslog = "-" if _SWITCHES[0] == "on" else None
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
+
+# Forwarding headers have one rule, the app's (web/proxies.py: TRUSTED_PROXY_HOPS and
+# TRUSTED_PROXIES decide the client and the scheme). gunicorn's own reading of them
+# (X-Forwarded-Proto and its like from forwarded_allow_ips, SCRIPT_NAME/PATH_INFO headers)
+# would be a second rule with a list of its own, so it is off.
+secure_scheme_headers: dict[str, str] = {}
+forwarder_headers = ""
 
 
 # GUNICORN_REUSE_PORT: each worker listens on a socket of its own

@@ -36,6 +36,3 @@ keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 limit_request_line = 8190
 limit_request_fields = 100
 limit_request_field_size = 8190
-# Forwarded headers are believed only from the proxy on this machine; the app's
-# TRUSTED_PROXY_HOPS=1 then takes the client address from X-Forwarded-For.
-forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1,::1")

@@ -17,6 +17,7 @@ number is a mistake in an environment file, not a wish for the default.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -146,6 +147,20 @@ def _storage_uri(raw: str) -> str:
     return raw.strip()
 
 
+def _networks(raw: Any) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    if isinstance(raw, (tuple, list)):
+        return tuple(raw)
+    networks = []
+    for entry in filter(None, (e.strip() for e in str(raw).split(","))):
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            raise ValueError(
+                f"entries must be IP addresses or networks (127.0.0.1, 10.0.0.0/8, ::1), got {entry!r}"
+            ) from None
+    return tuple(networks)
+
+
 def _origins(raw: Any) -> tuple[str, ...]:
     if isinstance(raw, (tuple, list)):
         return tuple(raw)
@@ -177,6 +192,7 @@ Boolean = Annotated[bool, BeforeValidator(_boolean)]
 RateLimit = Annotated[str, BeforeValidator(_rate)]
 StorageUri = Annotated[str, BeforeValidator(_storage_uri)]
 Origins = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_origins)]
+Networks = Annotated[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], NoDecode, BeforeValidator(_networks)]
 HostMap = Annotated[dict[str, str], NoDecode, BeforeValidator(_company_hosts)]
 
 
@@ -249,8 +265,15 @@ class Settings(BaseSettings):
     rate_limit_key_prefix: str = setting("mirror", "namespace of the counters, so several installs can share one Redis")
     trusted_proxy_hops: Count = setting(
         0,
-        "proxies in front of the app whose `X-Forwarded-For`/`-Proto` to believe (1 behind one load balancer). "
-        "0 ignores those headers, so a client cannot spoof its way past its limit",
+        "how many proxies stand in front of the app (1: nginx; 2: a load balancer, then nginx): at most that many "
+        "`X-Forwarded-For` entries are walked from the right, each only from an address in `TRUSTED_PROXIES`. "
+        "0 ignores `X-Forwarded-For`/`-Proto`, so a client cannot spoof its way past its limit",
+    )
+    trusted_proxies: Networks = setting(
+        (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")),
+        "addresses or networks (comma-separated) of those proxies: forwarding headers are believed only from them "
+        "(a Unix-socket peer counts as one); docs/operations.md, the proxy in front",
+        shown="`127.0.0.0/8,::1`",
     )
     usage_hash_key: str = setting(
         "", "HMAC key of the hashed agent id in the invocation log (see below)", shown="random per process"

@@ -73,6 +73,7 @@ def test_the_examples_hold_safe_production_values():
     production = load_settings({**settings, "UPSTREAM_TOKEN": "t", "USAGE_HASH_KEY": secrets.token_hex(32)})
     assert production.rate_limit_storage_uri.startswith("redis://")
     assert production.trusted_proxy_hops == 1
+    assert {str(network) for network in production.trusted_proxies} == {"127.0.0.0/8", "::1/128"}  # nginx, here
     assert production.scheduler_enabled is False and production.ucp_allow_insecure_profiles is False
     assert production.database_url.startswith("postgresql") and production.database_read_url is None
     assert production.public_base_url.startswith("https://") and production.upstream_url.startswith("https://")
