@@ -38,7 +38,7 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
 
 
 def _check_settings():
-    """Validate the settings in a child process; its result (printed: the access-log switch).
+    """Validate the settings in a child process; its result (printed: gunicorn's settings, as JSON).
 
     A child process, because workers are forked from the master: a module the
     master imported (the settings, pydantic) would be the old one in every
@@ -50,16 +50,20 @@ def _check_settings():
 
 
 _CHECK_SETTINGS = """
+import json
 from mirror.config import settings_or_exit
 settings = settings_or_exit()
-print(*("on" if value else "off" for value in (settings.gunicorn_access_log, settings.gunicorn_reuse_port)))
+print(json.dumps({name: getattr(settings, "gunicorn_" + name) for name in (
+    "access_log", "reuse_port", "bind", "workers", "threads", "timeout", "graceful_timeout", "keepalive")}))
 """
 _SETTINGS = _check_settings()
+# The GUNICORN_* settings (declared in mirror/config.py), by gunicorn's names; empty when a
+# setting is bad: on_starting then refuses with its one line before any worker starts.
+_SERVER = __import__("json").loads(_SETTINGS.stdout.splitlines()[-1]) if _SETTINGS.returncode == 0 else {}
 
 # The app's invocation log is the access log (one JSON line per request);
 # gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).
-_SWITCHES = (_SETTINGS.stdout.split() + ["off", "off"])[:2]
-accesslog = "-" if _SWITCHES[0] == "on" else None
+accesslog = "-" if _SERVER.get("access_log") else None
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
@@ -81,7 +85,7 @@ forwarder_headers = ""
 # retiring worker's socket closes with it, and the kernel resets the
 # connections still queued on it unless net.ipv4.tcp_migrate_req=1 hands them
 # to the others. on_starting turns it off where it cannot apply.
-reuse_port = _SWITCHES[1] == "on"
+reuse_port = bool(_SERVER.get("reuse_port"))
 
 
 def on_starting(server) -> None:

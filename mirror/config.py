@@ -161,6 +161,21 @@ def _networks(raw: Any) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, 
     return tuple(networks)
 
 
+def _bind(raw: str) -> str:
+    """One gunicorn bind: host:port, [IPv6]:port, unix:/absolute/path or fd://N."""
+    text = raw.strip()
+    if text.startswith("unix:"):
+        ok = text[len("unix:") :].startswith("/")
+    elif text.startswith("fd://"):
+        ok = text[len("fd://") :].isdigit()
+    else:
+        host, _, port = text.rpartition(":")
+        ok = bool(host) and port.isdigit() and 0 < int(port) < 65536
+    if not ok:
+        raise ValueError(f"must be host:port, unix:/absolute/path or fd://N, got {raw!r}")
+    return text
+
+
 def _origins(raw: Any) -> tuple[str, ...]:
     if isinstance(raw, (tuple, list)):
         return tuple(raw)
@@ -186,6 +201,9 @@ Seconds = Annotated[int, BeforeValidator(_whole_number("seconds", 0))]
 PositiveSeconds = Annotated[int, BeforeValidator(_whole_number("seconds", 1))]
 Count = Annotated[int, BeforeValidator(_whole_number("proxies", 0))]
 Concurrency = Annotated[int, BeforeValidator(_whole_number("fetches", 1))]
+Processes = Annotated[int, BeforeValidator(_whole_number("processes", 1))]
+Threads = Annotated[int, BeforeValidator(_whole_number("threads", 1))]
+Bind = Annotated[str, BeforeValidator(_bind)]
 Share = Annotated[float, BeforeValidator(_decimal_number(0.001, 1.0))]
 Multiple = Annotated[float, BeforeValidator(_decimal_number(1.0))]
 Boolean = Annotated[bool, BeforeValidator(_boolean)]
@@ -296,6 +314,22 @@ class Settings(BaseSettings):
         False,
         "a listening socket per gunicorn worker on TCP binds (SO_REUSEPORT): even spread of connections; "
         "set net.ipv4.tcp_migrate_req=1 with it (docs/operations.md)",
+    )
+    gunicorn_bind: Bind = setting(
+        "127.0.0.1:8000",
+        "where deploy/gunicorn.conf.py listens: loopback only, behind nginx (docs/operations.md, the proxy in front); "
+        "a Unix socket is `unix:/run/mirror/web.sock` (the web unit creates /run/mirror)",
+    )
+    gunicorn_workers: Processes = setting(4, "gunicorn worker processes (deploy/gunicorn.conf.py)")
+    gunicorn_threads: Threads = setting(4, "threads per gunicorn worker (gthread; deploy/gunicorn.conf.py)")
+    gunicorn_timeout: PositiveSeconds = setting(
+        30, "a gunicorn worker silent this long is killed and replaced (deploy/gunicorn.conf.py)"
+    )
+    gunicorn_graceful_timeout: Seconds = setting(
+        30, "on a stop or reload, how long gunicorn's old workers may finish their requests"
+    )
+    gunicorn_keepalive: Seconds = setting(
+        5, "gunicorn closes an idle keep-alive connection from the proxy after this long (above nginx's 4 s)"
     )
     prometheus_multiproc_dir: str | None = setting(
         None,
