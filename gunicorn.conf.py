@@ -8,7 +8,8 @@ on the command line. This file only holds what every deployment needs:
 - Prometheus multiprocess mode, so /metrics reports the whole server
   whichever worker answers the scrape: each start gets a fresh
   PROMETHEUS_MULTIPROC_DIR unless one is given (a given one is emptied of the
-  previous run's files), and a dead worker's live gauges are dropped.
+  previous run's files), removed when the server stops, and a dead worker's
+  live gauges are dropped.
 - A retiring worker (a restart, --max-requests) writes the invocation and
   source rows it still holds before it goes.
 - gunicorn's access log off unless GUNICORN_ACCESS_LOG is true (the
@@ -33,8 +34,13 @@ import sys
 import tempfile
 
 # Decided here, before any worker imports prometheus_client (it reads the variable at import).
+# A folder made here holds a marker file, so that the exit (on_exit) removes exactly the
+# folders this file made, never one an operator gave: a reload (HUP) runs this file again
+# in the same master, with the variable already set, and would not know it otherwise.
+_MADE_HERE = ".made-by-gunicorn-conf"
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mirror-prometheus-")
+    open(os.path.join(os.environ["PROMETHEUS_MULTIPROC_DIR"], _MADE_HERE), "x").close()
 
 
 def _check_settings():
@@ -118,7 +124,21 @@ def _refuse_bad_settings() -> None:
     """The child's one line (the one create_app prints in a worker or the CLI), and its exit status (2)."""
     if _SETTINGS.returncode:
         print((_SETTINGS.stderr.strip().splitlines() or ["configuration error"])[-1], file=sys.stderr)
+        _remove_metrics_dir_made_here()  # on_exit is not called for a start refused here
         raise SystemExit(_SETTINGS.returncode)
+
+
+def on_exit(server) -> None:
+    """The master stops: remove the metrics folder this file made (a given one stays, emptied at the next start)."""
+    _remove_metrics_dir_made_here()
+
+
+def _remove_metrics_dir_made_here() -> None:
+    import shutil
+
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+    if directory and os.path.exists(os.path.join(directory, _MADE_HERE)):
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def post_worker_init(worker) -> None:
