@@ -126,6 +126,22 @@ def test_the_units_run_the_documented_commands_with_both_environment_files():
     assert unit_command("mirror-scheduler.service")[1:] == ["--app", "wsgi", "scheduler"]
 
 
+def test_one_unix_socket_path_and_the_web_unit_creates_its_folder():
+    import re
+
+    files = [
+        *(p for p in DEPLOY.iterdir() if p.is_file()),
+        REPO_ROOT / "README.md",
+        REPO_ROOT / "docs" / "operations.md",
+    ]
+    named = {path for file in files for path in re.findall(r"unix:(/[\w./-]+)", file.read_text())}
+    assert named == {"/run/mirror/web.sock"}, named  # gunicorn's bind, nginx's upstream, the docs: one path
+    web = unit_directives("mirror-web.service")
+    # systemd makes /run/mirror for User= at each start: nothing else may write to /run (ProtectSystem=strict).
+    assert web["RuntimeDirectory"] == ["mirror"] and web["ProtectSystem"] == ["strict"]
+    assert os.path.dirname(named.pop()) == "/run/" + web["RuntimeDirectory"][0]
+
+
 def test_the_web_unit_refuses_to_start_without_a_usage_hash_key():
     check = unit_command("mirror-web.service", "ExecStartPre")
     assert subprocess.run(check, env={"USAGE_HASH_KEY": ""}, capture_output=True).returncode != 0
