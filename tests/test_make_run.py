@@ -114,14 +114,12 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         shell.mkdir()
         (shell / ".flaskenv").write_text((tmp_path / ".flaskenv").read_text())
         bare = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "HOME": os.environ.get("HOME", "/tmp")}
-        synced = subprocess.run(
-            [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"],
-            cwd=shell,
-            env=bare,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+
+        def sync_in_shell() -> subprocess.CompletedProcess:
+            command = [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"]
+            return subprocess.run(command, cwd=shell, env=bare, capture_output=True, text=True, timeout=60)
+
+        synced = sync_in_shell()
         assert synced.returncode == 0, synced.stderr
         assert ": success in " in synced.stdout
 
@@ -130,14 +128,7 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         assert not (tmp_path / "instance" / "run.lock").exists()
 
         # The .flaskenv stays behind, naming an upstream nobody serves any more: the CLI says so at once.
-        stale = subprocess.run(
-            [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"],
-            cwd=shell,
-            env=bare,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        stale = sync_in_shell()
         assert stale.returncode == EXIT_UPSTREAM_UNREACHABLE, stale.stderr
         [line] = [line for line in stale.stderr.splitlines() if line.startswith("error: ")]
         assert f"http://127.0.0.1:{upstream_port}" in line and "connection refused" in line
