@@ -189,7 +189,7 @@ def test_the_metrics_folder_a_start_makes_is_removed_when_gunicorn_stops(databas
         workers = worker_pids(server.pid)
         server.send_signal(signal.SIGHUP)  # a reload runs gunicorn.conf.py again in the same master
         _wait_until(lambda: len(worker_pids(server.pid)) == 2 and not worker_pids(server.pid) & workers)
-        assert _answers(f"http://127.0.0.1:{port}/healthz")
+        _wait_until(lambda: _answers(f"http://127.0.0.1:{port}/healthz"))  # the new workers serve
         assert list(temp.glob("mirror-prometheus-*")) == [made]  # the one folder, kept while it serves
     finally:
         server.terminate()
@@ -207,7 +207,7 @@ def _answers(url: str) -> bool:
         return False
 
 
-def _wait_until(condition, timeout: float = 30.0) -> None:
+def _wait_until(condition, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"

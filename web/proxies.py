@@ -107,7 +107,7 @@ class TrustedProxies:
         address = parse_address(current)
         return (str(address) if address is not None else UNKNOWN_CLIENT), steps
 
-    def _is_proxy(self, text: str, *, peer: bool = True) -> bool:
+    def _is_proxy(self, text: str, *, peer: bool) -> bool:
         if peer and text == "":  # a Unix socket's peer has no address
             return True
         address = parse_address(text)
