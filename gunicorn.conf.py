@@ -8,12 +8,15 @@ on the command line. This file only holds what every deployment needs:
 - Prometheus multiprocess mode, so /metrics reports the whole server
   whichever worker answers the scrape: each start gets a fresh
   PROMETHEUS_MULTIPROC_DIR unless one is given (a given one is emptied of the
-  previous run's files), and a dead worker's live gauges are dropped.
+  previous run's files), removed when the server stops, and a dead worker's
+  live gauges are dropped.
 - A retiring worker (a restart, --max-requests) writes the invocation and
   source rows it still holds before it goes.
 - gunicorn's access log off unless GUNICORN_ACCESS_LOG is true (the
   invocation log is the access log), and when on, a format without the
   client's address: the invocation log keeps only a keyed hash of it.
+- gunicorn's own reading of forwarding headers off: the app believes them
+  by its one rule (TRUSTED_PROXIES, TRUSTED_PROXY_HOPS).
 - With GUNICORN_REUSE_PORT true, one listening socket per worker
   (SO_REUSEPORT) on TCP binds, so the kernel spreads connections evenly
   over the workers.
@@ -27,43 +30,56 @@ from __future__ import annotations
 import gc
 import glob
 import os
+import sys
 import tempfile
 
 # Decided here, before any worker imports prometheus_client (it reads the variable at import).
+# A folder made here holds a marker file, so that the exit (on_exit) removes exactly the
+# folders this file made, never one an operator gave: a reload (HUP) runs this file again
+# in the same master, with the variable already set, and would not know it otherwise.
+_MADE_HERE = ".made-by-gunicorn-conf"
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="mirror-prometheus-")
+    open(os.path.join(os.environ["PROMETHEUS_MULTIPROC_DIR"], _MADE_HERE), "x").close()
 
 
 def _check_settings():
-    """Validate the settings in a child process; its result (printed: the access-log switch).
+    """Validate the settings in a child process; its result (printed: gunicorn's settings, as JSON).
 
     A child process, because workers are forked from the master: a module the
     master imported (the settings, pydantic) would be the old one in every
     worker a HUP starts after an upgrade.
     """
     import subprocess
-    import sys
 
     return subprocess.run([sys.executable, "-c", _CHECK_SETTINGS], capture_output=True, text=True)
 
 
 _CHECK_SETTINGS = """
-from mirror.config import ConfigError, load_settings
-try:
-    settings = load_settings()
-    print(*("on" if value else "off" for value in (settings.gunicorn_access_log, settings.gunicorn_reuse_port)))
-except ConfigError as error:
-    raise SystemExit(f"configuration error: {error}") from None
+import json
+from mirror.config import settings_or_exit
+settings = settings_or_exit()
+print(json.dumps({name: getattr(settings, "gunicorn_" + name) for name in (
+    "access_log", "reuse_port", "bind", "workers", "threads", "timeout", "graceful_timeout", "keepalive")}))
 """
 _SETTINGS = _check_settings()
+# The GUNICORN_* settings (declared in mirror/config.py), by gunicorn's names; empty when a
+# setting is bad: on_starting then refuses with its one line before any worker starts.
+_SERVER = __import__("json").loads(_SETTINGS.stdout.splitlines()[-1]) if _SETTINGS.returncode == 0 else {}
 
 # The app's invocation log is the access log (one JSON line per request);
 # gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).
-_SWITCHES = (_SETTINGS.stdout.split() + ["off", "off"])[:2]
-accesslog = "-" if _SWITCHES[0] == "on" else None
+accesslog = "-" if _SERVER.get("access_log") else None
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
+
+# Forwarding headers have one rule, the app's (web/proxies.py: TRUSTED_PROXY_HOPS and
+# TRUSTED_PROXIES decide the client and the scheme). gunicorn's own reading of them
+# (X-Forwarded-Proto and its like from forwarded_allow_ips, SCRIPT_NAME/PATH_INFO headers)
+# would be a second rule with a list of its own, so it is off.
+secure_scheme_headers: dict[str, str] = {}
+forwarder_headers = ""
 
 
 # GUNICORN_REUSE_PORT: each worker listens on a socket of its own
@@ -75,7 +91,7 @@ access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms "%(a)s"'
 # retiring worker's socket closes with it, and the kernel resets the
 # connections still queued on it unless net.ipv4.tcp_migrate_req=1 hands them
 # to the others. on_starting turns it off where it cannot apply.
-reuse_port = _SWITCHES[1] == "on"
+reuse_port = bool(_SERVER.get("reuse_port"))
 
 
 def on_starting(server) -> None:
@@ -105,8 +121,24 @@ def _shared_socket_unless_tcp(server) -> None:
 
 
 def _refuse_bad_settings() -> None:
-    if _SETTINGS.returncode:  # the line create_app (wsgi.py) prints in a worker or the CLI
-        raise SystemExit((_SETTINGS.stderr.strip().splitlines() or ["configuration error"])[-1])
+    """The child's one line (the one create_app prints in a worker or the CLI), and its exit status (2)."""
+    if _SETTINGS.returncode:
+        print((_SETTINGS.stderr.strip().splitlines() or ["configuration error"])[-1], file=sys.stderr)
+        _remove_metrics_dir_made_here()  # on_exit is not called for a start refused here
+        raise SystemExit(_SETTINGS.returncode)
+
+
+def on_exit(server) -> None:
+    """The master stops: remove the metrics folder this file made (a given one stays, emptied at the next start)."""
+    _remove_metrics_dir_made_here()
+
+
+def _remove_metrics_dir_made_here() -> None:
+    import shutil
+
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+    if directory and os.path.exists(os.path.join(directory, _MADE_HERE)):
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def post_worker_init(worker) -> None:

@@ -19,7 +19,7 @@ import feeds
 import mcp_server
 import web
 import webmcp
-from mirror.config import ConfigError, Settings, load_settings
+from mirror.config import Settings, settings_or_exit
 from mirror.context import Mirror
 
 
@@ -51,7 +51,4 @@ def _settings(test_config: dict | None) -> Settings:
     """The environment's settings, `test_config` winning; a bad value exits with one line naming it."""
     env = dict(os.environ)
     env.update({k: str(v) for k, v in (test_config or {}).items()})
-    try:
-        return load_settings(env)
-    except ConfigError as error:  # the CLI and gunicorn print this line, not a traceback
-        raise SystemExit(f"configuration error: {error}") from None
+    return settings_or_exit(env)  # the CLI and gunicorn print its line, not a traceback

@@ -23,10 +23,11 @@ from flask.cli import AppGroup, with_appcontext
 from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError
 
+from mirror.config import EXIT_CONFIG
 from mirror.lock import SyncBusy
 from mirror.migrate import DatabaseProblem, check_database, database_problem
 from mirror.models import SourceHit
-from mirror.upstream import UpstreamAuthError, UpstreamError
+from mirror.upstream import UpstreamAuthError, UpstreamUnreachable
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ db_group = AppGroup("db", help="Database migrations (Alembic).")
 
 # The exit codes of the commands, documented in docs/operations.md ("Exit codes").
 EXIT_SYNC_FAILED = 1  # the run started and failed for another reason (recorded in sync_runs)
-EXIT_CONFIG = 2  # a required setting is missing (click's usage errors use 2 as well)
+# EXIT_CONFIG (2, mirror/config.py): a setting is missing or bad (click's usage errors use 2 as well).
 EXIT_DATABASE_UNREACHABLE = 3
 EXIT_NOT_MIGRATED = 4
 EXIT_UPSTREAM_UNREACHABLE = 5
@@ -43,7 +44,7 @@ EXIT_UNKNOWN_COMPANY = 7
 EXIT_BUSY = 75  # EX_TEMPFAIL: another sync holds the lock; try again later
 EXIT_CODES = {
     EXIT_SYNC_FAILED: "the sync ran and failed (the error is in sync_runs)",
-    EXIT_CONFIG: "a required setting is missing, or a usage error",
+    EXIT_CONFIG: "a setting is missing or bad, or a usage error",
     EXIT_DATABASE_UNREACHABLE: "the database cannot be reached",
     EXIT_NOT_MIGRATED: "the database is not migrated",
     EXIT_UPSTREAM_UNREACHABLE: "the upstream cannot be reached (or kept failing)",
@@ -245,7 +246,7 @@ def _explain_failure(result, settings) -> CommandFailed:
         return CommandFailed(
             EXIT_UPSTREAM_REFUSED, f"the upstream at {upstream} refused UPSTREAM_TOKEN (401); check the token"
         )
-    if isinstance(cause, UpstreamError) and "kept failing" in str(cause):
+    if isinstance(cause, UpstreamUnreachable):
         return CommandFailed(
             EXIT_UPSTREAM_UNREACHABLE,
             f"cannot reach the upstream at {upstream} ({cause}); check UPSTREAM_URL and that the platform is up",

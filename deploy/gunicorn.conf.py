@@ -10,8 +10,9 @@ client, before it hands it over, and reads the answer at once.
 Everything the repository's own gunicorn.conf.py sets (shared Prometheus
 metrics, an access log without client addresses, the worker hooks) is
 loaded from there, so it is defined once; this file adds the bind address,
-the worker model and the timeouts. Each can be overridden by the environment
-variable named beside it.
+the worker model and the timeouts, from the GUNICORN_* settings (declared in
+mirror/config.py with every other setting, so the README's table lists them
+and a bad value is refused at start in one line naming it).
 """
 
 from __future__ import annotations
@@ -20,22 +21,24 @@ import os
 import runpy
 
 _SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "gunicorn.conf.py")
-globals().update({name: value for name, value in runpy.run_path(_SHARED).items() if not name.startswith("__")})
+_SHARED_CONFIG = runpy.run_path(_SHARED)
+globals().update({name: value for name, value in _SHARED_CONFIG.items() if not name.startswith("__")})
+# The GUNICORN_* settings, declared with every other in mirror/config.py and checked by the
+# root file's child process: a bad value is one line naming it, at start (on_starting).
+_SERVER = _SHARED_CONFIG["_SERVER"]
 
-# Loopback only: the proxy in front is the only client (a Unix socket, "unix:/run/mirror.sock", works too).
-bind = [os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")]
 worker_class = "gthread"
-workers = int(os.environ.get("GUNICORN_WORKERS", "4"))
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-# A worker silent for this long is killed and replaced (the slowest legitimate request is far below it).
-timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
-graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "30"))
-# Idle keep-alive connections from the proxy are closed after this many seconds.
-keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
+if _SERVER:  # empty when a setting is bad: on_starting refuses before any worker starts
+    # Loopback only: the proxy in front is the only client (or the Unix socket unix:/run/mirror/web.sock).
+    bind = [_SERVER["bind"]]
+    workers = _SERVER["workers"]
+    threads = _SERVER["threads"]
+    # A worker silent for this long is killed and replaced (the slowest legitimate request is far below it).
+    timeout = _SERVER["timeout"]
+    graceful_timeout = _SERVER["graceful_timeout"]
+    # Idle keep-alive connections from the proxy are closed after this many seconds.
+    keepalive = _SERVER["keepalive"]
 # The request line and headers gunicorn accepts (nginx enforces its own limits first).
 limit_request_line = 8190
 limit_request_fields = 100
 limit_request_field_size = 8190
-# Forwarded headers are believed only from the proxy on this machine; the app's
-# TRUSTED_PROXY_HOPS=1 then takes the client address from X-Forwarded-For.
-forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1,::1")

@@ -17,6 +17,7 @@ number is a mistake in an environment file, not a wish for the default.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -34,6 +35,9 @@ DEFAULT_SQLITE_PATH = PROJECT_ROOT / "instance" / "mirror.sqlite3"
 DOC_PAGE = PROJECT_ROOT / "README.md"  # the configuration table lives in the README
 TABLE_START = "<!-- settings-table:start (generated from mirror/config.py by `python -m mirror.config --write`) -->"
 TABLE_END = "<!-- settings-table:end -->"
+# The exit status of a process refused for a missing or bad setting (docs/operations.md, exit codes):
+# the CLI's, gunicorn's and `make run`'s alike.
+EXIT_CONFIG = 2
 
 _RATE_LIMIT_RE = re.compile(r"^\s*\d+\s*(/|\s+per\s+)\s*(\d+\s+)?(second|minute|hour|day)s?\s*$", re.I)
 _STORAGE_SCHEMES = ("memory", "redis", "rediss", "redis+cluster", "redis+sentinel", "memcached")
@@ -143,6 +147,35 @@ def _storage_uri(raw: str) -> str:
     return raw.strip()
 
 
+def _networks(raw: Any) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    if isinstance(raw, (tuple, list)):
+        return tuple(raw)
+    networks = []
+    for entry in filter(None, (e.strip() for e in str(raw).split(","))):
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            raise ValueError(
+                f"entries must be IP addresses or networks (127.0.0.1, 10.0.0.0/8, ::1), got {entry!r}"
+            ) from None
+    return tuple(networks)
+
+
+def _bind(raw: str) -> str:
+    """One gunicorn bind: host:port, [IPv6]:port, unix:/absolute/path or fd://N."""
+    text = raw.strip()
+    if text.startswith("unix:"):
+        ok = text[len("unix:") :].startswith("/")
+    elif text.startswith("fd://"):
+        ok = text[len("fd://") :].isdigit()
+    else:
+        host, _, port = text.rpartition(":")
+        ok = bool(host) and port.isdigit() and 0 < int(port) < 65536
+    if not ok:
+        raise ValueError(f"must be host:port, unix:/absolute/path or fd://N, got {raw!r}")
+    return text
+
+
 def _origins(raw: Any) -> tuple[str, ...]:
     if isinstance(raw, (tuple, list)):
         return tuple(raw)
@@ -168,12 +201,16 @@ Seconds = Annotated[int, BeforeValidator(_whole_number("seconds", 0))]
 PositiveSeconds = Annotated[int, BeforeValidator(_whole_number("seconds", 1))]
 Count = Annotated[int, BeforeValidator(_whole_number("proxies", 0))]
 Concurrency = Annotated[int, BeforeValidator(_whole_number("fetches", 1))]
+Processes = Annotated[int, BeforeValidator(_whole_number("processes", 1))]
+Threads = Annotated[int, BeforeValidator(_whole_number("threads", 1))]
+Bind = Annotated[str, BeforeValidator(_bind)]
 Share = Annotated[float, BeforeValidator(_decimal_number(0.001, 1.0))]
 Multiple = Annotated[float, BeforeValidator(_decimal_number(1.0))]
 Boolean = Annotated[bool, BeforeValidator(_boolean)]
 RateLimit = Annotated[str, BeforeValidator(_rate)]
 StorageUri = Annotated[str, BeforeValidator(_storage_uri)]
 Origins = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_origins)]
+Networks = Annotated[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], NoDecode, BeforeValidator(_networks)]
 HostMap = Annotated[dict[str, str], NoDecode, BeforeValidator(_company_hosts)]
 
 
@@ -246,8 +283,15 @@ class Settings(BaseSettings):
     rate_limit_key_prefix: str = setting("mirror", "namespace of the counters, so several installs can share one Redis")
     trusted_proxy_hops: Count = setting(
         0,
-        "proxies in front of the app whose `X-Forwarded-For`/`-Proto` to believe (1 behind one load balancer). "
-        "0 ignores those headers, so a client cannot spoof its way past its limit",
+        "how many proxies stand in front of the app (1: nginx; 2: a load balancer, then nginx): at most that many "
+        "`X-Forwarded-For` entries are walked from the right, each only from an address in `TRUSTED_PROXIES`. "
+        "0 ignores `X-Forwarded-For`/`-Proto`, so a client cannot spoof its way past its limit",
+    )
+    trusted_proxies: Networks = setting(
+        (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")),
+        "addresses or networks (comma-separated) of those proxies: forwarding headers are believed only from them "
+        "(a Unix-socket peer counts as one); docs/operations.md, the proxy in front",
+        shown="`127.0.0.0/8,::1`",
     )
     usage_hash_key: str = setting(
         "", "HMAC key of the hashed agent id in the invocation log (see below)", shown="random per process"
@@ -270,6 +314,22 @@ class Settings(BaseSettings):
         False,
         "a listening socket per gunicorn worker on TCP binds (SO_REUSEPORT): even spread of connections; "
         "set net.ipv4.tcp_migrate_req=1 with it (docs/operations.md)",
+    )
+    gunicorn_bind: Bind = setting(
+        "127.0.0.1:8000",
+        "where deploy/gunicorn.conf.py listens: loopback only, behind nginx (docs/operations.md, the proxy in front); "
+        "a Unix socket is `unix:/run/mirror/web.sock` (the web unit creates /run/mirror)",
+    )
+    gunicorn_workers: Processes = setting(4, "gunicorn worker processes (deploy/gunicorn.conf.py)")
+    gunicorn_threads: Threads = setting(4, "threads per gunicorn worker (gthread; deploy/gunicorn.conf.py)")
+    gunicorn_timeout: PositiveSeconds = setting(
+        30, "a gunicorn worker silent this long is killed and replaced (deploy/gunicorn.conf.py)"
+    )
+    gunicorn_graceful_timeout: Seconds = setting(
+        30, "on a stop or reload, how long gunicorn's old workers may finish their requests"
+    )
+    gunicorn_keepalive: Seconds = setting(
+        5, "gunicorn closes an idle keep-alive connection from the proxy after this long (above nginx's 4 s)"
     )
     prometheus_multiproc_dir: str | None = setting(
         None,
@@ -329,6 +389,20 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     import os
 
     return read_settings(Settings, os.environ if env is None else env)
+
+
+def settings_or_exit(env: Mapping[str, str] | None = None) -> Settings:
+    """load_settings(env), or exit with status EXIT_CONFIG after one line on stderr: `configuration error: NAME ...`.
+
+    Every process that reads the settings (the CLI, gunicorn's workers and
+    master, `make run`) refuses a bad value through this one function, so the
+    line and the exit status are the same everywhere.
+    """
+    try:
+        return load_settings(env)
+    except ConfigError as error:
+        print(f"configuration error: {error}", file=sys.stderr)
+        raise SystemExit(EXIT_CONFIG) from None
 
 
 def read_settings(declaration: type[Settings], env: Mapping[str, str]) -> Settings:
@@ -399,5 +473,8 @@ if __name__ == "__main__":
         sys.stdout.write(markdown_table())
     elif sys.argv[1:] == ["--write"]:
         print(f"{DOC_PAGE.relative_to(PROJECT_ROOT)}: {'table updated' if write_doc_table() else 'table up to date'}")
+    elif sys.argv[1:] == ["--check"]:  # scripts/run_demo.sh, before it writes anything
+        settings_or_exit()
     else:
-        raise SystemExit("usage: python -m mirror.config --markdown | --write")
+        print("usage: python -m mirror.config --markdown | --write | --check", file=sys.stderr)
+        raise SystemExit(EXIT_CONFIG)

@@ -4,6 +4,23 @@ One pooled `requests.Session`; each list is walked page by page. Transient
 failures are retried with backoff a bounded number of times, 429s wait as told,
 an expired cursor restarts that walk, and anything that means "the client is
 wrong" (400, 401) stops the run at once.
+
+The retry rule, by what failed (docs/core.md, "Failures"):
+
+- the connection could not be opened (refused: nothing listens there; the
+  name does not resolve; no answer to the connect within the connect
+  time-out) before the upstream has answered this client once: no retry,
+  UpstreamUnreachable at once. A wrong UPSTREAM_URL, or the `.flaskenv` of a
+  stopped `make run`, is then one line at once instead of 17 s of backoff,
+  and a failed first request has cost the run nothing it would lose;
+- the same after the upstream has answered once (a restart in the middle of
+  a walk), resets, read time-outs, bodies cut short, 5xx and 408: retried
+  with exponential backoff, `max_retries` times, then UpstreamUnreachable;
+- 429: waits as told; 400, 401 and other 4xx: the run stops at once.
+
+In urllib3's terms (should its Retry replace the loop below) the first rule
+is `Retry(connect=0)` until the first response, `Retry(connect=max_retries)`
+after it: its `connect` errors are exactly "the connection could not be opened".
 """
 
 from __future__ import annotations
@@ -19,6 +36,7 @@ from datetime import datetime
 import orjson
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ConnectTimeoutError, NameResolutionError
 
 from mirror.timestamps import parse_rfc3339, rfc3339
 
@@ -37,6 +55,10 @@ _NETWORK_ERRORS = (
 
 class UpstreamError(RuntimeError):
     """The run cannot go on (after bounded retries, or a client error)."""
+
+
+class UpstreamUnreachable(UpstreamError):
+    """Nothing answered: the first connection could not be opened, or every retry failed."""
 
 
 class UpstreamAuthError(UpstreamError):
@@ -89,6 +111,7 @@ class UpstreamClient:
         self.page_limit = page_limit
         self.sleep = sleep
         self.requests_made = 0
+        self.answered = False  # has the upstream answered this client once (any status)?
         self.session = requests.Session()
         self.session.mount("http://", HTTPAdapter(pool_connections=2, pool_maxsize=4, max_retries=0))
         self.session.mount("https://", HTTPAdapter(pool_connections=2, pool_maxsize=4, max_retries=0))
@@ -132,7 +155,7 @@ class UpstreamClient:
             except _Transient as error:
                 failures += 1
                 if failures > self.max_retries:
-                    raise UpstreamError(f"{path}: upstream kept failing ({error})") from None
+                    raise UpstreamUnreachable(f"{path}: upstream kept failing ({error})") from None
                 delay = self.backoff_seconds * (2 ** (failures - 1)) * (1 + random.random() / 4)
                 log.warning("upstream %s failed (%s); retry %d in %.2fs", path, error, failures, delay)
                 self.sleep(delay)
@@ -152,7 +175,11 @@ class UpstreamClient:
             # the previous page, so fewer reads make the walk much faster.
             body = b"".join(response.iter_content(BODY_READ_SIZE)) if status == 200 else response.content
         except _NETWORK_ERRORS as error:
-            raise _Transient(type(error).__name__) from None
+            never_opened = _connect_failure(error)
+            if never_opened and not self.answered:
+                raise UpstreamUnreachable(f"{path}: {never_opened}") from None
+            raise _Transient(never_opened or type(error).__name__) from None
+        self.answered = True
         if status == 200:
             return _parse_page(body)
         if status == 429:
@@ -166,6 +193,19 @@ class UpstreamClient:
         if status >= 500 or status == 408:
             raise _Transient(f"HTTP {status}")
         raise UpstreamError(f"{path}: HTTP {status} (a client error; the run stops)")
+
+
+def _connect_failure(error: Exception) -> str | None:
+    """Why the connection was never opened (no byte of the request was sent), or None when it was."""
+    reason = getattr(error.args[0], "reason", None) if error.args else None
+    if isinstance(reason, NameResolutionError):
+        return "the host name does not resolve"
+    if not isinstance(reason, ConnectTimeoutError):  # urllib3's connect errors: NewConnectionError is one
+        return None
+    cause = reason.__cause__ or reason.__context__
+    if isinstance(cause, ConnectionRefusedError):
+        return "connection refused: nothing listens there"
+    return f"could not connect ({cause or reason})"
 
 
 class _Throttled(Exception):

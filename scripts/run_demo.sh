@@ -18,7 +18,9 @@
 #   exported. It is written by each run rather than committed: it names this
 #   run's ports, and a committed one would hand a production checkout with a
 #   missing UPSTREAM_URL the demo's upstream and token instead of an error.
-#   Variables already exported still win over it.
+#   Variables already exported still win over it. The settings are checked
+#   first: a bad one is refused (one line naming it, exit 2) before anything is
+#   written or started.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -65,6 +67,13 @@ export SYNC_INTERVAL_SECONDS="${SYNC_INTERVAL_SECONDS:-300}"
 # The demo upstream serves an agent profile on loopback http (docs/ucp.md's example);
 # never in production.
 export UCP_ALLOW_INSECURE_PROFILES="${UCP_ALLOW_INSECURE_PROFILES:-true}"
+# Every setting checked before anything is written or started: a bad value is
+# the one line `configuration error: NAME ...` and exit 2, as for any command,
+# never a .flaskenv that fails the CLI later nor a migration blamed for it.
+if ! "$ROOT/.venv/bin/python" -m mirror.config --check; then
+  rm -f "$LOCK"
+  exit 2
+fi
 cat >"$FLASKENV_FILE" <<EOF
 # Written by scripts/run_demo.sh (make run) for the demo; not committed. Exported variables win.
 UPSTREAM_URL=$UPSTREAM_URL

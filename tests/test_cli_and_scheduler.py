@@ -11,6 +11,7 @@ import time
 
 from sqlalchemy import func, select
 
+from commands import EXIT_CONFIG
 from mirror.models import SyncRun
 from mirror.scheduler import scheduled_sync
 from tests.conftest import REPO_ROOT
@@ -138,6 +139,7 @@ def test_the_cli_finds_the_factory_and_refuses_a_bad_setting_in_one_line(databas
     for args in (("--help",), ("db", "current"), ("sync",)):
         bad = subprocess.run(_flask(*args), cwd=REPO_ROOT, env=BAD_SETTING, capture_output=True, text=True, timeout=60)
         assert bad.stderr.strip() == BAD_LINE, args
+        assert bad.returncode == EXIT_CONFIG, args
         assert "Traceback" not in bad.stdout + bad.stderr
 
 
@@ -160,7 +162,7 @@ def test_gunicorn_refuses_a_bad_setting_at_once_in_one_line():
         text=True,
         timeout=60,
     )
-    assert result.returncode != 0
+    assert result.returncode == EXIT_CONFIG  # as the CLI: docs/operations.md, exit codes
     assert BAD_LINE in result.stderr.splitlines()
     assert "Traceback" not in result.stderr and "Booting worker" not in result.stderr  # no worker ever started
     assert time.monotonic() - started < 30

@@ -10,6 +10,7 @@ from typing import Literal
 import pytest
 from pydantic import ValidationError
 
+from commands import EXIT_CONFIG
 from mirror import config
 from mirror.config import ConfigError, Settings, env_name, load_settings, markdown_table
 from tests.conftest import REPO_ROOT
@@ -80,6 +81,8 @@ def test_postgres_urls_use_psycopg3(url):
         ("RATE_LIMIT_PER_CLIENT", "5/fortnight"),
         ("COMPANY_HOSTS", "nokey"),
         ("RATE_LIMIT_STORAGE_URI", "file:///tmp"),
+        ("TRUSTED_PROXIES", "nginx"),
+        ("TRUSTED_PROXIES", "10.0.0.0/33"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_variable(name, value):
@@ -88,6 +91,13 @@ def test_a_bad_value_is_one_line_naming_the_variable(name, value):
     message = str(raised.value)
     assert message.startswith(name + " ") and "\n" not in message
     assert repr(value) in message or "at least" in message
+
+
+def test_trusted_proxies_are_addresses_and_networks():
+    default = load_settings({}).trusted_proxies
+    assert [str(network) for network in default] == ["127.0.0.0/8", "::1/128"]  # loopback: nginx on this host
+    given = load_settings({"TRUSTED_PROXIES": " 10.0.0.5, 192.168.0.0/16 ,2001:db8::/48"}).trusted_proxies
+    assert [str(network) for network in given] == ["10.0.0.5/32", "192.168.0.0/16", "2001:db8::/48"]
 
 
 def test_wrong_type_says_what_it_must_be():
@@ -172,7 +182,7 @@ def test_the_app_refuses_to_start_with_one_line(env, first_words):
         env={"PATH": "/usr/bin:/bin", **env},
         timeout=60,
     )
-    assert result.returncode != 0
+    assert result.returncode == EXIT_CONFIG
     assert result.stderr.startswith(first_words) and result.stderr.count("\n") == 1, result.stderr
 
 

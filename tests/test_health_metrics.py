@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
+import sys
 import time
 
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import REPO_ROOT
-from tests.ops_helpers import MCP_HEADERS, UNKNOWN_KEY, flask_command, process_env, running_gunicorn
+from tests.ops_helpers import MCP_HEADERS, UNKNOWN_KEY, flask_command, free_port, process_env, running_gunicorn
 from tests.surface_helpers import add_company, sync
 
 UNREACHABLE_DB = "postgresql://mirror:s3cret-password@127.0.0.1:1/mirror"
@@ -168,3 +170,45 @@ def test_gunicorn_workers_report_one_set_of_metrics(database_url, upstream, mirr
             == 30
         )
         assert metric(found, "mirror_sync_runs_total", mode="incremental", outcome="success") == 1
+
+
+def test_the_metrics_folder_a_start_makes_is_removed_when_gunicorn_stops(database_url, upstream, tmp_path):
+    """Each start without PROMETHEUS_MULTIPROC_DIR makes a folder: gone at exit, after a reload, and after a refusal."""
+    from commands import EXIT_CONFIG
+    from tests.test_production_topology import worker_pids
+
+    temp = tmp_path / "tmp"  # where tempfile (so gunicorn.conf.py) makes the folder
+    temp.mkdir()
+    port = free_port()
+    env = process_env(database_url, upstream, TMPDIR=temp, PUBLIC_BASE_URL=f"http://127.0.0.1:{port}")
+    command = [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{port}", "wsgi:create_app()"]
+    server = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_until(lambda: _answers(f"http://127.0.0.1:{port}/healthz") and len(worker_pids(server.pid)) == 2)
+        [made] = temp.glob("mirror-prometheus-*")
+        workers = worker_pids(server.pid)
+        server.send_signal(signal.SIGHUP)  # a reload runs gunicorn.conf.py again in the same master
+        _wait_until(lambda: len(worker_pids(server.pid)) == 2 and not worker_pids(server.pid) & workers)
+        _wait_until(lambda: _answers(f"http://127.0.0.1:{port}/healthz"))  # the new workers serve
+        assert list(temp.glob("mirror-prometheus-*")) == [made]  # the one folder, kept while it serves
+    finally:
+        server.terminate()
+        server.wait(30)
+    assert list(temp.iterdir()) == []
+    refused = subprocess.run(command, cwd=REPO_ROOT, env={**env, "SYNC_INTERVAL_SECONDS": "abc"}, capture_output=True)
+    assert refused.returncode == EXIT_CONFIG
+    assert list(temp.iterdir()) == []  # a start refused for a bad setting leaves nothing either
+
+
+def _answers(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=5).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def _wait_until(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.2)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from commands import EXIT_CONFIG, EXIT_UPSTREAM_UNREACHABLE
 from tests.ops_helpers import free_port
 
 pytestmark = pytest.mark.slow
@@ -113,22 +114,42 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         shell.mkdir()
         (shell / ".flaskenv").write_text((tmp_path / ".flaskenv").read_text())
         bare = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "HOME": os.environ.get("HOME", "/tmp")}
-        synced = subprocess.run(
-            [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"],
-            cwd=shell,
-            env=bare,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+
+        def sync_in_shell() -> subprocess.CompletedProcess:
+            command = [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"]
+            return subprocess.run(command, cwd=shell, env=bare, capture_output=True, text=True, timeout=60)
+
+        synced = sync_in_shell()
         assert synced.returncode == 0, synced.stderr
         assert ": success in " in synced.stdout
 
         make.send_signal(signal.SIGTERM)
         _assert_all_down((port, upstream_port), make)
         assert not (tmp_path / "instance" / "run.lock").exists()
+
+        # The .flaskenv stays behind, naming an upstream nobody serves any more: the CLI says so at once.
+        stale = sync_in_shell()
+        assert stale.returncode == EXIT_UPSTREAM_UNREACHABLE, stale.stderr
+        [line] = [line for line in stale.stderr.splitlines() if line.startswith("error: ")]
+        assert f"http://127.0.0.1:{upstream_port}" in line and "connection refused" in line
+        assert " retry " not in stale.stderr  # no backoff against a port nothing listens on
     finally:
         _kill_group(make)
+
+
+def test_a_bad_setting_stops_make_run_before_it_writes_or_starts_anything(tmp_path):
+    env, port, upstream_port = _environment(tmp_path, SYNC_INTERVAL_SECONDS="abc")
+    result = subprocess.run(
+        ["bash", "scripts/run_demo.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == EXIT_CONFIG
+    # The variable named, as every command names it; no migration blamed for it.
+    assert result.stderr.splitlines() == [
+        "configuration error: SYNC_INTERVAL_SECONDS must be a whole number of seconds, got 'abc'"
+    ]
+    assert not (tmp_path / ".flaskenv").exists()  # nothing a fresh shell's CLI would trip over later
+    assert not (tmp_path / "instance" / "run.lock").exists()
+    assert not _listening(upstream_port) and not _listening(port)
 
 
 def test_a_failed_first_sync_still_serves_and_sigint_to_the_group_stops_everything(tmp_path):

@@ -32,6 +32,7 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
+from commands import EXIT_CONFIG
 from mirror.config import ConfigError, Settings, env_name, load_settings
 from tests.conftest import REPO_ROOT, TEST_DATABASE_URL, _empty_postgres
 from tests.ops_helpers import (
@@ -47,7 +48,6 @@ from tests.ops_helpers import (
 )
 from tests.surface_helpers import add_company
 
-GUNICORN_ONLY = {"GUNICORN_BIND", "GUNICORN_WORKERS", "GUNICORN_THREADS"}  # read by deploy/gunicorn.conf.py
 LIBPQ_ONLY = {"PGPASSWORD"}  # read by libpq, not by the app
 DECLARED = {env_name(name) for name in Settings.model_fields}
 
@@ -62,9 +62,43 @@ def _examples() -> tuple[dict, dict]:
 def test_the_environment_examples_list_exactly_the_declared_settings():
     settings, secret = _examples()
     assert not set(settings) & set(secret), "a setting is in both files"
-    assert set(settings) | set(secret) == DECLARED | GUNICORN_ONLY | LIBPQ_ONLY
+    assert set(settings) | set(secret) == DECLARED | LIBPQ_ONLY
     assert set(secret) == {"UPSTREAM_TOKEN", "USAGE_HASH_KEY", "PGPASSWORD"}
     assert all(value == "" for value in secret.values()), "no secret value belongs in the repository"
+
+
+def test_every_gunicorn_variable_is_a_declared_setting():
+    """deploy/gunicorn.conf.py reads no variable of its own: each GUNICORN_* is checked, and listed in the README."""
+    import re
+
+    files = [
+        DEPLOY / "gunicorn.conf.py",
+        REPO_ROOT / "gunicorn.conf.py",
+        *DEPLOY.glob("*.service"),
+        *DEPLOY.glob("*.example"),
+    ]
+    named = {name for path in files for name in re.findall(r"\bGUNICORN_[A-Z_]+\b", path.read_text())}
+    assert {"GUNICORN_BIND", "GUNICORN_WORKERS", "GUNICORN_THREADS", "GUNICORN_TIMEOUT"} <= named
+    assert named <= DECLARED, named - DECLARED
+    assert "os.environ" not in (DEPLOY / "gunicorn.conf.py").read_text()
+
+
+def test_a_bad_gunicorn_setting_is_one_line_naming_it():
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO_ROOT), "GUNICORN_WORKERS": "lots"}
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "wsgi:create_app()"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == EXIT_CONFIG
+    assert "Traceback" not in result.stderr and "Booting worker" not in result.stderr
+    assert (
+        result.stderr.splitlines()[-1]
+        == "configuration error: GUNICORN_WORKERS must be a whole number of processes, got 'lots'"
+    )
 
 
 def test_the_examples_hold_safe_production_values():
@@ -72,6 +106,7 @@ def test_the_examples_hold_safe_production_values():
     production = load_settings({**settings, "UPSTREAM_TOKEN": "t", "USAGE_HASH_KEY": secrets.token_hex(32)})
     assert production.rate_limit_storage_uri.startswith("redis://")
     assert production.trusted_proxy_hops == 1
+    assert {str(network) for network in production.trusted_proxies} == {"127.0.0.0/8", "::1/128"}  # nginx, here
     assert production.scheduler_enabled is False and production.ucp_allow_insecure_profiles is False
     assert production.database_url.startswith("postgresql") and production.database_read_url is None
     assert production.public_base_url.startswith("https://") and production.upstream_url.startswith("https://")
@@ -89,6 +124,22 @@ def test_the_units_run_the_documented_commands_with_both_environment_files():
     assert unit_command("mirror-web.service")[1:] == ["-c", "deploy/gunicorn.conf.py", "wsgi:create_app()"]
     assert unit_directives("mirror-web.service")["ExecReload"] == ["/bin/kill -s HUP $MAINPID"]
     assert unit_command("mirror-scheduler.service")[1:] == ["--app", "wsgi", "scheduler"]
+
+
+def test_one_unix_socket_path_and_the_web_unit_creates_its_folder():
+    import re
+
+    files = [
+        *(p for p in DEPLOY.iterdir() if p.is_file()),
+        REPO_ROOT / "README.md",
+        REPO_ROOT / "docs" / "operations.md",
+    ]
+    named = {path for file in files for path in re.findall(r"unix:(/[\w./-]+)", file.read_text())}
+    assert named == {"/run/mirror/web.sock"}, named  # gunicorn's bind, nginx's upstream, the docs: one path
+    web = unit_directives("mirror-web.service")
+    # systemd makes /run/mirror for User= at each start: nothing else may write to /run (ProtectSystem=strict).
+    assert web["RuntimeDirectory"] == ["mirror"] and web["ProtectSystem"] == ["strict"]
+    assert os.path.dirname(named.pop()) == "/run/" + web["RuntimeDirectory"][0]
 
 
 def test_the_web_unit_refuses_to_start_without_a_usage_hash_key():
@@ -125,7 +176,7 @@ def test_the_gunicorn_master_imports_nothing_a_reload_must_replace():
         text=True,
         env={**env, "SYNC_INTERVAL_SECONDS": "soon"},
     )
-    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.returncode == EXIT_CONFIG and bad.stdout == ""
     assert (
         bad.stderr.strip() == "configuration error: SYNC_INTERVAL_SECONDS must be a whole number of seconds, got 'soon'"
     )

@@ -13,6 +13,7 @@ from flask import Flask
 
 from mirror.render_cache import RenderCache
 from web import db, errors, health, limits, observability, sources
+from web.proxies import TrustedProxies
 from web.recording import RecordWriter
 from web.responses import Response, strong_etag
 
@@ -35,7 +36,7 @@ def init_app(app: Flask) -> None:
     app.extensions["spare_sessions"] = threading.local()  # web.db: one untouched session kept per thread
     app.teardown_appcontext(db.close_db)
 
-    _trust_proxies(app, settings.trusted_proxy_hops)
+    _trust_proxies(app, settings)
     _check_each_hook_once(app)
     app.response_class = Response  # web.responses: sent without Werkzeug's second copy of the headers
     observability.init_observability(app, settings, writer)
@@ -47,12 +48,10 @@ def init_app(app: Flask) -> None:
     sources.init_source_tracking(app, writer)
 
 
-def _trust_proxies(app: Flask, hops: int) -> None:
-    """Take the client's address and scheme from the last `hops` proxies' X-Forwarded-* headers."""
-    if hops:
-        from werkzeug.middleware.proxy_fix import ProxyFix
-
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)
+def _trust_proxies(app: Flask, settings) -> None:
+    """Take the client's address and scheme from X-Forwarded-* as far as trusted proxies sent them (web/proxies.py)."""
+    if settings.trusted_proxy_hops:
+        app.wsgi_app = TrustedProxies(app.wsgi_app, settings.trusted_proxies, settings.trusted_proxy_hops)
 
 
 def _check_each_hook_once(app: Flask) -> None:

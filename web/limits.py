@@ -60,6 +60,7 @@ from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage
 
 from mirror.config import Settings
+from web.proxies import UNKNOWN_CLIENT, parse_address
 from web.responses import dumps, json_response
 
 log = logging.getLogger(__name__)
@@ -171,19 +172,17 @@ class StorageBreaker:
 
 
 def client_address() -> str:
-    """The client's address, an IPv6 client by its /64 (one host's usual share)."""
-    return _client_of(request.remote_addr or "unknown")
+    """The client's identity: its address (web/proxies.py decides which one that is), an IPv6 client by its /64."""
+    return _client_of(request.remote_addr or "")
 
 
 @functools.lru_cache(maxsize=4096)  # clients repeat: each distinct address is parsed once
 def _client_of(raw: str) -> str:
-    try:
-        address = ipaddress.ip_address(raw)
-    except ValueError:
-        return raw[:64]
+    """An IP address (ports stripped, IPv4-mapped IPv6 as IPv4), an IPv6 one by its /64; anything else is one bucket."""
+    address = parse_address(raw)
+    if address is None:
+        return UNKNOWN_CLIENT
     if address.version == 6:
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
     return str(address)
 

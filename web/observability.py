@@ -563,7 +563,7 @@ def _usage_command():
     import click
     from flask.cli import with_appcontext
 
-    from commands import parse_since, printable
+    from commands import operator_errors, parse_since, printable
 
     @click.command("usage")
     @with_appcontext
@@ -572,7 +572,8 @@ def _usage_command():
     def usage_command(since: str | None, company: str | None) -> None:
         """Summarise public requests and MCP tool calls per company and tool."""
         cutoff = parse_since(since)
-        with current_app.extensions["mirror"].Session() as session:
+        # The database checked as by every command: down or not migrated is one line and its exit code.
+        with operator_errors(), current_app.extensions["mirror"].Session() as session:
             rows = usage_rows(session, cutoff, company)
             platforms = platform_rows(session, cutoff, company)
         if not rows:

@@ -186,5 +186,9 @@ def conditional(
     if expose_etag:
         headers.append(("Access-Control-Expose-Headers", "ETag"))
     if if_none_match_hits(etag):
-        return Response(status=304, headers=headers)
+        # The 304 states the media type of the body it stands for: the headers
+        # that follow from it (web/errors.py: CSP and Referrer-Policy on HTML
+        # only) are then the 200's, and Werkzeug leaves Content-Type itself off
+        # the wire. A 304 without it would default to text/html.
+        return Response(status=304, headers=headers, mimetype=mimetype)
     return Response(body, status=200, headers=headers, mimetype=mimetype)
