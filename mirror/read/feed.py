@@ -93,9 +93,7 @@ def _state_and_rows(since: bool):
     departed = select(SyncState.value).where(SyncState.name == st.FEED_DEPARTED_MS).scalar_subquery()
     state = select(clock.label("clock"), departed.label("departed")).subquery("s")
     c = _COMPANIES.alias("c")
-    in_range = and_(
-        *_in_walk(c, since), c.c.plugin_key >= bindparam("first"), c.c.plugin_key <= bindparam("last")
-    )
+    in_range = and_(*_in_walk(c, since), c.c.plugin_key >= bindparam("first"), c.c.plugin_key <= bindparam("last"))
     return (
         select(state.c.clock, state.c.departed, *_record_columns(c))
         .select_from(state.outerjoin(c, in_range))
