@@ -21,7 +21,6 @@ from functools import cached_property
 
 from sqlalchemy.orm import Session
 
-from mcp_server.jsonrpc import INVALID_PARAMS, RpcError
 from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY
 from mcp_server.ucp.agent_profile import AgentProfiles
 from mcp_server.ucp.models import (
@@ -40,6 +39,7 @@ from mirror.config import Settings
 from mirror.models import Company
 from mirror.public_view import CompanyView, build_company_view
 from mirror.records import normalise_postal_code
+from web.jsonrpc import INVALID_PARAMS, RpcError
 
 SEARCH_SCAN_LIMIT = 5000  # products ranked per query; far above any contractor's matching catalog
 SEARCH_VARIANTS = 10  # variants listed per product in a search result
