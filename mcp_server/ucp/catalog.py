@@ -16,13 +16,13 @@ import binascii
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from sqlalchemy.orm import Session
 
 from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY
-from mcp_server.ucp.agent_profile import AgentProfiles
+from mcp_server.ucp.agent_profile import AgentProfiles, ProfileError, RequestDeadline
 from mcp_server.ucp.models import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -48,13 +48,24 @@ DETAIL_VARIANTS = 100  # variants listed by get_product
 
 @dataclass
 class UcpContext:
-    """One request's view of one company, plus the agent-profile cache."""
+    """One HTTP request's view of one company, plus the agent-profile cache.
+
+    Made once per request, so the calls of one batch share it: each distinct
+    profile URL is resolved (and negotiated) once, and every fetch of the
+    request shares one deadline (`RequestDeadline`).
+    """
 
     session: Session
     company: Company
     settings: Settings
     profiles: AgentProfiles
     before_fetch: Callable[[], None] | None = None  # the per-client limit on profile fetches (cache misses)
+    deadline: RequestDeadline | None = None  # None: the cache's own (one per context)
+    _resolved: dict = field(default_factory=dict)  # profile URL -> Negotiated or ProfileError, this request
+
+    def __post_init__(self) -> None:
+        if self.deadline is None:
+            self.deadline = self.profiles.request_deadline()
 
     @cached_property
     def view(self) -> CompanyView:
@@ -62,8 +73,18 @@ class UcpContext:
         return build_company_view(self.session, self.company, self.settings)
 
     def negotiate(self, profile_url: str) -> Negotiated:
-        """Fetch (or reuse) the agent's profile: its release and the shared capabilities; raise ProfileError."""
-        return negotiate(self.profiles.get(profile_url, before_fetch=self.before_fetch))
+        """The agent's profile (fetched, cached or already resolved by this request), negotiated; raise ProfileError."""
+        outcome = self._resolved.get(profile_url)
+        if outcome is None:
+            try:
+                document = self.profiles.get(profile_url, before_fetch=self.before_fetch, deadline=self.deadline)
+                outcome = negotiate(document)
+            except ProfileError as error:
+                outcome = error
+            self._resolved[profile_url] = outcome
+        if isinstance(outcome, ProfileError):
+            raise ProfileError(outcome.code, outcome.content)
+        return outcome
 
     def storefront(self, release: Release, served: bool) -> ucp.Storefront:
         """What every product and variant of one answer shares, in the release's shapes."""
