@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -23,6 +24,13 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()
 BACKENDS = ["sqlite"] + (["postgres"] if TEST_DATABASE_URL else [])
 TABLES = ("products", "offer_groups", "companies", "sync_state", "sync_runs", "source_hits", "invocations")
+
+# Hypothesis tests that name no example count of their own take it from a profile: `make test` runs
+# "suite" (bounded and derandomised: a few seconds per endpoint, the same examples every run), and
+# `make fuzz` selects "fuzz" (HYPOTHESIS_PROFILE=fuzz: many more, new ones each run).
+hypothesis_settings.register_profile("suite", max_examples=40, derandomize=True, deadline=None, database=None)
+hypothesis_settings.register_profile("fuzz", max_examples=2500, deadline=None, database=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 @pytest.fixture(scope="session")

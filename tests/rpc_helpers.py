@@ -79,6 +79,11 @@ def strings_in(value: Any):
             yield from strings_in(item)
 
 
+def as_received(value: Any) -> Any:
+    """A string as the server decodes the JSON it was sent as (an escaped surrogate pair is one character)."""
+    return json.loads(json.dumps(value)) if isinstance(value, str) else value
+
+
 def echoable_id(sent: Any) -> bool:
     """Whether an answer may echo this `id`: a string or an integer (not a boolean) that is storable text."""
     if isinstance(sent, bool) or not isinstance(sent, (str, int)):
@@ -91,7 +96,7 @@ def assert_response_object(answer: Any, sent: Any) -> None:
     assert isinstance(answer, dict) and answer.get("jsonrpc") == "2.0", answer
     assert set(answer) <= {"jsonrpc", "id", "result", "error"} and "id" in answer, answer
     assert ("result" in answer) != ("error" in answer), answer
-    sent_id = sent.get("id") if isinstance(sent, dict) else None
+    sent_id = as_received(sent.get("id")) if isinstance(sent, dict) else None
     if "error" in answer:
         error = answer["error"]
         assert isinstance(error, dict) and isinstance(error.get("code"), int), answer
@@ -101,22 +106,22 @@ def assert_response_object(answer: Any, sent: Any) -> None:
         assert echoable_id(sent_id) and answer["id"] == sent_id, (answer, sent_id)
 
 
-def assert_well_formed(response: requests.Response, body: bytes) -> Any:
-    """No 5xx; 202 with no body, or strict UTF-8 JSON holding JSON-RPC responses to what was sent; the answer."""
-    assert response.status_code < 500, (body[:300], response.status_code, response.text[:500])
+def assert_well_formed(response: requests.Response, sent: Any) -> Any:
+    """No 5xx; 202 with no body, or strict UTF-8 JSON holding JSON-RPC responses to `sent`; the answer.
+
+    `sent` is the message (or batch) as the test built it, before encoding.
+    """
+    assert response.status_code < 500, (repr(sent)[:300], response.status_code, response.text[:500])
     if response.status_code == 202:
         assert response.content == b"", response.content[:200]
         return None
     assert response.headers["Content-Type"].startswith("application/json"), response.headers
     answer = json.loads(response.content.decode("utf-8"))  # strict UTF-8: a lone surrogate could not be sent
     assert not any(has_surrogate(text) for text in strings_in(answer)), answer  # not even escaped
-    try:
-        sent = json.loads(body)
-    except ValueError:
-        sent = None
     if isinstance(answer, list):  # a batch: one response per request in it, each echoing its own id or null
         assert isinstance(sent, list) and 0 < len(answer) <= len(sent), (sent, answer)
-        ids = [item.get("id") for item in sent if isinstance(item, dict) and echoable_id(item.get("id"))]
+        ids = [as_received(item.get("id")) for item in sent if isinstance(item, dict)]
+        ids = [sent_id for sent_id in ids if echoable_id(sent_id)]
         for item in answer:
             assert_response_object(item, {"id": item.get("id")} if item.get("id") in ids else None)
         return answer

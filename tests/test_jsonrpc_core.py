@@ -51,13 +51,13 @@ def valid_message(endpoint: Endpoint, live, **fields) -> dict:
     return {"jsonrpc": "2.0", "id": 1, "method": "tools/list", **fields}
 
 
-def send(http, live, endpoint: Endpoint, message, extra: dict | None = None) -> tuple[requests.Response, bytes]:
+def send(http, live, endpoint: Endpoint, message, extra: dict | None = None) -> tuple[requests.Response, object]:
     body = json.dumps(message).encode()  # ASCII: every surrogate and NUL travels as a \\u escape
-    return endpoint.post(http, live.live.url, body, extra), body
+    return endpoint.post(http, live.live.url, body, extra), message
 
 
-def invalid_request(response: requests.Response, body: bytes, status: int) -> dict:
-    answer = assert_well_formed(response, body)
+def invalid_request(response: requests.Response, sent, status: int) -> dict:
+    answer = assert_well_formed(response, sent)
     assert response.status_code == status, response.text
     assert answer["id"] is None and answer["error"]["code"] == -32600, answer
     return answer["error"]
@@ -70,24 +70,24 @@ def rpc_status(endpoint: Endpoint) -> int:
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: e.name)
 def test_every_endpoint_answers_a_valid_request(live, http, endpoint):
-    response, body = send(http, live, endpoint, valid_message(endpoint, live))
-    answer = assert_well_formed(response, body)
+    response, sent = send(http, live, endpoint, valid_message(endpoint, live))
+    answer = assert_well_formed(response, sent)
     assert response.status_code == 200 and "result" in answer and answer["id"] == 1, answer
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: e.name)
 @pytest.mark.parametrize("hostile", HOSTILE_IDS, ids=ascii)
 def test_an_unstorable_id_is_an_invalid_request_with_a_null_id(live, http, endpoint, hostile):
-    response, body = send(http, live, endpoint, valid_message(endpoint, live, id=hostile))
-    error = invalid_request(response, body, rpc_status(endpoint))
+    response, sent = send(http, live, endpoint, valid_message(endpoint, live, id=hostile))
+    error = invalid_request(response, sent, rpc_status(endpoint))
     assert '"id"' in error["message"]
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: e.name)
 @pytest.mark.parametrize("hostile", ["\udfff", "tools/list\ud800", "\u0000"], ids=ascii)
 def test_an_unstorable_method_is_an_invalid_request_with_a_null_id(live, http, endpoint, hostile):
-    response, body = send(http, live, endpoint, valid_message(endpoint, live, method=hostile))
-    error = invalid_request(response, body, rpc_status(endpoint))
+    response, sent = send(http, live, endpoint, valid_message(endpoint, live, method=hostile))
+    error = invalid_request(response, sent, rpc_status(endpoint))
     assert '"method"' in error["message"]
 
 
@@ -96,16 +96,16 @@ def test_an_unstorable_method_is_an_invalid_request_with_a_null_id(live, http, e
 def test_an_unstorable_a2a_message_id_is_an_invalid_request(live, http, endpoint, field):
     message = valid_message(endpoint, live)
     message["params"]["message"][field] = "ctx-\ud800"
-    response, body = send(http, live, endpoint, message)
-    error = invalid_request(response, body, 200)
+    response, sent = send(http, live, endpoint, message)
+    error = invalid_request(response, sent, 200)
     assert f'"params.message.{field}"' in error["message"]
 
 
 @pytest.mark.parametrize("endpoint", [e for e in ENDPOINTS if e.protocol == "mcp"], ids=lambda e: e.name)
 def test_a_batch_element_with_an_unstorable_id_is_refused_in_place(live, http, endpoint):
     batch = [valid_message(endpoint, live, id="\ud800"), valid_message(endpoint, live, id=2)]
-    response, body = send(http, live, endpoint, batch)
-    answers = assert_well_formed(response, body)
+    response, sent = send(http, live, endpoint, batch)
+    answers = assert_well_formed(response, sent)
     assert response.status_code == 200
     assert answers[0]["id"] is None and answers[0]["error"]["code"] == -32600
     assert answers[1]["id"] == 2 and "result" in answers[1]
@@ -114,8 +114,8 @@ def test_a_batch_element_with_an_unstorable_id_is_refused_in_place(live, http, e
 @pytest.mark.parametrize("endpoint", [e for e in ENDPOINTS if e.protocol == "mcp"], ids=lambda e: e.name)
 def test_an_unknown_resource_uri_that_cannot_be_echoed_is_refused(live, http, endpoint):
     message = {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "ui://\ud800"}}
-    response, body = send(http, live, endpoint, message)
-    invalid_request(response, body, 400)
+    response, sent = send(http, live, endpoint, message)
+    invalid_request(response, sent, 400)
 
 
 # --- A2A: notifications and the version rule ------------------------------------------------------
@@ -131,15 +131,15 @@ def test_an_a2a_notification_gets_no_response_body(live, http, endpoint):
 
 def test_a2a_version_one_point_zero_is_served(live, http):
     endpoint = ENDPOINTS[-1]
-    response, body = send(http, live, endpoint, valid_message(endpoint, live), {"A2A-Version": "1.0"})
-    assert "result" in assert_well_formed(response, body)
+    response, sent = send(http, live, endpoint, valid_message(endpoint, live), {"A2A-Version": "1.0"})
+    assert "result" in assert_well_formed(response, sent)
 
 
 @pytest.mark.parametrize("version", ["1", "1.999999", "1.0, 2.0", "1.1", "1.0.1", "01.0", "2.0", "0.3", "", "v1.0"])
 def test_a2a_version_is_exactly_a_major_minor_the_agent_speaks(live, http, version):
     endpoint = ENDPOINTS[-1]
-    response, body = send(http, live, endpoint, valid_message(endpoint, live), {"A2A-Version": version})
-    answer = assert_well_formed(response, body)
+    response, sent = send(http, live, endpoint, valid_message(endpoint, live), {"A2A-Version": version})
+    answer = assert_well_formed(response, sent)
     assert response.status_code == 200 and answer["id"] == 1 and answer["error"]["code"] == -32009, answer
 
 
