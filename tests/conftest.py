@@ -145,3 +145,18 @@ def synced(mirror):
     result = mirror.sync()
     assert result.status == "success", result.error
     return result
+
+
+@pytest.fixture(params=["memory", "redis"])
+def limit_storage(request):
+    """The rate limiter's storage settings: per process, or the shared Redis at TEST_REDIS_URL (cleaned up after)."""
+    from tests.ops_helpers import TEST_REDIS_URL, redis_client, redis_keys, unique_prefix
+
+    if request.param == "memory":
+        yield {"RATE_LIMIT_STORAGE_URI": "memory://"}
+        return
+    redis = redis_client()
+    prefix = unique_prefix()
+    yield {"RATE_LIMIT_STORAGE_URI": TEST_REDIS_URL, "RATE_LIMIT_KEY_PREFIX": prefix}
+    for key in redis_keys(redis, prefix):
+        redis.delete(key)
