@@ -160,3 +160,12 @@ def limit_storage(request):
     yield {"RATE_LIMIT_STORAGE_URI": TEST_REDIS_URL, "RATE_LIMIT_KEY_PREFIX": prefix}
     for key in redis_keys(redis, prefix):
         redis.delete(key)
+
+
+@pytest.fixture(scope="module")
+def http():
+    """One keep-alive HTTP session per module, for tests that send many requests to a live server."""
+    import requests
+
+    with requests.Session() as session:
+        yield session

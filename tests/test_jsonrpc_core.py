@@ -34,12 +34,6 @@ def live(request, tmp_path_factory):
         yield server
 
 
-@pytest.fixture(scope="module")
-def http():
-    with requests.Session() as session:
-        yield session
-
-
 def valid_message(endpoint: Endpoint, live, **fields) -> dict:
     """A request each endpoint serves with a result (a SendMessage on A2A, tools/list on MCP)."""
     if endpoint.protocol == "a2a":

@@ -22,7 +22,6 @@ import json
 from dataclasses import dataclass
 
 import pytest
-import requests
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -157,12 +156,6 @@ def live(request, tmp_path_factory):
     }
     with ucp_live(module_database(request.param, tmp_path_factory, request), **limits) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def http():
-    with requests.Session() as session:
-        yield session
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: e.name)
