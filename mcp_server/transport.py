@@ -24,7 +24,7 @@ Serving another endpoint (e.g. UCP) takes a spec and three route functions::
     spec = ServerSpec(name=..., version=..., title=..., instructions=lambda: "...",
                       tools=TOOLS,              # each has .name and .list_entry() -> dict
                       call_tool=dispatch,       # (tool, arguments: dict) -> CallToolResult dict;
-                                                # raise jsonrpc.RpcError(code, message, data=...) for protocol errors
+                                                # raise web.jsonrpc.RpcError(code, message, data=...) for protocol errors
                       allowed_origins=None)     # None: any Origin (CORS *)
     POST    -> serve(spec)                      # after the route's own 404 gate
     OPTIONS -> preflight(None); GET/DELETE -> method_not_allowed(None)
@@ -96,7 +96,7 @@ class ServerSpec:
 
     `tools` are declarations with a `.name` and a `.list_entry()`; `call_tool`
     runs one (already looked up by name) with the raw `arguments` object and
-    returns a CallToolResult dict, or raises `jsonrpc.RpcError` for a protocol
+    returns a CallToolResult dict, or raises `web.jsonrpc.RpcError` for a protocol
     error. `allowed_origins` None accepts browser calls from any Origin.
     """
 
