@@ -12,7 +12,7 @@ The budgets (docs/operations.md, "The gate chain and rate limits"):
   contractor out for everyone. A 304 costs nothing: a conditional request is
   charged at the gate like any other (the check and the count are one
   step in the storage, so concurrent requests cannot all pass one free
-  slot) and given its unit back when it ends in 304 (`Budget.refund`);
+  slot) and given its unit back when it ends in 304 (`refund`);
 - per client, RATE_LIMIT_PER_CLIENT (600/minute): the install-wide
   endpoints (the provider MCP server `POST /mcp` and the business feed
   `/v1/businesses`), keyed by the client's address;
@@ -234,8 +234,7 @@ class Budget:
             for index, item in enumerate(self.items):
                 if not strategy.hit(item, *args):
                     reset_at = strategy.get_window_stats(item, *args).reset_time
-                    for counted in self.items[:index]:
-                        _give_back(strategy.storage, counted.key_for(*args))
+                    _give_back(strategy.storage, [counted.key_for(*args) for counted in self.items[:index]])
                     raise RateLimited(*too_many_requests(item, reset_at, self.whom, mcp=mcp))
         except RateLimited:
             self.breaker.succeeded()
@@ -246,23 +245,31 @@ class Budget:
         self.breaker.succeeded()
         return True
 
-    def refund(self, identity: str) -> None:
-        """Give back one counted hit of `identity` (a 304, or a later budget's refusal); never raises."""
-        if not self.breaker.allow():
-            return
-        args = (self.prefix, identity, self.scope)
-        strategy = self.limiter.limiter
-        try:
-            for item in self.items:
-                _give_back(strategy.storage, item.key_for(*args))
-        except Exception as error:
-            self.breaker.failed(error)
-            return
-        self.breaker.succeeded()
+    def keys(self, identity: str) -> list[str]:
+        """The storage keys one hit of `identity` counts under (one per item of the limit)."""
+        return [item.key_for(self.prefix, identity, self.scope) for item in self.items]
 
 
-def _give_back(storage, key: str) -> None:
-    """Drop the newest entry of one moving-window key, in one step of the storage.
+def refund(counted: list[tuple[Budget, str]]) -> None:
+    """Give back one counted hit of each (budget, identity): a 304, or a later budget's refusal; never raises.
+
+    All of them in one step of the storage (one round trip on Redis).
+    """
+    if not counted:
+        return
+    breaker, storage = counted[0][0].breaker, counted[0][0].limiter.limiter.storage
+    if not breaker.allow():
+        return
+    try:
+        _give_back(storage, [key for budget, identity in counted for key in budget.keys(identity)])
+    except Exception as error:
+        breaker.failed(error)
+        return
+    breaker.succeeded()
+
+
+def _give_back(storage, keys: list[str]) -> None:
+    """Drop the newest entry of each moving-window key.
 
     The newest, not necessarily the caller's own: entries differ only by
     their time, so the count is exact at once, and for the rest of the
@@ -270,13 +277,19 @@ def _give_back(storage, key: str) -> None:
     older entry expires). Other storages keep the hit (a 304 then costs one:
     never more than the limit, only less generous).
     """
+    if not keys:
+        return
     if isinstance(storage, RedisStorage):
-        storage.get_connection().lpop(storage.prefixed_key(key))
+        pipeline = storage.get_connection().pipeline(transaction=False)
+        for key in keys:
+            pipeline.lpop(storage.prefixed_key(key))
+        pipeline.execute()
     elif isinstance(storage, MemoryStorage):
-        with storage.locks[key]:
-            entries = storage.events.get(key)
-            if entries:
-                del entries[0]  # the list is newest first
+        for key in keys:
+            with storage.locks[key]:
+                entries = storage.events.get(key)
+                if entries:
+                    del entries[0]  # the list is newest first
 
 
 @dataclass(frozen=True)
@@ -295,8 +308,7 @@ def _charge_unit(budgets: tuple[tuple[Budget, str], ...], *, mcp: bool) -> list[
             if budget.charge(identity, mcp=mcp):
                 counted.append((budget, identity))
     except RateLimited:
-        for budget, identity in counted:
-            budget.refund(identity)
+        refund(counted)
         raise
     return counted
 
@@ -352,9 +364,8 @@ class RateLimits:
 
             @after_this_request
             def refund_if_not_modified(response: Response) -> Response:
-                if response.status_code == 304:
-                    for budget, who in counted:
-                        budget.refund(who)
+                if response.status_code == 304:  # before it is sent: the client's next request sees the unit back
+                    refund(counted)
                 return response
 
     def charge_client(self, *, mcp: bool = False) -> None:
