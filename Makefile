@@ -13,7 +13,7 @@ PYTEST_ARGS ?= -n 2
 UCP_SCHEMAS_DIR ?= ../shared/ucp
 MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 
-.PHONY: run test lint conformance docs install install-test tools browser nginx services bench-sync bench-serve clean
+.PHONY: run test fuzz lint conformance docs install install-test tools browser nginx services bench-sync bench-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,12 @@ lint: install-test
 # a fresh clone does not have.
 test: lint tools browser nginx services
 	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest $(PYTEST_ARGS)
+
+# The long property-based run: tests/test_jsonrpc_fuzz.py (every JSON-RPC endpoint, any JSON in any
+# field) under the Hypothesis profile "fuzz" (tests/conftest.py), with the mix of answers it saw.
+# `make test` runs the same test with a bounded example count.
+fuzz: install-test services
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest $(PYTEST_ARGS) tests/test_jsonrpc_fuzz.py --hypothesis-show-statistics
 
 # Only tests/conformance/: responses checked against the official UCP schemas
 # and the MCP server-card schema. A missing directory fails, naming the variable.

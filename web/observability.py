@@ -151,19 +151,25 @@ def note_mcp_message(message, spec=None) -> None:
         tool = name if isinstance(name, str) and spec is not None and spec.tool(name) is not None else None
         if method == "tools/call" and tool is None:
             tool = "unknown"
-        g.mcp_call = McpCall(method=method, tool=tool, client_name=_client_name(params))
+        earlier = g.get("mcp_call")  # a batch's earlier message: the record keeps the worst outcome the client got
+        outcome = earlier.outcome if earlier is not None else "ok"
+        g.mcp_call = McpCall(method=method, tool=tool, client_name=_client_name(params), outcome=outcome)
     except Exception:  # the log must never break the call it describes
         log.debug("MCP message not noted", exc_info=True)
 
 
 def note_mcp_outcome(result: dict | None = None, *, rpc_error: bool = False) -> None:
-    """Called by the transport with the result (or after a JSON-RPC error)."""
+    """Called by the transport with the result (or after a JSON-RPC error); in a batch the worst one stays.
+
+    An error outranks a tool error, which outranks success, so a batch's
+    line says what the worst of its answers was, not only the last one.
+    """
     call = g.get("mcp_call")
     if call is None:  # refused before it could be parsed
         g.mcp_call = call = McpCall(method="unparsed")
     if rpc_error:
         call.outcome = "rpc_error"
-    elif isinstance(result, dict) and result.get("isError") is True:
+    elif isinstance(result, dict) and result.get("isError") is True and call.outcome == "ok":
         call.outcome = "tool_error"
 
 

@@ -72,7 +72,7 @@ def dumps(payload) -> str:
 _DIGIT_E = bytes(ord("0") if chr(c).isdigit() and c < 128 else ord("e") if c in b"eE" else ord(" ") for c in range(256))
 
 
-def _by_orjson(payload, option: int) -> str | None:
+def orjson_text(payload, option: int) -> str | None:
     """orjson's text for `payload` when it is the standard library's too, else None.
 
     orjson writes what `json.dumps(..., ensure_ascii=False)` writes (same
@@ -91,39 +91,24 @@ def _by_orjson(payload, option: int) -> str | None:
 
 
 def pretty_dumps(payload) -> str:
-    """`json.dumps(payload, indent=2, ensure_ascii=False)`, NaN and the infinities as null (see `message_dumps`).
+    """`json.dumps(payload, indent=2, ensure_ascii=False)`, NaN and the infinities as null (see `web.jsonrpc.serialise`).
 
     With an indent the standard library encodes in pure Python (its C
     encoder only writes compact JSON), which was a fifth of an MCP tool
     call: orjson writes it wherever it writes the same text.
     """
-    fast = _by_orjson(payload, orjson.OPT_INDENT_2)
-    return fast if fast is not None else json.dumps(_finite(payload), indent=2, ensure_ascii=False)
+    fast = orjson_text(payload, orjson.OPT_INDENT_2)
+    return fast if fast is not None else json.dumps(finite(payload), indent=2, ensure_ascii=False)
 
 
-def message_dumps(payload) -> str:
-    """A protocol message's compact JSON (MCP and A2A bodies): `dumps(payload)`, except that NaN and the infinities are null.
-
-    The standard library writes them as `NaN` and `Infinity`, which are not
-    JSON: a strict client could not parse the whole message. orjson writes
-    null, and writes everything else exactly as `dumps` (`_by_orjson`),
-    several times faster; it encodes every MCP response (a tool result
-    carries its structured content and the same JSON as text).
-    """
-    fast = _by_orjson(payload, 0)
-    if fast is not None:
-        return fast
-    return dumps(_finite(payload))
-
-
-def _finite(value):
+def finite(value):
     """`value` with every NaN or infinite float replaced by None (containers copied, the rest as is)."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
+        return {key: finite(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
+        return [finite(item) for item in value]
     return value
 
 
