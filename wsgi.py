@@ -16,6 +16,7 @@ from flask import Flask
 import a2a_server
 import commands
 import demo
+import discovery
 import feeds
 import mcp_server
 import web
@@ -40,6 +41,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     webmcp.init_app(app)
     a2a_server.init_app(app)
     commands.init_app(app)
+    discovery.init_app(app)  # above the surfaces: it describes them
     demo.init_app(app)  # the demo upstream's own command (`make run` and the tests serve it)
 
     if settings.scheduler_enabled:

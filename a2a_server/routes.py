@@ -19,16 +19,17 @@ from a2a_server import bp
 from a2a_server.cards import company_card, directory_card
 from a2a_server.protocol import MEDIA_TYPES, VERSION_HEADER, check_version, parse_request, refuse_unsupported
 from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, Agent, answer
+from agent_tools import CompanyContext, ProviderContext
 from mcp_server.hosts import host_allowed
-from mcp_server.tools import CompanyContext, ProviderContext
 from mcp_server.ucp.profile import host_root
 from mcp_server.ucp.server import company_for_host, company_host
 from mirror import urls
+from mirror.jsontext import dumps
 from web.db import db, settings
 from web.gate import following, gate, renderings
 from web.jsonrpc import INVALID_REQUEST, RpcError, result_body, serialise
 from web.limits import charge_client
-from web.responses import Response, conditional, dumps
+from web.responses import Response, conditional
 
 CHANNEL = "a2a"
 MAX_BODY_BYTES = 16 * 1024

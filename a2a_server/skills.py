@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS, ToolSpec
-from mcp_server.tools.declaration import describe_invalid_arguments
+from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS, ToolSpec
+from agent_tools.declaration import describe_invalid_arguments
 from web.jsonrpc import INVALID_PARAMS, Message, RpcError
 
 ZIP_RE = re.compile(r"(?<!\d)(\d{5})(?:-\d{4})?(?!\d)")

@@ -32,13 +32,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from feeds import bp
 from mirror.businesses import funnel_url
 from mirror.config import Settings
+from mirror.jsontext import dumps
 from mirror.models import KEY_LENGTH
 from mirror.public_view import AddressView, GeoView, company_urls
 from mirror.read.feed import RECORD_FIELDS, FeedIndex, read_feed_page
 from mirror.urls import BUSINESS_FEED, flask_rule, is_safe_redirect, stamp_referrer
 from web.db import db, settings
 from web.limits import charge_client
-from web.responses import conditional, dumps, json_error, strong_etag
+from web.responses import conditional, json_error, strong_etag
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ Serving another endpoint (e.g. UCP) takes a spec and three route functions::
     POST    -> serve(spec)                      # after the route's own 404 gate
     OPTIONS -> preflight(None); GET/DELETE -> method_not_allowed(None)
 
-`mcp_server.tools.declaration.ToolSpec` (pydantic models) and its
+`agent_tools.declaration.ToolSpec` (pydantic models) and its
 `tool_success`/`tool_error` helpers build such tools and results.
 """
 

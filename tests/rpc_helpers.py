@@ -17,7 +17,7 @@ from typing import Any
 import requests
 
 from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT
-from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS
+from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
 from mcp_server.ucp.tools import UCP_TOOLS
 from mirror.storable import storable
 from tests.mcp_helpers import HEADERS, TUDI

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS
+from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
 from tests.mcp_helpers import live_mcp, module_database
 
 METHODS = [

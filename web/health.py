@@ -1,4 +1,4 @@
-"""Operations endpoints (blueprint `ops`): /healthz, /readyz, /metrics, /openapi.json.
+"""Operations endpoints (blueprint `ops`): /healthz, /readyz, /metrics (/openapi.json: discovery/).
 
 - `/healthz`: the process answers (no database, no work): liveness.
 - `/readyz`: the database answers and the last successful sync is younger
@@ -9,7 +9,6 @@
   are read from `sync_runs` and `sync_state` at scrape time, so they are the
   same whichever worker (or host) answers and include runs made by the
   separate scheduler process.
-- `/openapi.json`: the OpenAPI 3.1 description of every HTTP endpoint.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from mirror.lock import sync_running
 from mirror.read.figures import SyncFigures, last_success_checked, sync_figures
 from mirror.timestamps import aware, rfc3339
-from mirror.urls import HEALTHZ, METRICS, OPENAPI, READYZ
+from mirror.urls import HEALTHZ, METRICS, READYZ
 from web.db import db, settings
 from web.responses import json_response
 
@@ -72,14 +71,6 @@ def metrics() -> Response:
     """Prometheus exposition of the request and sync metrics."""
     registry = scrape_registry()
     return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST, headers=NO_STORE)
-
-
-@bp.get(OPENAPI)
-def openapi_document() -> Response:
-    """The OpenAPI 3.1 document."""
-    from web.openapi import openapi
-
-    return json_response(openapi(settings()), headers={"Cache-Control": "public, max-age=3600"})
 
 
 def scrape_registry() -> CollectorRegistry:

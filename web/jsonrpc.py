@@ -38,8 +38,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from mirror.jsontext import finite, orjson_text
 from mirror.storable import storable
-from web.responses import finite, orjson_text
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ INTERNAL_ERROR_BODY = (
 def serialise(payload: Any) -> bytes:
     """A JSON-RPC response body (an object or a batch array) as compact UTF-8 JSON; never raises.
 
-    The text is `web.responses.dumps(payload)` (orjson's bytes wherever they
+    The text is `mirror.jsontext.dumps(payload)` (orjson's bytes wherever they
     are the standard library's), except that NaN and the infinities are
     null (the standard library writes `NaN`, which is not JSON) and an
     unpaired surrogate, which UTF-8 cannot carry, is U+FFFD. The envelope

@@ -32,7 +32,7 @@ from typing import Any, Union
 
 from pydantic import TypeAdapter, ValidationError
 
-from mcp_server.tools.declaration import ToolSpec, clean_schema, describe_invalid_arguments, tool_success
+from agent_tools.declaration import ToolSpec, clean_schema, describe_invalid_arguments, tool_success
 from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY, catalog
 from mcp_server.ucp.agent_profile import ProfileError
 from mcp_server.ucp.models import (

@@ -382,7 +382,7 @@ def _host_mapped(operations: dict) -> dict:
 
 def openapi(settings: Settings) -> dict:
     """The whole document, with PUBLIC_BASE_URL as its server."""
-    from web.openapi_schemas import parameters_extra, schemas
+    from discovery.openapi_schemas import parameters_extra, schemas
 
     return {
         "openapi": "3.1.0",
