@@ -31,3 +31,13 @@ add_filter(
 );
 // No mail leaves a local site.
 add_filter( 'pre_wp_mail', '__return_false' );
+// Only the plugin's poll runs from WP-Cron here: core's update and HTTPS checks would call out (blocked)
+// or back into this single local server, making each GET /wp-cron.php slow and its outcome uncertain.
+add_filter(
+	'pre_schedule_event',
+	function ( $pre, $event ) {
+		return isset( $event->hook ) && 'contractor_pricing_poll' === $event->hook ? $pre : false;
+	},
+	10,
+	2
+);
