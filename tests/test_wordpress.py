@@ -205,6 +205,11 @@ def lastmod_rule(site: WordPressSite, document: dict) -> str:
     return datetime.fromtimestamp(max(updated, copy["first_seen_at"]), UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
+def a_second_after(lastmod: str) -> None:
+    """Wait until the clock is past the second of `lastmod`."""
+    wait_until(lambda: time.time() >= datetime.fromisoformat(lastmod).timestamp() + 1, "a second to pass", timeout=3)
+
+
 def sync_and_wait(demo, changed) -> dict:
     """Sync the mirror, then wait until its pricing.json shows the change (a switch takes up to 1 s)."""
     demo.sync()
@@ -290,14 +295,15 @@ def test_a_sync_that_changes_nothing_leaves_lastmod_and_a_price_change_moves_it(
     lastmod = sitemap_entries(site)[site.url + BLOCK_PAGE]
 
     # A sync with nothing new: the ETag moves (last_synced_at), the content_version does not.
+    # lastmod has whole seconds: each poll below happens in a later second than the lastmod before it.
+    a_second_after(lastmod)
     sync_and_wait(demo, lambda: demo.pricing_json(TUDI_KEY).json()["last_synced_at"] != before["last_synced_at"])
     assert site.run_cron()["outcome"] == "changed"
     assert site.option("contractor_pricing_copy")["content_version"] == before["content_version"]
     assert sitemap_entries(site)[site.url + BLOCK_PAGE] == lastmod
 
     # A price change: a new content_version, first seen now.
-    # lastmod has whole seconds: the change is first seen in a later second than the old lastmod.
-    wait_until(lambda: time.time() >= datetime.fromisoformat(lastmod).timestamp() + 1, "a second to pass", timeout=3)
+    a_second_after(lastmod)
     demo.admin("PATCH", f"/companies/{TUDI_KEY}/products/{sku}", {"price": new_price})
     try:
         after = sync_and_wait(
