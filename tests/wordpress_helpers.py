@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -301,10 +299,3 @@ def text_of(html: str, xpath: str) -> list[str]:
     import lxml.html
 
     return [element.text_content() for element in lxml.html.fromstring(html).xpath(xpath)]
-
-
-def scratch_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="wordpress-tests-"))
-
-
-SITEMAP_LOC = re.compile(r"<loc>(.*?)</loc>")

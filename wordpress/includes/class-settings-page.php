@@ -67,8 +67,26 @@ final class Contractor_Pricing_Settings_Page {
 	 */
 	public static function add_fields() {
 		add_settings_section( 'contractor_pricing_mirror', __( 'Your catalog', 'contractor-pricing' ), array( __CLASS__, 'section_intro' ), self::SLUG );
-		add_settings_field( 'contractor_pricing_mirror_url', __( 'Mirror address', 'contractor-pricing' ), array( __CLASS__, 'field_mirror_url' ), self::SLUG, 'contractor_pricing_mirror', array( 'label_for' => 'contractor_pricing_mirror_url' ) );
-		add_settings_field( 'contractor_pricing_plugin_key', __( 'Plugin key', 'contractor-pricing' ), array( __CLASS__, 'field_plugin_key' ), self::SLUG, 'contractor_pricing_mirror', array( 'label_for' => 'contractor_pricing_plugin_key' ) );
+		$texts = array(
+			'mirror_url' => array( __( 'Mirror address', 'contractor-pricing' ), 'url', 'https://catalog.example.com', __( 'The address of the catalog mirror that publishes your pricing.json (its base URL, without /companies/...).', 'contractor-pricing' ) ),
+			'plugin_key' => array( __( 'Plugin key', 'contractor-pricing' ), 'text', '', __( 'Your company\'s plugin key on the commerce platform (it is public: it appears in your pricing.json address).', 'contractor-pricing' ) ),
+		);
+		foreach ( $texts as $field => list( $title, $type, $placeholder, $description ) ) {
+			add_settings_field(
+				'contractor_pricing_' . $field,
+				$title,
+				array( __CLASS__, 'field_text' ),
+				self::SLUG,
+				'contractor_pricing_mirror',
+				array(
+					'label_for'   => 'contractor_pricing_' . $field,
+					'field'       => $field,
+					'type'        => $type,
+					'placeholder' => $placeholder,
+					'description' => $description,
+				)
+			);
+		}
 		add_settings_field( 'contractor_pricing_trades', __( 'Trades', 'contractor-pricing' ), array( __CLASS__, 'field_trades' ), self::SLUG, 'contractor_pricing_mirror' );
 		add_settings_field( 'contractor_pricing_webmcp_embed', __( 'In-browser agents', 'contractor-pricing' ), array( __CLASS__, 'field_webmcp_embed' ), self::SLUG, 'contractor_pricing_mirror' );
 	}
@@ -81,26 +99,20 @@ final class Contractor_Pricing_Settings_Page {
 	}
 
 	/**
-	 * The mirror's address.
+	 * A text field of the settings (the mirror's address, the key).
+	 *
+	 * @param array $args field, type, placeholder and description, from add_fields().
 	 */
-	public static function field_mirror_url() {
+	public static function field_text( array $args ) {
 		printf(
-			'<input type="url" class="regular-text code" id="contractor_pricing_mirror_url" name="%1$s[mirror_url]" value="%2$s" placeholder="https://catalog.example.com"><p class="description">%3$s</p>',
+			'<input type="%1$s" class="regular-text code" id="%2$s" name="%3$s[%4$s]" value="%5$s" placeholder="%6$s" autocomplete="off" spellcheck="false"><p class="description">%7$s</p>',
+			esc_attr( $args['type'] ),
+			esc_attr( $args['label_for'] ),
 			esc_attr( Contractor_Pricing_Settings::OPTION ),
-			esc_attr( Contractor_Pricing_Settings::all()['mirror_url'] ),
-			esc_html__( 'The address of the catalog mirror that publishes your pricing.json (its base URL, without /companies/...).', 'contractor-pricing' )
-		);
-	}
-
-	/**
-	 * The contractor's key.
-	 */
-	public static function field_plugin_key() {
-		printf(
-			'<input type="text" class="regular-text code" id="contractor_pricing_plugin_key" name="%1$s[plugin_key]" value="%2$s" autocomplete="off" spellcheck="false"><p class="description">%3$s</p>',
-			esc_attr( Contractor_Pricing_Settings::OPTION ),
-			esc_attr( Contractor_Pricing_Settings::all()['plugin_key'] ),
-			esc_html__( 'Your company\'s plugin key on the commerce platform (it is public: it appears in your pricing.json address).', 'contractor-pricing' )
+			esc_attr( $args['field'] ),
+			esc_attr( Contractor_Pricing_Settings::all()[ $args['field'] ] ),
+			esc_attr( $args['placeholder'] ),
+			esc_html( $args['description'] )
 		);
 	}
 
@@ -110,13 +122,13 @@ final class Contractor_Pricing_Settings_Page {
 	public static function field_trades() {
 		$chosen = Contractor_Pricing_Settings::all()['trades'];
 		echo '<fieldset>';
-		foreach ( Contractor_Pricing_Settings::TRADES as $trade => $label ) {
+		foreach ( Contractor_Pricing_Settings::TRADES as $trade => $about ) {
 			printf(
 				'<label><input type="checkbox" name="%1$s[trades][]" value="%2$s"%3$s> %4$s</label><br>',
 				esc_attr( Contractor_Pricing_Settings::OPTION ),
 				esc_attr( $trade ),
 				checked( in_array( $trade, $chosen, true ), true, false ),
-				esc_html( $label )
+				esc_html( $about['label'] )
 			);
 		}
 		echo '<p class="description">' . esc_html__( 'Search engines read your business type from these (for example HVACBusiness, Plumber); none gives HomeAndConstructionBusiness.', 'contractor-pricing' ) . '</p></fieldset>';

@@ -23,12 +23,27 @@ final class Contractor_Pricing_Settings {
 	/** The `?source=` label the quote button carries, so the contractor sees which visits came from this site. */
 	const QUOTE_SOURCE = 'wordpress';
 
-	/** Trades the structured data can name (pricing.json does not carry them): trade => label on the settings page. */
+	/**
+	 * The trades a contractor can tick (pricing.json does not carry them): the settings page's label and the
+	 * schema.org business type the JSON-LD names for each (the mirror's mapping).
+	 */
 	const TRADES = array(
-		'hvac'       => 'Heating & cooling (HVAC)',
-		'plumbing'   => 'Plumbing',
-		'electrical' => 'Electrical',
-		'roofing'    => 'Roofing',
+		'hvac'       => array(
+			'label'       => 'Heating & cooling (HVAC)',
+			'schema_type' => 'HVACBusiness',
+		),
+		'plumbing'   => array(
+			'label'       => 'Plumbing',
+			'schema_type' => 'Plumber',
+		),
+		'electrical' => array(
+			'label'       => 'Electrical',
+			'schema_type' => 'Electrician',
+		),
+		'roofing'    => array(
+			'label'       => 'Roofing',
+			'schema_type' => 'RoofingContractor',
+		),
 	);
 
 	/** The mirror's plugin keys: letters, digits, `-` and `_`, at most 128 characters. */

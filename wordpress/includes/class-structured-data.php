@@ -11,9 +11,9 @@ defined( 'ABSPATH' ) || exit;
 /**
  * The mirror's JSON-LD rules, applied to what pricing.json carries:
  *
- * - the business node is typed by its trades (hvac → HVACBusiness, plumbing → Plumber, electrical →
- *   Electrician, roofing → RoofingContractor; several → an array; none → HomeAndConstructionBusiness).
- *   pricing.json has no trades, so they come from the settings page;
+ * - the business node is typed by its trades (Contractor_Pricing_Settings::TRADES: hvac → HVACBusiness,
+ *   plumbing → Plumber, ...; several → an array; none → HomeAndConstructionBusiness). pricing.json has
+ *   no trades, so they come from the settings page;
  * - address (streetAddress = line1, line2 joined by ", "), areaServed (the ZIP codes) and url (this
  *   site); facts pricing.json does not carry (phone, coordinates) are left out, never empty strings;
  * - one node per category, named after it, with an AggregateOffer (lowPrice, highPrice, offerCount,
@@ -26,14 +26,8 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Contractor_Pricing_Structured_Data {
 
-	const CONTEXT        = 'https://schema.org';
-	const BUSINESS_TYPES = array(
-		'hvac'       => 'HVACBusiness',
-		'plumbing'   => 'Plumber',
-		'electrical' => 'Electrician',
-		'roofing'    => 'RoofingContractor',
-	);
-	const NO_TRADE_TYPE  = 'HomeAndConstructionBusiness';
+	const CONTEXT       = 'https://schema.org';
+	const NO_TRADE_TYPE = 'HomeAndConstructionBusiness';
 
 	/**
 	 * Print the graph in the head of a pricing page.
@@ -87,8 +81,9 @@ final class Contractor_Pricing_Structured_Data {
 	public static function business_type( array $trades ) {
 		$types = array();
 		foreach ( $trades as $trade ) {
-			if ( isset( self::BUSINESS_TYPES[ $trade ] ) && ! in_array( self::BUSINESS_TYPES[ $trade ], $types, true ) ) {
-				$types[] = self::BUSINESS_TYPES[ $trade ];
+			$type = isset( Contractor_Pricing_Settings::TRADES[ $trade ] ) ? Contractor_Pricing_Settings::TRADES[ $trade ]['schema_type'] : null;
+			if ( null !== $type && ! in_array( $type, $types, true ) ) {
+				$types[] = $type;
 			}
 		}
 		if ( empty( $types ) ) {
