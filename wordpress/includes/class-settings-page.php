@@ -239,7 +239,7 @@ final class Contractor_Pricing_Settings_Page {
 			'ok'   => true,
 			'text' => sprintf(
 				/* translators: 1: business name, 2: number of categories, 3: their names, 4: fresh/stale/unavailable, 5: a date. */
-				__( 'Connected: %1$s publishes %2$d categories (%3$s); freshness: %4$s; prices last confirmed %5$s.', 'contractor-pricing' ),
+				_n( 'Connected: %1$s publishes %2$d category (%3$s); freshness: %4$s; prices last confirmed %5$s.', 'Connected: %1$s publishes %2$d categories (%3$s); freshness: %4$s; prices last confirmed %5$s.', count( $categories ), 'contractor-pricing' ),
 				$document['business']['name'],
 				count( $categories ),
 				implode( ', ', $categories ),
