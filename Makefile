@@ -13,7 +13,7 @@ PYTEST_ARGS ?= -n 2
 UCP_SCHEMAS_DIR ?= ../shared/ucp
 MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 
-.PHONY: run test lint lint-php conformance docs install install-test tools browser nginx wordpress services bench-sync bench-serve clean
+.PHONY: run test lint lint-php conformance docs install install-test tools browser nginx wordpress wordpress-zip services bench-sync bench-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,13 @@ nginx:
 # Debian's WordPress, PHP and phpunit: the WordPress plugin (wordpress/) and its tests run on them.
 wordpress:
 	bash scripts/install_wordpress.sh
+
+# The plugin as WordPress's "Upload Plugin" takes it: instance/contractor-pricing.zip holding contractor-pricing/.
+wordpress-zip:
+	@mkdir -p instance
+	@rm -f instance/contractor-pricing.zip
+	$(PYTHON) -c 'import pathlib, zipfile; z = zipfile.ZipFile("instance/contractor-pricing.zip", "w", zipfile.ZIP_DEFLATED); [z.write(p, "contractor-pricing/" + p.relative_to("wordpress").as_posix()) for p in sorted(pathlib.Path("wordpress").rglob("*")) if p.is_file()]; z.close()'
+	@echo "instance/contractor-pricing.zip"
 
 services:
 	bash scripts/ensure_services.sh

@@ -20,6 +20,7 @@ import time
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import quote
 
 import lxml.html
 import pytest
@@ -171,7 +172,7 @@ def expected_graph(document: dict, page_url: str, trades: list[str], site_url: s
         nodes.append(
             {
                 "@type": "Service",
-                "@id": f"{page_url}#category-{category['slug']}",
+                "@id": f"{page_url}#category-{quote(category['slug'], safe='')}",
                 "name": category["name"],
                 "provider": {"@id": business_id},
                 "offers": offer,
