@@ -2,9 +2,11 @@
 
 One WordPress site and one demo mirror for the whole module (tests/wordpress_helpers.py): Debian's
 WordPress and PHP served by `php -S`, a fresh MariaDB database, the plugin active and configured
-for Tudi Mechanical Systems; the mirror is make run's stack on free ports. The tests run in one
-xdist group, in file order, and each puts back what it changed (a price, a switch, the mirror's
-process, the plugin's key), so any one of them also runs alone.
+for Tudi Mechanical Systems; the mirror is make run's stack on free ports. Each test puts back
+what it changed (a price, a switch, the mirror's process, the plugin's key), so any subset runs in
+any order: under xdist each worker that draws tests of this module builds its own site and mirror.
+(`--dist loadgroup` would keep them on one worker, but pytest-xdist 3.8 cannot group under pytest
+9.2: pytest-dev/pytest-xdist#1386.)
 
 Polls run as they do on a real site: the poll event is made due and `GET /wp-cron.php` runs it.
 """
@@ -50,7 +52,7 @@ from tests.wordpress_helpers import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.xdist_group("wordpress"), pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 TRADES = ["hvac"]  # Tudi's trades upstream (demo/examples.py); pricing.json does not carry them
 BLOCK_PAGE = "/our-prices/"  # made by scripts/wordpress_site.sh install, holding the block
@@ -510,6 +512,7 @@ def test_hostile_contractor_text_renders_as_text(site, demo):
 # --- the browser embed ---------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_with_the_embed_on_chromium_finds_the_catalog_tools_on_the_wordpress_page(site, demo, tmp_path):
     assert CHROMIUM.exists(), "Debian's chromium is missing: run `make browser` (scripts/install_browser.sh)"
     from playwright.sync_api import sync_playwright
