@@ -90,6 +90,15 @@ def site(demo, tmp_path_factory):
         wordpress.remove()
 
 
+@pytest.fixture(autouse=True)
+def no_php_notice_from_the_plugin(site):
+    """After each test: PHP logged nothing from the plugin's files while it ran (WP_DEBUG_LOG)."""
+    before = len(site.debug_log())
+    yield
+    logged = site.debug_log()[before:].splitlines()
+    assert [line for line in logged if "contractor-pricing" in line or "/wordpress/includes/" in line] == []
+
+
 def pricing_document(demo, key: str = TUDI_KEY) -> dict:
     response = demo.pricing_json(key)
     assert response.status_code == 200, response.text
@@ -584,14 +593,3 @@ def demo_hosted_page(demo) -> str:
 
 def money_of(text: str) -> Decimal:
     return Decimal(text.strip().lstrip("$").replace(",", ""))
-
-
-# --- last: what PHP said -----------------------------------------------------------------------
-
-
-def test_the_plugin_logged_no_php_notice(site):
-    site.page(BLOCK_PAGE)
-    plugin_lines = [
-        line for line in site.debug_log().splitlines() if "contractor-pricing" in line or "wordpress/includes" in line
-    ]
-    assert plugin_lines == []
