@@ -22,7 +22,6 @@ import time
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import quote
 
 import lxml.html
 import pytest
@@ -30,10 +29,7 @@ import requests
 
 from demo.examples import TUDI_KEY
 from demo.vocabulary import HOSTILE_TEXT
-from feeds.jsonld import SCHEMA_CONTEXT, TIER_NAMES, postal_address, price_text
 from feeds.pages import format_money
-from mirror.public_view import BUSINESS_TYPES, AddressView
-from mirror.records import TIERS
 from tests.surface_helpers import (
     extruct_graphs,
     graph_offer_prices,
@@ -54,7 +50,7 @@ from tests.wordpress_helpers import (
 
 pytestmark = pytest.mark.slow
 
-TRADES = ["hvac"]  # Tudi's trades upstream (demo/examples.py); pricing.json does not carry them
+TRADES = ["hvac"]  # Tudi's trades upstream (demo/examples.py); pricing.json does not carry them, the settings do
 BLOCK_PAGE = "/our-prices/"  # made by scripts/wordpress_site.sh install, holding the block
 SHORTCODE_PAGE = "/prices-shortcode/"
 PRICE_CHANGE = ("HPAH-2T-GOOD", "8500.00", "8637.25")  # Tudi's cheapest HP & Air Handler, its Good tier
@@ -142,54 +138,34 @@ def expected_categories(document: dict) -> dict[str, dict]:
     return expected
 
 
-def expected_graph(document: dict, page_url: str, trades: list[str], site_url: str) -> dict:
-    """The JSON-LD the contract's rules give for this pricing.json on this page (the mirror's own builders)."""
+def expected_graph(mirror_graph: dict, page_url: str, site_url: str) -> dict:
+    """The mirror's own graph of the company (its .jsonld: the same view pricing.json is), as the page must carry it.
+
+    The differences are the ones pricing.json forces: @ids under the page; the business's url is this
+    site, and telephone and geo (not in pricing.json) are left out; each category is a Service provided
+    by the business, since pricing.json carries no image.
+    """
     business_id = page_url + "#business"
-    types = [BUSINESS_TYPES[trade] for trade in trades] or ["HomeAndConstructionBusiness"]
-    business = {
-        "@type": types[0] if len(types) == 1 else types,
-        "@id": business_id,
-        "name": document["business"]["name"],
-    }
-    if document["business"]["address"]:
-        business["address"] = postal_address(AddressView(**document["business"]["address"]))
-    business["url"] = site_url
-    if document["business"]["service_area"]["postal_codes"]:
-        business["areaServed"] = document["business"]["service_area"]["postal_codes"]
-    nodes = [business]
-    for category in document["categories"]:
-        offer = {
-            "@type": "AggregateOffer",
-            "priceCurrency": document["currency"],
-            "lowPrice": price_text(Decimal(str(category["price_low"]))),
-            "highPrice": price_text(Decimal(str(category["price_high"]))),
-            "offerCount": category["offer_count"],
-            "seller": {"@id": business_id},
+    business, *categories = mirror_graph["@graph"]
+    nodes = [
+        {
+            **{name: value for name, value in business.items() if name not in ("geo", "telephone")},
+            "@id": business_id,
+            "url": site_url,
         }
-        if document["price_description"]:
-            offer["description"] = document["price_description"]
-        tiers = category.get("tiers")
-        if tiers and any(tiers[tier] is not None for tier in TIERS):
-            offer["offers"] = [
-                {
-                    "@type": "Offer",
-                    "name": TIER_NAMES[tier],
-                    "price": price_text(Decimal(str(tiers[tier]))),
-                    "priceCurrency": document["currency"],
-                }
-                for tier in TIERS
-                if tiers[tier] is not None
-            ]
+    ]
+    for category in categories:
+        slug = category["@id"].split("#category-", 1)[1]
         nodes.append(
             {
                 "@type": "Service",
-                "@id": f"{page_url}#category-{quote(category['slug'], safe='')}",
+                "@id": f"{page_url}#category-{slug}",
                 "name": category["name"],
                 "provider": {"@id": business_id},
-                "offers": offer,
+                "offers": {**category["offers"], "seller": {"@id": business_id}},
             }
         )
-    return {"@context": SCHEMA_CONTEXT, "@graph": nodes}
+    return {"@context": mirror_graph["@context"], "@graph": nodes}
 
 
 def sitemap_entries(site: WordPressSite) -> dict[str, str | None] | None:
@@ -268,15 +244,26 @@ def test_the_quote_button_is_the_quote_url_with_the_site_as_its_source(site, dem
 
 def test_the_json_ld_is_the_graph_of_the_same_data_and_validates(site, demo):
     document = pricing_document(demo)
+    mirror_graph = requests.get(f"{demo.url}/companies/{TUDI_KEY}.jsonld", timeout=10).json()
     html = site.page(BLOCK_PAGE)
     page_url = site.url + BLOCK_PAGE
     [extracted] = extruct_graphs(html, page_url)
-    assert extracted == expected_graph(document, page_url, TRADES, site.url + "/")
+    assert extracted == expected_graph(mirror_graph, page_url, site.url + "/")
     assert validate_structured_data(html)["errors"] == []
-    # The mirror's own graph of the company has the same business type and the same prices.
-    mirror_graph = requests.get(f"{demo.url}/companies/{TUDI_KEY}.jsonld", timeout=10).json()
-    assert extracted["@graph"][0]["@type"] == mirror_graph["@graph"][0]["@type"]
-    assert graph_offer_prices(extracted) == graph_offer_prices(mirror_graph)
+    # And it is pricing.json's data: every category, its range and its tier prices (strings with two decimals).
+    prices = graph_offer_prices(extracted)
+    for category in document["categories"]:
+        tiers = {
+            tier: Decimal(str(price)) for tier, price in (category.get("tiers") or {}).items() if price is not None
+        }
+        assert prices[category["name"]] == {
+            "low": Decimal(str(category["price_low"])),
+            "high": Decimal(str(category["price_high"])),
+            "tiers": tiers,
+        }
+    assert all(
+        re.fullmatch(r"\d+\.\d\d", offer["lowPrice"]) for offer in (n["offers"] for n in extracted["@graph"][1:])
+    )
     # Printed once, in the head, only on pages holding the prices.
     assert len(ld_json_blocks(html)) == 1
     assert lxml.html.fromstring(html).xpath("//head/script[@type='application/ld+json']")
