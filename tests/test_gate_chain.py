@@ -36,7 +36,7 @@ UNGATED = {
 
 
 def _limiter_storage(app):
-    return app.extensions["rate_limits"].limiter.storage
+    return app.extensions["rate_limits"].storage
 
 
 def _counted(app) -> list[str]:

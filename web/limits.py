@@ -1,4 +1,4 @@
-"""Rate limits, counted by Flask-Limiter, applied by the gate (web/gate.py).
+"""Rate limits, counted by the `limits` library, applied by the gate (web/gate.py).
 
 The budgets (docs/operations.md, "The gate chain and rate limits"):
 
@@ -31,10 +31,9 @@ the view, so an unknown key would be counted, and could be refused with a 429
 where it must get the same 404 as any other unknown key. Instead the gate
 calls `charge_company()` only after the key resolved to a public company with
 its channel open. Unknown keys therefore never reach the limiter's storage.
-The hit goes straight to the Limiter's configured rate-limiting strategy
-(`Limiter.limiter`, the `limits` library), under the keys Flask-Limiter's own
-decorators would use: its context-manager form costs a stack walk and a full
-limit resolution per request, several times the price of the hit itself.
+The hit goes straight to the `limits` library's moving-window strategy and
+its storage (no Flask extension: nothing here is declared on a route, so one
+would only add request hooks with nothing to do).
 
 Storage is RATE_LIMIT_STORAGE_URI: `memory://` counts per process (the
 `limits` library's memory storage, with its expiry sweep run every few
@@ -63,9 +62,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from flask import Flask, Response, after_this_request, current_app, g, request
-from flask_limiter import Limiter
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage, RedisStorage
+from limits.storage import MemoryStorage, RedisStorage, Storage, storage_from_string
+from limits.strategies import MovingWindowRateLimiter
 
 from mirror.config import Settings
 from web.jsonrpc import RATE_LIMITED, RpcError, serialise
@@ -127,7 +126,7 @@ class SweptMemoryStorage(MemoryStorage):
 
 
 def storage_uri(configured: str) -> str:
-    """The URI handed to Flask-Limiter: `memory://` becomes the swept memory storage; others as they are."""
+    """The storage's URI for the `limits` library: `memory://` becomes the swept memory storage; others as they are."""
     return "mirror-memory://" if configured.rstrip("/") in ("memory:", "memory") else configured
 
 
@@ -207,12 +206,18 @@ def scaled(limit: str, factor: float) -> list[RateLimitItem]:
 
 
 class Budget:
-    """One configured limit ("1000/hour"), counted in the limiter's storage under one scope."""
+    """One configured limit ("1000/hour"), counted by the moving-window strategy under one scope."""
 
     def __init__(
-        self, limiter: Limiter, prefix: str, items: list[RateLimitItem], scope: str, whom: str, breaker: StorageBreaker
+        self,
+        strategy: MovingWindowRateLimiter,
+        prefix: str,
+        items: list[RateLimitItem],
+        scope: str,
+        whom: str,
+        breaker: StorageBreaker,
     ) -> None:
-        self.limiter, self.prefix, self.scope, self.whom = limiter, prefix, scope, whom
+        self.strategy, self.prefix, self.scope, self.whom = strategy, prefix, scope, whom
         self.items, self.breaker = items, breaker
 
     def charge(self, identity: str, *, mcp: bool) -> bool:
@@ -228,7 +233,7 @@ class Budget:
         if not self.breaker.allow():
             return False
         args = (self.prefix, identity, self.scope)
-        strategy = self.limiter.limiter
+        strategy = self.strategy
         try:
             for index, item in enumerate(self.items):
                 if not strategy.hit(item, *args):
@@ -256,7 +261,7 @@ def refund(counted: list[tuple[Budget, str]]) -> None:
     """
     if not counted:
         return
-    breaker, storage = counted[0][0].breaker, counted[0][0].limiter.limiter.storage
+    breaker, storage = counted[0][0].breaker, counted[0][0].strategy.storage
     if not breaker.allow():
         return
     try:
@@ -313,26 +318,19 @@ def _charge_unit(budgets: tuple[tuple[Budget, str], ...], *, mcp: bool) -> list[
 
 
 class RateLimits:
-    """One app's limiter (Flask-Limiter, configured from the settings) and its budgets."""
+    """One app's counters (the `limits` library's storage and moving-window strategy) and its budgets."""
 
-    def __init__(self, app: Flask, settings: Settings) -> None:
+    def __init__(self, settings: Settings) -> None:
         redis = settings.rate_limit_storage_uri.startswith(("redis", "rediss"))
-        self.limiter = Limiter(
-            key_func=client_address,
-            storage_uri=storage_uri(settings.rate_limit_storage_uri),
-            storage_options=dict(REDIS_OPTIONS) if redis else {},
-            strategy="moving-window",
-            key_prefix=settings.rate_limit_key_prefix,
-            headers_enabled=False,  # varying headers would defeat CDN caching and ETag sameness
-            swallow_errors=True,
+        self.storage: Storage = storage_from_string(
+            storage_uri(settings.rate_limit_storage_uri), **(dict(REDIS_OPTIONS) if redis else {})
         )
-        self.limiter.init_app(app)
-        _drop_request_hooks(app, self.limiter)
+        self.strategy = MovingWindowRateLimiter(self.storage)
         prefix = settings.rate_limit_key_prefix
         self.breaker = StorageBreaker(settings.rate_limit_storage_retry_seconds)
 
         def budget(items: list[RateLimitItem], scope: str, whom: str) -> Budget:
-            return Budget(self.limiter, prefix, items, scope, whom, self.breaker)
+            return Budget(self.strategy, prefix, items, scope, whom, self.breaker)
 
         company = settings.rate_limit_per_company
         self.per_company_client = budget(
@@ -391,25 +389,6 @@ class RateLimits:
 _CHARGED = "rate_limit_charged"
 
 
-def _drop_request_hooks(app: Flask, limiter: Limiter) -> None:
-    """Remove the extension's before/after/teardown request hooks from the app.
-
-    They look for limits declared on routes, headers to add and deductions to
-    make; there are none here (every count happens in the gate), yet the pass
-    cost more per request than the counting itself (about 8% of a pricing.json
-    answer). Matched by the bound instance, not by name, so a future
-    Flask-Limiter only makes this a no-op.
-    """
-
-    def belongs(hook) -> bool:
-        bound = getattr(hook, "__self__", None)
-        partial_args = getattr(hook, "args", None) or (None,)
-        return bound is limiter or partial_args[0] is limiter
-
-    for registry in (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs):
-        registry[None] = [hook for hook in registry.get(None, []) if not belongs(hook)]
-
-
 def too_many_requests(item: RateLimitItem, reset_at: float, whom: str, *, mcp: bool) -> tuple[Response, str, int]:
     """The 429 (JSON, a JSON-RPC error on MCP endpoints, with Retry-After in seconds), its message and Retry-After."""
     retry_after = max(1, math.ceil(reset_at - time.time()))  # seconds until a slot frees
@@ -425,8 +404,8 @@ def too_many_requests(item: RateLimitItem, reset_at: float, whom: str, *, mcp: b
 
 
 def init_rate_limits(app: Flask, settings: Settings) -> RateLimits:
-    """Create the app's limiter (call once, in create_app)."""
-    limits = RateLimits(app, settings)
+    """Create the app's counters and budgets (call once, in create_app)."""
+    limits = RateLimits(settings)
     app.extensions[EXTENSION] = limits
     return limits
 
