@@ -6,8 +6,6 @@ rate limits, the operations endpoints, the invocation log and source tracking.
 
 from __future__ import annotations
 
-import inspect
-import threading
 
 from flask import Flask
 
@@ -33,11 +31,9 @@ def init_app(app: Flask) -> None:
     # One writer; both features' callers (tests, shutdown) know it by their own name.
     app.extensions["invocation_recorder"] = app.extensions["source_recorder"] = writer
     app.extensions["render_cache"] = RenderCache(settings, etag=strong_etag)
-    app.extensions["spare_sessions"] = threading.local()  # web.db: one untouched session kept per thread
     app.teardown_appcontext(db.close_db)
 
     _trust_proxies(app, settings)
-    _check_each_hook_once(app)
     app.response_class = Response  # web.responses: sent without Werkzeug's second copy of the headers
     observability.init_observability(app, settings, writer)
     limits.init_rate_limits(app, settings)
@@ -51,28 +47,3 @@ def _trust_proxies(app: Flask, settings) -> None:
     """Take the client's address and scheme from X-Forwarded-* as far as trusted proxies sent them (web/proxies.py)."""
     if settings.trusted_proxy_hops:
         app.wsgi_app = TrustedProxies(app.wsgi_app, settings.trusted_proxies, settings.trusted_proxy_hops)
-
-
-def _check_each_hook_once(app: Flask) -> None:
-    """Decide once per function body whether Flask must wrap it as async, not on every call.
-
-    Flask passes the view and every request hook through `ensure_sync` on
-    each request, and each pass asks `inspect.iscoroutinefunction` (about
-    3% of a warm request). The answer is a flag of the function's code
-    object, so it is kept per code object: closures made per request (an
-    `after_this_request` hook) share their one entry. Anything without code
-    of its own (a partial, a callable object) is asked every time, as Flask does.
-    """
-    is_async: dict = {}
-    ensure_sync = app.ensure_sync
-
-    def ensure_sync_once(func):
-        code = getattr(func, "__code__", None)
-        if code is None:
-            return ensure_sync(func)
-        known = is_async.get(code)
-        if known is None:
-            known = is_async.setdefault(code, inspect.iscoroutinefunction(func))
-        return app.async_to_sync(func) if known else func
-
-    app.ensure_sync = ensure_sync_once

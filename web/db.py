@@ -18,13 +18,7 @@ def db() -> Session:
     rows a request leaves behind go to the primary through web.recording.
     """
     if "db" not in g:
-        spare = current_app.extensions["spare_sessions"]
-        session = getattr(spare, "session", None)
-        if session is not None:
-            spare.session = None
-        else:
-            session = current_app.extensions["mirror"].Session()
-        g.db = session
+        g.db = current_app.extensions["mirror"].Session()
     return g.db
 
 
@@ -37,26 +31,13 @@ def end_request_session() -> None:
     database failure: the documented 503.
     """
     session = g.pop("db", None)
-    if session is None:
-        return
-    if _untouched(session):
-        # A warm request reads only through the autocommit path: its session
-        # never began a transaction and holds nothing. Closing it and making
-        # the next request a new one was a few percent of such a request; the
-        # thread's next request takes it over instead, with a fresh memo.
-        session.info.clear()
-        current_app.extensions["spare_sessions"].session = session
+    if session is None:  # a warm request never opens one (the gate state and the render cache answer it)
         return
     try:
         session.close()
     except Exception:
         _discard(session)
         raise
-
-
-def _untouched(session: Session) -> bool:
-    """Whether closing the session would do nothing: no transaction, no objects, nothing pending."""
-    return not session.in_transaction() and not session.identity_map and not session.new and not session.deleted
 
 
 def close_db(_error=None) -> None:
