@@ -6,7 +6,6 @@ rate limits, the operations endpoints, the invocation log and source tracking.
 
 from __future__ import annotations
 
-
 from flask import Flask
 
 from mirror.render_cache import RenderCache
