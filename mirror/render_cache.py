@@ -42,12 +42,12 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
 from mirror.config import Settings
@@ -60,6 +60,7 @@ MAX_RESULTS_PER_COMPANY = 256
 # Tool arguments longer than this (as canonical JSON) are answered uncached:
 # they are not what agents repeat, and they would crowd the LRU out.
 MAX_ARGUMENTS_KEY_CHARS = 1024
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class CompanyRenderings:
         self._etag = etag
         self._max_results = max_results
         self._bodies: dict[str, Rendered] = {}
-        self._results: OrderedDict[Hashable, Any] = OrderedDict()
+        self._results: LRUCache = LRUCache(maxsize=max(max_results, 1))
         self._lock = threading.Lock()
         self.renders = 0  # bodies and results computed (tests count them)
 
@@ -105,15 +106,14 @@ class CompanyRenderings:
         it as read-only.
         """
         with self._lock:
-            if key in self._results:
-                self._results.move_to_end(key)
-                return self._results[key]
+            found = self._results.get(key, _MISSING)
+        if found is not _MISSING:
+            return found
         value = compute()
         with self._lock:
             self.renders += 1
-            self._results[key] = value
-            while len(self._results) > self._max_results:
-                self._results.popitem(last=False)
+            if self._max_results:
+                self._results[key] = value
         return value
 
 
@@ -147,7 +147,7 @@ class RenderCache:
         self._etag = etag
         self.max_companies = max_companies
         self.max_results = max_results
-        self._entries: OrderedDict[str, CompanyEntry] = OrderedDict()
+        self._entries: LRUCache = LRUCache(maxsize=max_companies)
         self._lock = threading.Lock()
         self.views_built = 0  # views built from the database (each costs one snapshot statement)
 
@@ -170,7 +170,6 @@ class RenderCache:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None and entry.content == gated.content:
-                self._entries.move_to_end(key)
                 current = entry.current
                 if current is not None and current.timing == timing:
                     return current
@@ -191,9 +190,6 @@ class RenderCache:
         with self._lock:
             self.views_built += 1
             self._entries[key] = entry
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_companies:
-                self._entries.popitem(last=False)
 
     def _retime(self, entry: CompanyEntry, timing: tuple) -> CompanyRenderings:
         synced, state = timing

@@ -52,12 +52,12 @@ import socket
 import ssl
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from cachetools import TLRUCache
 from publicsuffixlist import PublicSuffixList
 
 from mirror.addresses import address_allowed
@@ -408,6 +408,11 @@ class RequestDeadline:
         return max(self._ends - self._clock(), 0.0)
 
 
+def _expires(_key, value: tuple, now: float) -> float:
+    # An entry is (outcome, seconds it holds).
+    return now + value[1]
+
+
 class AgentProfiles:
     """Profiles by URL: a bounded, thread-safe LRU of fetch outcomes (documents, and failures briefly).
 
@@ -429,8 +434,10 @@ class AgentProfiles:
         concurrency: int = DEFAULT_FETCH_CONCURRENCY,
     ):
         self.policy, self._entries, self._fetch, self._clock = policy, entries, fetch, clock
-        self._cache: OrderedDict[str, tuple[float, dict | ProfileError]] = OrderedDict()
-        self._failed_hosts: OrderedDict[str, tuple[float, ProfileError]] = OrderedDict()
+        # (outcome, seconds it holds) by URL and, for failures of the host itself, by host: each entry
+        # expires on its own time (the profile's max-age, or the failure memory), least recently used first out.
+        self._cache = TLRUCache(maxsize=entries, ttu=_expires, timer=clock)
+        self._failed_hosts = TLRUCache(maxsize=entries, ttu=_expires, timer=clock)
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(concurrency)
 
@@ -456,16 +463,9 @@ class AgentProfiles:
         return outcome
 
     def _cached(self, url: str) -> dict | ProfileError | None:
-        now = self._clock()
         with self._lock:
-            cached = self._cache.get(url)
-            if cached is not None and cached[0] > now:
-                self._cache.move_to_end(url)
-                return cached[1]
-            failed = self._failed_hosts.get(host_key(url) or "")
-            if failed is not None and failed[0] > now:
-                return failed[1]
-        return None
+            cached = self._cache.get(url) or self._failed_hosts.get(host_key(url) or "")
+        return cached[0] if cached is not None else None
 
     def _fetch_once(self, url: str, before_fetch, deadline: RequestDeadline | None) -> dict | ProfileError:
         # Neither refusal below is remembered (not the URL's fault) nor charged (no fetch starts).
@@ -494,14 +494,7 @@ class AgentProfiles:
 
     def _remember(self, url: str, outcome: dict | ProfileError, ttl: float) -> None:
         with self._lock:
-            expires = self._clock() + ttl
-            self._cache[url] = (expires, outcome)
-            self._cache.move_to_end(url)
-            while len(self._cache) > self._entries:
-                self._cache.popitem(last=False)
+            self._cache[url] = (outcome, ttl)
             host = host_key(url)
             if isinstance(outcome, ProfileError) and outcome.host_wide and host:
-                self._failed_hosts[host] = (expires, outcome)
-                self._failed_hosts.move_to_end(host)
-                while len(self._failed_hosts) > self._entries:
-                    self._failed_hosts.popitem(last=False)
+                self._failed_hosts[host] = (outcome, ttl)
