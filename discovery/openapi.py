@@ -10,13 +10,13 @@ schemathesis checks the app's answers against it. `HEAD` works wherever
 
 from __future__ import annotations
 
+from mcp_server.jsonrpc import SUPPORTED_VERSIONS as SUPPORTED_MCP_VERSIONS  # declared once, there
 from mcp_server.ucp import UCP_VERSIONS  # the releases UCP serves: declared once, there
 from mirror import urls
 from mirror.config import Settings
 
 JSON = "application/json"
 HTML = "text/html"
-SUPPORTED_MCP_VERSIONS = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
 
 
 def _ref(name: str) -> dict:
@@ -104,7 +104,7 @@ def _parameters() -> dict:
             "in": "header",
             "required": False,
             "description": "Absent means 2025-03-26; an unsupported one answers 400.",
-            "schema": {"type": "string", "enum": SUPPORTED_MCP_VERSIONS},
+            "schema": {"type": "string", "enum": list(SUPPORTED_MCP_VERSIONS)},
         },
     }
 

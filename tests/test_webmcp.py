@@ -372,3 +372,14 @@ def test_cors_preflight_for_the_tool_calls(live, key):
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     allowed = {h.strip().lower() for h in response.headers["Access-Control-Allow-Headers"].split(",")}
     assert {"content-type", "accept", "mcp-protocol-version"} <= allowed
+
+
+def test_the_embed_speaks_the_mcp_revision_the_server_declares():
+    """webmcp/embed.js names its MCP revision in JavaScript; the one declared list is mcp_server/jsonrpc.py."""
+    from pathlib import Path
+
+    from mcp_server.jsonrpc import LATEST_LEGACY_VERSION, SUPPORTED_VERSIONS
+
+    script = (Path(__file__).resolve().parent.parent / "webmcp" / "embed.js").read_text()
+    (version,) = re.findall(r'const MCP_VERSION = "([^"]+)";', script)
+    assert version == LATEST_LEGACY_VERSION and version in SUPPORTED_VERSIONS
