@@ -13,7 +13,8 @@ Two spellings of the one rule, kept side by side so they cannot drift:
 - `public_products_filter()` / `select_public_products()`: the SQL form, for
   every query over the Product table;
 - `is_public_product()`: the same rule on rows already in memory (the
-  offer-group rebuild reads a company's products once and summarises them).
+  reference summary mirror.offers.build_offer_groups, against which the
+  sync's SQL rebuild is tested).
 """
 
 from __future__ import annotations

@@ -108,8 +108,8 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
     if not writer:
         kwargs.setdefault("isolation_level", "REPEATABLE READ")
     # Readers check a pooled connection without a round trip (see
-    # _discard_closed_connections); a ping per checkout would be one of a
-    # warm request's four round trips. The sync keeps the classic ping.
+    # _discard_closed_connections): a ping per checkout would double a cold
+    # request's one statement. The sync keeps the classic ping.
     kwargs.setdefault("pool_pre_ping", writer)
     kwargs.setdefault("pool_size", 5)
     kwargs.setdefault("max_overflow", 10)
@@ -301,11 +301,12 @@ class _ReaderConnection:
 class AutocommitReader:
     """One-statement reads on an engine's dedicated autocommit connections.
 
-    The gate's lookup, the cold snapshot and the feed page each read with
-    one statement, which is its own consistent snapshot; they are the hot
-    path of every public request. Driving them through a pooled connection
-    toggled into autocommit and a cursor cost most of a warm request's
-    database CPU in the client: the toggle is a round trip's worth of
+    The cold snapshot, the feed page and the catalog search each read with
+    one statement, which is its own consistent snapshot (mirror.db.statement_rows
+    compiles it from its SQLAlchemy form). Driving them through a pooled
+    connection toggled into autocommit and a cursor cost most of such a
+    request's database CPU in the client (bench/patch_costs.py: a cold
+    pricing.json 1.78x as long through SQLAlchemy's AUTOCOMMIT connection): the toggle is a round trip's worth of
     driver work each way, the cursor and its placeholders are rebuilt per
     call, and the server parses and plans the statement every time.
 

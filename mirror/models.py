@@ -51,7 +51,7 @@ class Company(Base):
     content_version: Mapped[str | None] = mapped_column(String(16))
     content_updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # Set by single-company runs; whole runs record their end once, as sync_state
-    # "last_success_at", and public_view.last_synced_at() takes the later of the two.
+    # "last_success_at", and public_view.effective_synced_at() takes the later of the two.
     last_synced_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # Business-feed bookkeeping: membership and the millisecond stamp of the
     # last change to the record as the feed serves it.

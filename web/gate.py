@@ -14,7 +14,9 @@
 4. serve: the view renders from the company's renderings (`renderings()`),
    which the render cache holds for the state's stamp.
 
-Every keyed view calls `gate()` first and serves from `renderings()`; a
+Every keyed view calls `gate()` first and serves from `renderings()` (all
+but `/companies/{key}/webmcp.json`, which by design answers `{"enabled":
+false}` for a closed key instead of a 404, from the same gate state); a
 refusal is raised as an HTTP abort carrying the finished response, so no view
 can forget to return it. The install-wide endpoints (no key) call
 `web.limits.charge_client()` instead.

@@ -1,6 +1,6 @@
 """full-text search: weighted tsvectors + GIN on Postgres, FTS5 tables on SQLite
 
-Catalog search (mirror/catalog_search.py) and business search
+Catalog search (mirror/read/catalog.py) and business search
 (mirror/business_search.py) rank on these; mirror/fulltext.py builds the
 queries and names the objects (the autogenerate comparison skips them: they
 are outside the ORM metadata on purpose, one spelling per database).
