@@ -13,7 +13,7 @@ from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, card_skills
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
 from mirror import urls
 from mirror.config import Settings
-from mirror.models import Company
+from mirror.read.gate import GateEntry
 
 CARD_MEDIA_TYPE = "application/json"
 CAPABILITIES = {"streaming": False, "pushNotifications": False, "extendedAgentCard": False}
@@ -22,7 +22,7 @@ OUTPUT_MODES = ["application/json", "text/plain"]
 NAME_LIMIT = 120
 
 
-def company_card(settings: Settings, company: Company, endpoint: str) -> dict:
+def company_card(settings: Settings, company: GateEntry, endpoint: str) -> dict:
     """The agent card of one contractor's catalog agent, answering at `endpoint`."""
     name = company.name[:NAME_LIMIT]
     return _card(

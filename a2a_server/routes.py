@@ -24,6 +24,7 @@ from mcp_server.hosts import host_allowed
 from mcp_server.ucp.profile import host_root
 from mcp_server.ucp.server import company_for_host, company_host
 from mirror import urls
+from mirror.channels import Channel
 from mirror.jsontext import dumps
 from web.db import db, settings
 from web.gate import following, gate, renderings
@@ -31,7 +32,7 @@ from web.jsonrpc import INVALID_REQUEST, RpcError, result_body, serialise
 from web.limits import charge_client
 from web.responses import Response, conditional
 
-CHANNEL = "a2a"
+CHANNEL = Channel.A2A
 MAX_BODY_BYTES = 16 * 1024
 CACHE_CONTROL = "public, max-age=300"
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic import Field
-from sqlalchemy.orm import Session
 
 from agent_tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
 from agent_tools.models import (
@@ -33,6 +32,7 @@ from mirror.public_view import (
     TierPrices,
     cents_to_decimal,
 )
+from mirror.read import ReadSession as Session
 from mirror.read.catalog import TierProduct as CatalogTierProduct
 from mirror.read.catalog import category_products, price_to_cents_floor, search_catalog
 from mirror.read.gate import GateEntry, StateMoved

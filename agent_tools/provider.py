@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from pydantic import Field
-from sqlalchemy.orm import Session
 
 from agent_tools.company import Coverage, coverage
 from agent_tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
@@ -36,6 +35,7 @@ from mirror.public_view import (
     company_urls,
     effective_synced_at,
 )
+from mirror.read import ReadSession as Session
 from mirror.read.company import load_company_snapshot
 
 WIDGET_URI = "ui://widget/request-service.html"

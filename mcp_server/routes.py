@@ -31,6 +31,7 @@ from mcp_server import (
 from mcp_server.servers import company_server, provider_origins, provider_server
 from mcp_server.transport import method_not_allowed, preflight, serve
 from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the UCP profile and endpoint)
+from mirror.channels import Channel
 from mirror.urls import COMPANY_MCP, PROVIDER_MCP, WEBMCP_MCP, flask_rule
 from web.db import db, settings
 from web.gate import following, gate, renderings
@@ -50,7 +51,7 @@ def _company_catalog(key: str, channel: str) -> Response:
 @bp.post(flask_rule(COMPANY_MCP), provide_automatic_options=False)
 def company_mcp(key: str) -> Response:
     """One JSON-RPC message to a contractor's catalog server (the `mcp` switch)."""
-    return _company_catalog(key, "mcp")
+    return _company_catalog(key, Channel.MCP)
 
 
 @bp.route(flask_rule(COMPANY_MCP), methods=["OPTIONS"])
@@ -68,7 +69,7 @@ def company_mcp_not_post(key: str) -> Response:
 @bp.post(WEBMCP_CALLS, provide_automatic_options=False)
 def company_webmcp(key: str) -> Response:
     """webmcp.js's tools/call to the same catalog server (the `webmcp` switch alone)."""
-    return _company_catalog(key, "webmcp")
+    return _company_catalog(key, Channel.WEBMCP)
 
 
 @bp.route(WEBMCP_CALLS, methods=["OPTIONS"])

@@ -28,8 +28,9 @@ from mcp_server.discovery import CACHE_CONTROL, CARD_SCHEMA, COMPANY_TEMPLATE, c
 from mcp_server.jsonrpc import SUPPORTED_VERSIONS
 from mcp_server.servers import SERVER_VERSION
 from mirror import urls
+from mirror.channels import Channel
 from mirror.config import Settings
-from mirror.models import Company
+from mirror.read.gate import GateEntry
 from web.db import settings
 from web.gate import gate
 from web.responses import conditional
@@ -79,7 +80,7 @@ def company_template_card(settings: Settings) -> dict:
     }
 
 
-def company_card(settings: Settings, company: Company) -> dict:
+def company_card(settings: Settings, company: GateEntry) -> dict:
     """One contractor's catalog server card (the template, expanded for `company`).
 
     The title carries the contractor's name: data, not instructions, like every
@@ -154,7 +155,7 @@ def company_template_card_document() -> Response:
 @bp.route(urls.flask_rule(urls.COMPANY_SERVER_CARD), methods=["GET"], provide_automatic_options=False)
 def company_card_document(key: str) -> Response:
     """One contractor's server card; the `mcp` gate answers unknown and closed keys with its one 404."""
-    return _document(company_card(settings(), gate(key, "mcp")), SERVER_CARD_TYPE)
+    return _document(company_card(settings(), gate(key, Channel.MCP)), SERVER_CARD_TYPE)
 
 
 def _register_preflights() -> None:

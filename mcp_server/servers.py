@@ -10,13 +10,12 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from sqlalchemy.orm import Session
-
 from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS, WIDGET_URI, CompanyContext, ProviderContext
 from agent_tools.company import at_gate_state
 from mcp_server.transport import Resource, ServerSpec
 from mirror.config import Settings
 from mirror.public_view import CompanyView
+from mirror.read import ReadSession as Session
 from mirror.read.gate import GateEntry
 from mirror.render_cache import CompanyRenderings, arguments_key
 from mirror.trades import TRADES

@@ -17,6 +17,8 @@ lives in mirror.ucp_mapping. Only constants and pure helpers live here, so
 importing the package has no side effects.
 """
 
+from mirror.channels import Channel
+
 V2026_04_08 = "2026-04-08"
 V2026_08_25 = "2026-08-25"
 # Oldest first; the last is the one `/.well-known/ucp` answers in (mcp_server.ucp.versions).
@@ -38,4 +40,4 @@ def openrpc_url(version: str) -> str:
 
 # The per-company switch that governs every UCP surface of a company (the
 # profile and the endpoint): UCP is one more MCP server of its catalog.
-CHANNEL = "mcp"
+CHANNEL = Channel.MCP

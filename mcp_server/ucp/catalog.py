@@ -18,8 +18,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sqlalchemy.orm import Session
-
 from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY
 from mcp_server.ucp.agent_profile import AgentProfiles, ProfileError, RequestDeadline
 from mcp_server.ucp.models import (
@@ -35,6 +33,7 @@ from mcp_server.ucp.versions import Negotiated, Release, negotiate
 from mirror import ucp_mapping as ucp
 from mirror.config import Settings
 from mirror.public_view import CompanyView
+from mirror.read import ReadSession as Session
 from mirror.read.catalog import search_catalog
 from mirror.read.gate import GateEntry
 from mirror.records import normalise_postal_code

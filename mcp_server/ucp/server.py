@@ -13,7 +13,6 @@ import json
 import re
 
 from flask import current_app
-from sqlalchemy.orm import Session
 
 from agent_tools.company import at_gate_state
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
@@ -23,6 +22,7 @@ from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileErro
 from mcp_server.ucp.catalog import UcpContext
 from mcp_server.ucp.tools import UCP_TOOLS
 from mirror.config import Settings
+from mirror.read import ReadSession as Session
 from mirror.read.gate import GateEntry
 from mirror.render_cache import CompanyRenderings
 from web.limits import RateLimited, rate_limits

@@ -14,3 +14,8 @@ same statement (mirror.db.statement_rows).
 - `feed`: the business feed's pages and changes walks;
 - `figures`: health, metrics and usage figures.
 """
+
+# The session type a surface passes to these reads (and only passes along: surfaces import no SQLAlchemy).
+from sqlalchemy.orm import Session as ReadSession
+
+__all__ = ["ReadSession"]
