@@ -30,11 +30,12 @@ import argparse
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.scratch import scratch_database
 
 UNKNOWN_KEY = "unknownKey0000000000000000000000000000000"
 SCRATCH_DATABASE = "mirror_bench_gate"
@@ -43,24 +44,9 @@ SCRATCH_DATABASE = "mirror_bench_gate"
 def build(database_url: str | None):
     """(app, upstream, keys by case)."""
     from demo.server import start_in_thread
-    from mirror.migrate import upgrade
     from wsgi import create_app
 
-    if database_url is None:
-        database_url = f"sqlite:///{tempfile.mkdtemp(prefix='gate-timing-')}/mirror.sqlite3"
-    else:  # a scratch database of its own on that server, never the one named
-        from sqlalchemy import create_engine, make_url, text
-
-        from mirror.config import normalise_database_url
-
-        server = make_url(normalise_database_url(database_url))
-        admin = create_engine(server, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{SCRATCH_DATABASE}" WITH (FORCE)'))
-            connection.execute(text(f'CREATE DATABASE "{SCRATCH_DATABASE}"'))
-        admin.dispose()
-        database_url = server.set(database=SCRATCH_DATABASE).render_as_string(hide_password=False)
-    upgrade(database_url)
+    database_url = scratch_database(database_url, SCRATCH_DATABASE)
     upstream = start_in_thread(companies=20, products=20, seed=7)
     app = create_app(
         {

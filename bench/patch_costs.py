@@ -28,12 +28,12 @@ import io
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.scratch import scratch_database
 
 TUDI = "000qeNvgDSrmHEbIejt1beAWureP3Z5HrsB3NZFq"
 SCRATCH_DATABASE = "mirror_bench_patches"
@@ -41,28 +41,6 @@ SCRATCH_DATABASE = "mirror_bench_patches"
 
 def load_average() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
-
-
-def scratch_url(database_url: str | None) -> str:
-    """A fresh database: a temporary SQLite file, or a database of its own on the Postgres server named."""
-    from mirror.migrate import upgrade
-
-    if database_url is None:
-        url = f"sqlite:///{tempfile.mkdtemp(prefix='patch-costs-')}/mirror.sqlite3"
-    else:
-        from sqlalchemy import create_engine, make_url, text
-
-        from mirror.config import normalise_database_url
-
-        server = make_url(normalise_database_url(database_url))
-        admin = create_engine(server, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{SCRATCH_DATABASE}" WITH (FORCE)'))
-            connection.execute(text(f'CREATE DATABASE "{SCRATCH_DATABASE}"'))
-        admin.dispose()
-        url = server.set(database=SCRATCH_DATABASE).render_as_string(hide_password=False)
-    upgrade(url)
-    return url
 
 
 def make_app(url: str, upstream, storage: str = "memory://"):
@@ -145,7 +123,7 @@ def main() -> int:
 
     print(f"load average before: {load_average()}, cores {os.cpu_count()}")
     upstream = start_in_thread(companies=0, products=0, seed=1, examples=True)
-    url = scratch_url(args.database_url)
+    url = scratch_database(args.database_url, SCRATCH_DATABASE)
     app = make_app(url, upstream)
     mirror = app.extensions["mirror"]
     assert mirror.sync().status == "success"

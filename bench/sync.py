@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import QuietMeter  # noqa: E402
+from bench.scratch import scratch_database  # noqa: E402
 
 TOKEN = "bench-token"
 DATABASE = "mirror_bench_sync"
@@ -53,21 +54,7 @@ def _free_port() -> int:
 
 def fresh_database(server_url: str, name: str) -> str:
     """Drop and create a scratch database on the server; return its URL."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    from mirror.config import normalise_database_url
-    from mirror.migrate import upgrade
-
-    server = make_url(normalise_database_url(server_url))
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    url = server.set(database=name).render_as_string(hide_password=False)
-    upgrade(url)
-    return url
+    return scratch_database(server_url, name)
 
 
 def start_upstream(companies: int, products: int, port: int, *options: str) -> subprocess.Popen:

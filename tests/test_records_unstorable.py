@@ -176,22 +176,17 @@ def _storable_everywhere(record) -> None:
     record_hash(dumped)
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(
-    path=st.sampled_from(COMPANY_FIELDS), value=JSON_VALUES, extra=st.dictionaries(JSON_TEXT, JSON_VALUES, max_size=3)
+@pytest.mark.parametrize(
+    "parse, example, fields",
+    [(parse_company, COMPANY, COMPANY_FIELDS), (parse_product, PRODUCT, PRODUCT_FIELDS)],
+    ids=["company", "product"],
 )
-def test_fuzzed_company_records_parse_or_are_invalid_never_raise(path, value, extra):
-    parsed = parse_company({**_with(COMPANY, path, value), **extra})
-    if not isinstance(parsed, InvalidRecord):
-        _storable_everywhere(parsed)
-
-
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(
-    path=st.sampled_from(PRODUCT_FIELDS), value=JSON_VALUES, extra=st.dictionaries(JSON_TEXT, JSON_VALUES, max_size=3)
-)
-def test_fuzzed_product_records_parse_or_are_invalid_never_raise(path, value, extra):
-    parsed = parse_product({**_with(PRODUCT, path, value), **extra})
+@given(data=st.data())
+def test_fuzzed_records_parse_or_are_invalid_never_raise(parse, example, fields, data):
+    path = data.draw(st.sampled_from(fields))
+    value, extra = data.draw(JSON_VALUES), data.draw(st.dictionaries(JSON_TEXT, JSON_VALUES, max_size=3))
+    parsed = parse({**_with(example, path, value), **extra})
     if not isinstance(parsed, InvalidRecord):
         _storable_everywhere(parsed)
 

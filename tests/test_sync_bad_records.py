@@ -16,6 +16,7 @@ from mirror.records import ProductRecord, parse_product
 from tests.conftest import TEST_DATABASE_URL
 from tests.mirror_helpers import quick_client
 from tests.test_cli_errors import run_cli
+from tests.test_records_unstorable import PRODUCT
 
 BAD = {"nul": "only NUL \x00 here", "surrogate": "lone \ud800 surrogate", "half emoji": "half an emoji \ud83d"}
 
@@ -256,8 +257,8 @@ def test_a_record_nested_deeper_than_the_parsers_costs_that_field_not_the_page()
     from mirror.upstream import _parse_page
 
     deep = "[" * 5000 + '"]\\"[ text with brackets in it"' + "]" * 5000
-    record = json.dumps({**PRODUCT_EXAMPLE, "sku": "DEEP"})[:-1] + f', "specs": {{"deep": {deep}, "seer2": 16}}}}'
-    other = json.dumps({**PRODUCT_EXAMPLE, "sku": "PLAIN", "description": 'a "quoted" [bracketed] {text}'})
+    record = json.dumps({**PRODUCT, "sku": "DEEP"})[:-1] + f', "specs": {{"deep": {deep}, "seer2": 16}}}}'
+    other = json.dumps({**PRODUCT, "sku": "PLAIN", "description": 'a "quoted" [bracketed] {text}'})
     body = f'{{"data": [{record}, {other}], "next_cursor": null, "server_time": "2026-09-01T17:30:17Z"}}'.encode()
     page = _parse_page(body)
     deep_record, plain_record = page.data
@@ -265,14 +266,3 @@ def test_a_record_nested_deeper_than_the_parsers_costs_that_field_not_the_page()
     assert deep_record["specs"]["seer2"] == 16
     parsed = parse_product(deep_record)
     assert isinstance(parsed, ProductRecord) and parsed.specs == {}
-
-
-PRODUCT_EXAMPLE = {
-    "plugin_key": "000qeNvgDSrmHEbIejt1beAWureP3Z5HrsB3NZFq",
-    "sku": "HPAH-16-3T-BETTER",
-    "name": "Lennox 16 SEER2 Heat Pump & Air Handler, 3 ton",
-    "category": {"name": "HP & Air Handler", "slug": "hp-air-handler", "kind": "system"},
-    "price": "10200.00",
-    "published": True,
-    "updated_at": "2026-08-30T19:33:42Z",
-}
