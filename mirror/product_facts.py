@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import cached_property
 from typing import Literal
 
 SIZE = "size"
@@ -41,6 +42,8 @@ _DIMENSIONS_TEXT = r"\d+(?:\.\d+)?x\d+(?:\.\d+)?x\d+(?:\.\d+)?"  # a filter's 16
 # beyond, it is a typo in the catalog, not a size, and is not shown.
 MAX_WHOLE_DIGITS = 9
 MAX_DECIMALS = 4
+# How many distinct values each row remembers the label of (a bound, whatever a catalog holds).
+MAX_REMEMBERED_VALUES = 4096
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class Fact:
     role: Role
     spec_keys: tuple[str, ...]  # the `specs` keys that state it, the first present wins
     name_pattern: str  # a regular expression whose first group is the value as a product name writes it
+    hint: str | tuple[str, ...]  # lower-case text a name stating it contains (one of): the pattern runs only then
     label: str  # "{value} ton"
     grouped: bool = False  # thousands with commas ("80,000 BTU")
     text: str | None = None  # the text form a value may take besides a number (a fraction, dimensions)
@@ -69,14 +73,41 @@ class Fact:
                 return label
         return None
 
-    def from_name(self, name: str) -> str | None:
-        """The label of the value a product name states, if it states one."""
-        found = re.search(self.name_pattern, name, flags=re.IGNORECASE)
+    def from_name(self, name: str, lowered: str) -> str | None:
+        """The label of the value a product name states, if it states one (`lowered`: the name in lower case)."""
+        for hint in self._hints:  # a substring test is far cheaper than the pattern: most names fail it
+            if hint in lowered:
+                break
+        else:
+            return None
+        found = self._pattern.search(name)
         return self._label(found.group(1).replace(",", "")) if found else None
 
+    @cached_property
+    def _hints(self) -> tuple[str, ...]:
+        return (self.hint,) if isinstance(self.hint, str) else self.hint
+
+    @cached_property
+    def _pattern(self) -> re.Pattern:
+        return re.compile(self.name_pattern, flags=re.IGNORECASE)
+
     def _label(self, value) -> str | None:
+        if not isinstance(value, (int, float, str)):  # bool is an int: _value_text refuses it
+            return None
+        key = (type(value), value)
+        labels = self._labels
+        if key in labels:
+            return labels[key]
         shown = self._value_text(value)
-        return None if shown is None else self.label.format(value=shown)
+        label = None if shown is None else self.label.format(value=shown)
+        if len(labels) < MAX_REMEMBERED_VALUES:
+            labels[key] = label
+        return label
+
+    @cached_property
+    def _labels(self) -> dict:
+        # A catalog states the same few values again and again (3 ton, 16.2 SEER2): each is written once.
+        return {}
 
     def _value_text(self, value) -> str | None:
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
@@ -110,12 +141,13 @@ def _after_number(unit: str, not_followed_by: str = "") -> str:
 
 FACTS: tuple[Fact, ...] = (
     # Sizes: a product's one size is the first of these it states.
-    Fact("capacity", SIZE, ("tonnage", "tons", "ton"), _after_number("tons?"), "{value} ton"),
+    Fact("capacity", SIZE, ("tonnage", "tons", "ton"), _after_number("tons?"), "ton", "{value} ton"),
     Fact(
         "capacity",
         SIZE,
         ("btu", "btuh", "btu_per_hour", "capacity_btu", "cooling_btu", "heating_btu"),
         rf"\b{_GROUPED}[ -]?BTU",
+        "btu",
         "{value} BTU",
         grouped=True,
     ),
@@ -124,14 +156,16 @@ FACTS: tuple[Fact, ...] = (
         SIZE,
         ("gallons", "capacity_gallons", "tank_gallons"),
         _after_number("(?:gallons?|gal)", r"(?!\s*per\b)"),  # not "1.6 gallons per flush"
+        "gal",
         "{value} gal",
     ),
-    Fact("gpm", SIZE, ("gpm", "flow_gpm", "max_gpm"), _after_number("GPM"), "{value} GPM"),
+    Fact("gpm", SIZE, ("gpm", "flow_gpm", "max_gpm"), _after_number("GPM"), "gpm", "{value} GPM"),
     Fact(
         "horsepower",
         SIZE,
         ("hp", "horsepower"),
         rf"\b({_FRACTION_TEXT}|\d+(?:\.\d+)?)[ -]?(?:HP|horsepower)\b",
+        ("hp", "horsepower"),
         "{value} HP",
         text=_FRACTION_TEXT,
     ),
@@ -140,6 +174,7 @@ FACTS: tuple[Fact, ...] = (
         SIZE,
         ("grains", "grain_capacity"),
         rf"\b{_GROUPED}[ -]?grains?\b",
+        "grain",
         "{value} grain",
         grouped=True,
     ),
@@ -148,23 +183,24 @@ FACTS: tuple[Fact, ...] = (
         SIZE,
         ("size", "filter_size"),
         rf"\b({_DIMENSIONS_TEXT})\b",
+        "x",
         "{value}",
         text=_DIMENSIONS_TEXT,
         numeric=False,
     ),
     # Efficiency ratings, in the order a label lists them.
-    Fact("seer", EFFICIENCY, ("seer2",), _after_number("SEER2"), "{value} SEER2"),
-    Fact("seer", EFFICIENCY, ("seer",), _after_number("SEER", "(?!2)"), "{value} SEER"),
-    Fact("eer", EFFICIENCY, ("eer2",), _after_number("EER2"), "{value} EER2"),
-    Fact("eer", EFFICIENCY, ("eer",), _after_number("EER", "(?!2)"), "{value} EER"),
-    Fact("hspf", EFFICIENCY, ("hspf2",), _after_number("HSPF2"), "{value} HSPF2"),
-    Fact("hspf", EFFICIENCY, ("hspf",), _after_number("HSPF", "(?!2)"), "{value} HSPF"),
-    Fact("afue", EFFICIENCY, ("afue",), rf"\b{_NUMBER}\s?%\s?AFUE\b", "{value}% AFUE"),
-    Fact("uef", EFFICIENCY, ("uef",), _after_number("UEF"), "{value} UEF"),
-    Fact("merv", EFFICIENCY, ("merv",), r"\bMERV[ -]?(\d+)\b", "MERV {value}"),
-    Fact("gpf", EFFICIENCY, ("gpf",), _after_number("GPF"), "{value} GPF"),
+    Fact("seer", EFFICIENCY, ("seer2",), _after_number("SEER2"), "seer2", "{value} SEER2"),
+    Fact("seer", EFFICIENCY, ("seer",), _after_number("SEER", "(?!2)"), "seer", "{value} SEER"),
+    Fact("eer", EFFICIENCY, ("eer2",), _after_number("EER2"), "eer2", "{value} EER2"),
+    Fact("eer", EFFICIENCY, ("eer",), _after_number("EER", "(?!2)"), "eer", "{value} EER"),
+    Fact("hspf", EFFICIENCY, ("hspf2",), _after_number("HSPF2"), "hspf2", "{value} HSPF2"),
+    Fact("hspf", EFFICIENCY, ("hspf",), _after_number("HSPF", "(?!2)"), "hspf", "{value} HSPF"),
+    Fact("afue", EFFICIENCY, ("afue",), rf"\b{_NUMBER}\s?%\s?AFUE\b", "afue", "{value}% AFUE"),
+    Fact("uef", EFFICIENCY, ("uef",), _after_number("UEF"), "uef", "{value} UEF"),
+    Fact("merv", EFFICIENCY, ("merv",), r"\bMERV[ -]?(\d+)\b", "merv", "MERV {value}"),
+    Fact("gpf", EFFICIENCY, ("gpf",), _after_number("GPF"), "gpf", "{value} GPF"),
     # The warranty, where a catalog's tiers differ by it (water heaters).
-    Fact("warranty", WARRANTY, ("warranty_years",), r"\b(\d+)[ -]?year warranty\b", "{value}-year warranty"),
+    Fact("warranty", WARRANTY, ("warranty_years",), r"\b(\d+)[ -]?year warranty\b", "year", "{value}-year warranty"),
 )
 
 
@@ -180,16 +216,25 @@ class ProductFacts:
 def product_facts(specs: dict | None, name: str) -> ProductFacts:
     """The labels the catalog states for one product: from its `specs`, then its name for what they leave out."""
     specs = specs if isinstance(specs, dict) else {}
-    labels: dict[str, str] = {}  # slot -> label, in table order
-    for read in (lambda fact: fact.from_specs(specs), lambda fact: fact.from_name(name or "")):
-        for fact in FACTS:
-            if fact.slot not in labels:
-                label = read(fact)
-                if label is not None:
-                    labels[fact.slot] = label
+    name = name or ""
+    lowered = name.lower()
+    labels: dict[str, str] = {}  # slot -> label
+    # Only the rows of the keys the specs have, in table order (a catalog states a few of the table's keys).
+    for position in sorted({p for key in specs if key in _ROWS_BY_SPEC_KEY for p in _ROWS_BY_SPEC_KEY[key]}):
+        fact, slot = _ROWS[position]
+        if slot not in labels and (label := fact.from_specs(specs)) is not None:
+            labels[slot] = label
+    for fact, slot in _ROWS:
+        if slot not in labels and (label := fact.from_name(name, lowered)) is not None:
+            labels[slot] = label
     efficiency = tuple(labels[measure] for measure in _MEASURES if measure in labels)
     return ProductFacts(size=labels.get(SIZE), efficiency=efficiency, warranty=labels.get(WARRANTY))
 
 
+_ROWS = tuple((fact, fact.slot) for fact in FACTS)
+_ROWS_BY_SPEC_KEY: dict[str, tuple[int, ...]] = {
+    key: tuple(position for position, fact in enumerate(FACTS) if key in fact.spec_keys)
+    for key in {key for fact in FACTS for key in fact.spec_keys}
+}
 # The efficiency measures in the order a label lists them (the table's).
 _MEASURES = tuple(dict.fromkeys(fact.quantity for fact in FACTS if fact.role == EFFICIENCY))
