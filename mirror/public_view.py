@@ -195,6 +195,10 @@ class PricingBusiness(_View):
     """The business as pricing.json shows it."""
 
     name: str
+    trades: list[str] = Field(
+        description="The contractor's trades among hvac, plumbing, electrical and roofing (what a headline "
+        "names its installed systems after; docs/pricing-page.md)."
+    )
     address: AddressView | None
     service_area: ServiceAreaView
 
@@ -203,7 +207,6 @@ class BusinessView(PricingBusiness):
     """The contractor's public identity and contact data."""
 
     plugin_key: str
-    trades: list[str]
     business_types: list[str]
     geo: GeoView | None
     phone: str | None

@@ -89,6 +89,7 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
         "formatted": "12 Main St, Suite 200, Wentzville, MO 63385",
     }
     assert document["business"]["service_area"] == {"postal_code_count": 2, "postal_codes": ["63376", "63385"]}
+    assert document["business"]["trades"] == ["hvac", "plumbing"]
     assert document["price_description"] == PRICE_DESCRIPTION
     assert document["quote_url"] == f"{BASE_URL}/companies/{key}/quote"
     assert document["freshness_state"] == "fresh"

@@ -230,6 +230,7 @@ def test_every_published_option_is_named_as_many_as_the_published_count(demo, su
 def test_pricing_json_lets_a_site_follow_the_same_rules(demo):
     client = demo.app.test_client()
     document = client.get(f"/companies/{TUDI_KEY}/pricing.json").get_json()
+    assert document["business"]["trades"] == ["hvac"]  # the headline's "heating and cooling systems"
     heat_pump = next(c for c in document["categories"] if c["slug"] == "hp-air-handler")
     assert heat_pump["kind"] == "system" and heat_pump["options"][:2] == [
         {
