@@ -1,11 +1,15 @@
-"""One company as the database holds it: its row, its offer groups and the last whole run, in one statement.
+"""One company as the database holds it: its row, its offer groups (each with its public products) and the last
+whole run, in one statement.
 
 The render cache's miss path (mirror/render_cache.py) builds a company's view
 from this snapshot, and so do the few callers that need a view without a
 cache (the provider tools, which answer for any feed business; the peer in
 bench/). The statement is its own consistent snapshot (mirror.db.statement_rows),
-so a view can never mix two states; its cost does not grow with the catalog
-(offer groups are one row per category, summarised by the sync).
+so a view can never mix two states. It stays one statement whatever the
+catalog's size: offer groups are one row per category (summarised by the
+sync), and each carries its public products as one JSON array (the options
+the pricing page lists), read by a correlated subquery over the products'
+(plugin_key, category_slug) index.
 """
 
 from __future__ import annotations
