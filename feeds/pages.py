@@ -341,7 +341,9 @@ def _tier_row(tier: str, starts_at: Decimal | None, options: list[PricingOption]
     facts = (*first.efficiency, *(() if by_size or first.size is None else (first.size,)), *_warranty(first))
     span = None
     if len(options) > 1 and not by_size:
-        span = f"{len(options)} options, {span_text(options[0].price, options[-1].price, currency)}"
+        low, high = options[0].price, options[-1].price
+        joint = " at" if low == high else ":"
+        span = f"{len(options)} options{joint} {span_text(low, high, currency)}"
     return TierRow(
         tier,
         label,

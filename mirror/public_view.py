@@ -323,7 +323,8 @@ def company_view(
     """The public view from already-loaded facts: the row, its offer groups and the sync time (no query).
 
     `company` and `groups` are anything with the columns of the companies
-    and offer_groups tables as attributes (mirror.read.company's rows).
+    and offer_groups tables as attributes, each group with its public
+    products as `options` too (mirror.read.company's rows).
     """
     now = now or datetime.now(UTC)
     categories = sorted((_category_view(g) for g in groups), key=lambda c: (c.kind != "system", c.name.lower(), c.slug))

@@ -111,7 +111,7 @@ def test_each_tier_row_says_what_it_is_and_its_own_range(upstream, mirror, clien
     # No brand and no fact: the option's own name says what it is.
     assert rows["better"].find_class("what")[0].text_content() == "Heat pump, better"
     # Two options, only one of them with a stated size: how many, and the tier's own range.
-    assert rows["best"].find_class("span")[0].text_content() == "2 options, $14,200.50 – $15,200"
+    assert rows["best"].find_class("span")[0].text_content() == "2 options: $14,200.50 – $15,200"
     assert heat_pump.find_class("range-note")[0].text_content() == "“Starts at” is each tier's lowest-priced option."
     # Every option is named, by tier, as many as the published count.
     assert heat_pump.xpath(".//details/summary")[0].text_content() == "All 4 published options"
