@@ -13,7 +13,7 @@ PYTEST_ARGS ?= -n 2
 UCP_SCHEMAS_DIR ?= ../shared/ucp
 MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 
-.PHONY: run test fuzz lint lint-php conformance docs install install-test tools browser nginx wordpress wordpress-zip services bench-sync bench-serve clean
+.PHONY: run test fuzz lint lint-php conformance docs screenshots install install-test tools browser nginx wordpress wordpress-zip services bench-sync bench-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -99,6 +99,12 @@ conformance: install-test services
 # The generated parts of the docs (the configuration table in README.md).
 docs: install
 	$(PY) scripts/build_docs.py
+
+# The pricing page's screenshots in docs/images/ (docs/pricing-page.md): the suite's own Chromium
+# test of the demo's Tudi Mechanical Systems at 1280 and 390 px (tests/test_pricing_page_content.py).
+screenshots: install-test tools browser
+	SCREENSHOT_DIR=docs/images PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest -q -n 0 -p no:cacheprovider \
+		tests/test_pricing_page_content.py -k "screenshots and sqlite"
 
 bench-sync: install-test services
 	$(PY) bench/sync.py

@@ -1,16 +1,20 @@
 """Hosted pages: the reference pricing page and the quote page (or redirect).
 
 `GET /companies/<key>/pricing` renders the pricing view as a server-side
-page: a one-sentence answer, the tier tables, what the price includes, the
-quote call to action and page-scoped JSON-LD built by `feeds.jsonld` from the
-same `CompanyView` as the visible text. `GET /companies/<key>/quote` sends the
+page: a headline per kind (installed systems, then parts and add-ons), the
+tier tables, every published option, what the price includes, the quote call
+to action and page-scoped JSON-LD built by `feeds.jsonld` from the same
+`CompanyView` as the visible text. `GET /companies/<key>/quote` sends the
 visitor to the contractor's own funnel when it has one, else shows how to
-reach the contractor. No JavaScript anywhere; contractor text is autoescaped.
+reach the contractor and the same prices. No JavaScript anywhere; contractor
+text is autoescaped. What each part says is written down once, in
+docs/pricing-page.md (the WordPress plugin's renderer follows it too).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import NamedTuple
@@ -22,11 +26,11 @@ from markupsafe import Markup
 from feeds import bp
 from feeds.jsonld import company_graph, script_safe_json
 from mirror.channels import Channel, company_open
-from mirror.public_view import CategoryView, CompanyView
+from mirror.public_view import CategoryView, CompanyView, PricingOption
 from mirror.read.gate import GateEntry
 from mirror.render_cache import Rendered
 from mirror.timestamps import rfc3339
-from mirror.trades import GENERIC_TITLE, TIERS, TIERS_BY_SLUG, TRADES
+from mirror.trades import GENERIC_SYSTEMS, GENERIC_TITLE, TIERS, TIERS_BY_SLUG, TRADES
 from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, is_safe_redirect
 from web.db import settings
 from web.gate import gate, renderings
@@ -36,6 +40,11 @@ PRICING_CHANNEL = Channel.PRICING
 QUOTE_CHANNEL = Channel.QUOTE
 CACHE_CONTROL = "public, max-age=300"
 CURRENCY_SYMBOLS = {"USD": "$"}
+# What the pages call each kind of category: section titles and headlines.
+ACCESSORIES_TITLE = "Parts and add-ons"
+SYSTEMS_TITLE = "Installed systems"
+# The heading of a system's options that have no tier.
+UNTIERED_TITLE = "Other options"
 # Embeddings, overrides, isolates and marks (U+202A..U+202E, U+2066..U+2069,
 # LRM, RLM, ALM): inside <bdi> they cannot leak, but <title> and attribute
 # values have no isolation, so a U+202E there would reorder the browser's tab,
@@ -87,9 +96,9 @@ def quote_page(key: str):
         # Each visit must reach us again so the stamp and any switch apply.
         response.headers["Cache-Control"] = "no-store"
         return response
-    # The quote page shows ranges, not tiers: its JSON-LD describes only the
-    # business, so the markup never claims more than the visible page.
-    return _html(cached.body("quote.html", lambda view: _page("quote.html", view, company, [])))
+    # The quote page shows the same categories as the pricing page, so its
+    # JSON-LD describes them too: never more than the visible page shows.
+    return _html(cached.body("quote.html", lambda view: _page("quote.html", view, company, view.categories)))
 
 
 def _page(template: str, view: CompanyView, company: GateEntry, marked_up: list[CategoryView]) -> bytes:
@@ -123,6 +132,9 @@ def page_context(view: CompanyView, company: GateEntry, marked_up: list[Category
         "categories": shown,
         "systems": [c for c in shown if c.kind == "system"],
         "accessories": [c for c in shown if c.kind == "accessory"],
+        "headlines": kind_headlines(view),
+        "systems_title": SYSTEMS_TITLE,
+        "accessories_title": ACCESSORIES_TITLE,
         "answer": answer_sentence(view),
         "graph": graph,
         "pricing_open": company_open(company, PRICING_CHANNEL),
@@ -133,12 +145,48 @@ def page_context(view: CompanyView, company: GateEntry, marked_up: list[Category
     }
 
 
+class OptionLine(NamedTuple):
+    """One published option as the lists show it: its name and formatted price."""
+
+    sku: str
+    name: str
+    price: str
+
+
+class OptionGroup(NamedTuple):
+    """A category's options under one heading: a tier's title, "Other options", or None on accessories."""
+
+    tier: str | None
+    title: str | None
+    options: tuple[OptionLine, ...]
+
+
+class SizePrice(NamedTuple):
+    """One size of a tier and its price: "3 ton" and "$9,400"."""
+
+    size: str
+    price: str
+
+
 class TierRow(NamedTuple):
-    """One Good/Better/Best row: `price` is the formatted price, None when the tier has no product."""
+    """One Good/Better/Best row: what the tier is and where it starts; `price` None when it has no product.
+
+    `brand` and `facts` describe the tier's starting (cheapest) option: its
+    efficiency ratings, its size (unless `sizes` lists each size) and its
+    warranty; `name` is that option's name, given only when the catalog
+    states no brand or fact of it. A tier of several options lists each size
+    with its price (`sizes`) when every one has its own size, else says how
+    many there are and the tier's own range (`span`).
+    """
 
     tier: str
     label: str
     price: str | None
+    brand: str | None = None
+    facts: tuple[str, ...] = ()
+    name: str | None = None
+    sizes: tuple[SizePrice, ...] = ()
+    span: str | None = None
 
 
 class PageCategory(NamedTuple):
@@ -152,24 +200,21 @@ class PageCategory(NamedTuple):
     tiers: tuple[TierRow, ...]
     note: str | None
     offer_count: int
+    option_groups: tuple[OptionGroup, ...]
 
 
 def page_category(category: CategoryView, currency: str) -> PageCategory:
-    """The category's slug, name, price text, tier rows and range note."""
-    rows = tier_rows(category)
-    tiers = tuple(
-        TierRow(row["tier"], row["label"], None if row["price"] is None else format_money(row["price"], currency))
-        for row in rows
-    )
+    """The category's slug, name, price text, tier rows, range note and its options by tier."""
     return PageCategory(
         slug=category.slug,
         name=category.name,
         kind=category.kind,
         is_range=category.price_low != category.price_high,
         price_range=price_range(category, currency),
-        tiers=tiers,
-        note=range_note(category, currency, rows),
+        tiers=tier_rows(category, currency),
+        note=range_note(category),
         offer_count=category.offer_count,
+        option_groups=option_groups(category, currency),
     )
 
 
@@ -205,21 +250,19 @@ def human_date(value: datetime) -> str:
     return f"{MONTHS[value.month - 1]} {value.day}, {value.year}"
 
 
-def range_note(category: CategoryView, currency: str, rows: list[dict]) -> str | None:
-    """What a system's tier prices and the top of its range mean; None when nothing needs saying.
+def range_note(category: CategoryView) -> str | None:
+    """What a system's tier prices mean; None when nothing needs saying.
 
-    Each tier shows its cheapest published option, so a range that ends above
-    the highest tier price reaches into larger or premium installs of the category.
-    `rows` are the category's `tier_rows`.
+    Each tier row shows its cheapest published option's price; a tier of
+    several options says so beside it, so the note only says what the
+    "Starts at" column means, where some tier has more than one option.
     """
-    tier_prices = [row["price"] for row in rows if row["price"] is not None]
-    if not tier_prices:
-        return None if category.price_low == category.price_high else "The price depends on the option you choose."
-    starts = "Good, Better and Best show where each option starts."
-    if category.price_high > max(tier_prices):
-        high = format_money(category.price_high, currency)
-        return f"{starts} Larger or premium installs in this category cost up to {high}."
-    return starts
+    if category.tiers is None:
+        return None
+    counts = Counter(option.tier for option in category.options if option.tier is not None)
+    if any(count > 1 for count in counts.values()):
+        return "“Starts at” is each tier's lowest-priced option."
+    return None
 
 
 def display_url(url: str | None) -> str | None:
@@ -234,36 +277,111 @@ def display_url(url: str | None) -> str | None:
     return host + parts.path.rstrip("/")
 
 
+class Headline(NamedTuple):
+    """The one statement about a kind of category: "Installed heating and cooling systems from $8,500"."""
+
+    kind: str
+    text: str
+
+
+def kind_headlines(view: CompanyView) -> list[Headline]:
+    """A headline per kind the contractor publishes: its installed systems first, then parts and add-ons.
+
+    Each says where that kind's prices start, counting only its own
+    categories (a $60 filter never sets the systems' "from"). The systems
+    are named after the contractor's trade when it has exactly one; with
+    several or none the headline does not say whose systems they are.
+    """
+    headlines = []
+    for kind, noun in (("system", f"Installed {systems_noun(view)}"), ("accessory", ACCESSORIES_TITLE)):
+        lows = [c.price_low for c in view.categories if c.kind == kind]
+        if lows:
+            headlines.append(Headline(kind, f"{noun} from {format_money(min(lows), view.currency)}"))
+    return headlines
+
+
+def systems_noun(view: CompanyView) -> str:
+    """'heating and cooling systems' for an HVAC contractor; 'systems' with several trades or none."""
+    known = [TRADES[t] for t in view.business.trades if t in TRADES]
+    return known[0].systems if len(known) == 1 else GENERIC_SYSTEMS
+
+
 def answer_sentence(view: CompanyView) -> str:
-    """The direct answer: who publishes what, from what price to what price."""
+    """The direct answer (the page's description): who publishes what, and where each kind starts."""
     name = view.business.name
-    count = len(view.categories)
-    if count == 0:
+    headlines = kind_headlines(view)
+    if not headlines:
         return f"{name} has not published any installed prices yet."
-    low = min(c.price_low for c in view.categories)
-    high = max(c.price_high for c in view.categories)
-    things = "1 category" if count == 1 else f"{count} categories"
-    span = (
-        format_money(low, view.currency)
-        if low == high
-        else (f"{format_money(low, view.currency)} to {format_money(high, view.currency)}")
-    )
-    return f"{name} publishes its own installed prices for {things}, from {span}."
+    said = "; ".join(h.text[0].lower() + h.text[1:] for h in headlines)
+    return f"{name}: {said}."
 
 
 def price_range(category: CategoryView, currency: str) -> str:
-    """'$8,500 – $14,000', or one price when low and high are equal."""
-    low, high = format_money(category.price_low, currency), format_money(category.price_high, currency)
-    return low if category.price_low == category.price_high else f"{low} – {high}"
+    """The category's whole range: '$8,500 – $14,000', or one price when low and high are equal."""
+    return span_text(category.price_low, category.price_high, currency)
 
 
-def tier_rows(category: CategoryView) -> list[dict]:
-    """Good/Better/Best rows; a tier with no published product has price None."""
+def tier_rows(category: CategoryView, currency: str) -> tuple[TierRow, ...]:
+    """Good/Better/Best rows of a system (none on an accessory), each from its own options."""
     if category.tiers is None:
-        return []
-    return [
-        {"tier": tier, "label": TIERS_BY_SLUG[tier].title, "price": getattr(category.tiers, tier)} for tier in TIERS
-    ]
+        return ()
+    return tuple(
+        _tier_row(tier, getattr(category.tiers, tier), [o for o in category.options if o.tier == tier], currency)
+        for tier in TIERS
+    )
+
+
+def _tier_row(tier: str, starts_at: Decimal | None, options: list[PricingOption], currency: str) -> TierRow:
+    label = TIERS_BY_SLUG[tier].title
+    if starts_at is None or not options:
+        return TierRow(tier, label, None)
+    first = options[0]  # the view lists options cheapest first
+    sizes = [o.size for o in options]
+    by_size = len(options) > 1 and None not in sizes and len(set(sizes)) == len(sizes)
+    facts = (*first.efficiency, *(() if by_size or first.size is None else (first.size,)), *_warranty(first))
+    span = None
+    if len(options) > 1 and not by_size:
+        low, high = options[0].price, options[-1].price
+        joint = " at" if low == high else ":"
+        span = f"{len(options)} options{joint} {span_text(low, high, currency)}"
+    return TierRow(
+        tier,
+        label,
+        format_money(starts_at, currency),
+        brand=first.brand,
+        facts=facts,
+        name=None if first.brand or facts or by_size else first.name,
+        sizes=tuple(SizePrice(o.size, format_money(o.price, currency)) for o in options) if by_size else (),
+        span=span,
+    )
+
+
+def _warranty(option: PricingOption) -> tuple[str, ...]:
+    return (option.warranty,) if option.warranty else ()
+
+
+def option_groups(category: CategoryView, currency: str) -> tuple[OptionGroup, ...]:
+    """Every published option of the category, by tier (Good, Better, Best, then any without one)."""
+    lines = {}
+    for option in category.options:
+        lines.setdefault(option.tier, []).append(
+            OptionLine(option.sku, option.name, format_money(option.price, currency))
+        )
+    if category.kind != "system":
+        return (OptionGroup(None, None, tuple(lines.get(None, ()))),) if lines else ()
+    groups = [OptionGroup(tier, TIERS_BY_SLUG[tier].title, tuple(lines[tier])) for tier in TIERS if tier in lines]
+    if None in lines:
+        groups.append(OptionGroup(None, UNTIERED_TITLE, tuple(lines[None])))
+    return tuple(groups)
+
+
+def span_text(low: Decimal, high: Decimal, currency: str) -> str:
+    """'$8,500 – $14,000', or one price when low and high are equal."""
+    return (
+        format_money(low, currency)
+        if low == high
+        else f"{format_money(low, currency)} – {format_money(high, currency)}"
+    )
 
 
 def format_money(value: Decimal, currency: str) -> str:

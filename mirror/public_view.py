@@ -25,8 +25,9 @@ from mirror import urls
 from mirror.businesses import funnel_url
 from mirror.channels import Channel, company_open
 from mirror.config import Settings
+from mirror.product_facts import product_facts
 from mirror.timestamps import aware, rfc3339
-from mirror.trades import GENERIC_BUSINESS_TYPE, TRADES
+from mirror.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
 from mirror.urls import stamp_referrer
 
 DATA_PROVENANCE = (
@@ -125,11 +126,34 @@ class TierPrices(_View):
     best: Money | None
 
 
+class PricingOption(_View):
+    """One published option of a category (a public product), as pricing.json lists it.
+
+    `size`, `efficiency` and `warranty` are labels written by
+    mirror/product_facts.py from the catalog's own data (the product's
+    `specs`, else its name), each only where the catalog states it.
+    """
+
+    sku: str
+    name: str
+    brand: str | None
+    tier: Literal["good", "better", "best"] | None = Field(
+        description="The option's tier; null on accessories (and where the catalog gives none)."
+    )
+    price: Money
+    size: str | None = Field(description='The size the catalog states, e.g. "3 ton", "80,000 BTU", "16x25x1".')
+    efficiency: list[str] = Field(description='The efficiency ratings it states, e.g. ["16.2 SEER2", "96% AFUE"].')
+    warranty: str | None = Field(description='The warranty it states, e.g. "6-year warranty".')
+
+
 class PricingCategory(_View):
     """One offer group, as pricing.json shows it."""
 
     name: str
     slug: str
+    kind: Literal["system", "accessory"] = Field(
+        description="system: an installed system (with tiers); accessory: a part or add-on."
+    )
     price_low: Money
     price_high: Money
     offer_count: int
@@ -138,12 +162,21 @@ class PricingCategory(_View):
         exclude_if=lambda value: value is None,
         description="Good/Better/Best prices; present on installed-system categories only.",
     )
+    options: list[PricingOption] = Field(
+        description="Every published option of the category, cheapest first (then by name and SKU); "
+        "as many as offer_count."
+    )
 
 
 class CategoryView(PricingCategory):
-    """One offer group: pricing.json's category plus its kind."""
+    """One offer group: pricing.json's category, and what the view holds besides.
 
-    kind: Literal["system", "accessory"]
+    The tool results that list categories (MCP list_categories, the provider
+    tools) carry the summary, not `options`: an agent asks for products by
+    search_catalog and compare_tiers.
+    """
+
+    options: list[PricingOption] = Field(default_factory=list, exclude=True)
     # Read by the JSON-LD (Product image); not part of the published category object.
     image_url: str | None = Field(default=None, exclude=True)
 
@@ -162,6 +195,10 @@ class PricingBusiness(_View):
     """The business as pricing.json shows it."""
 
     name: str
+    trades: list[str] = Field(
+        description="The contractor's trades among hvac, plumbing, electrical and roofing (what a headline "
+        "names its installed systems after; docs/pricing-page.md)."
+    )
     address: AddressView | None
     service_area: ServiceAreaView
 
@@ -170,7 +207,6 @@ class BusinessView(PricingBusiness):
     """The contractor's public identity and contact data."""
 
     plugin_key: str
-    trades: list[str]
     business_types: list[str]
     geo: GeoView | None
     phone: str | None
@@ -287,7 +323,8 @@ def company_view(
     """The public view from already-loaded facts: the row, its offer groups and the sync time (no query).
 
     `company` and `groups` are anything with the columns of the companies
-    and offer_groups tables as attributes (mirror.read.company's rows).
+    and offer_groups tables as attributes, each group with its public
+    products as `options` too (mirror.read.company's rows).
     """
     now = now or datetime.now(UTC)
     categories = sorted((_category_view(g) for g in groups), key=lambda c: (c.kind != "system", c.name.lower(), c.slug))
@@ -330,6 +367,33 @@ def _business_view(company) -> BusinessView:
     )
 
 
+def option_views(products, kind: str) -> list[PricingOption]:
+    """A category's options from its public products, cheapest first, then by name and SKU (code points).
+
+    `products`: dicts with the Product columns sku, name, brand, tier,
+    price_cents and specs (mirror.read.company's aggregate); the order is
+    set here, so it is the same on every database. Options of an accessory
+    category have no tier, as the category has none.
+    """
+    ordered = sorted(products or (), key=lambda p: (p["price_cents"], p["name"], p["sku"]))
+    return [_option_view(product, tiered=kind == "system") for product in ordered]
+
+
+def _option_view(product: dict, *, tiered: bool) -> PricingOption:
+    facts = product_facts(product.get("specs"), product["name"])
+    tier = product.get("tier")
+    return PricingOption(
+        sku=product["sku"],
+        name=product["name"],
+        brand=product.get("brand"),
+        tier=tier if tiered and tier in TIERS_BY_SLUG else None,
+        price=cents_to_decimal(product["price_cents"]),
+        size=facts.size,
+        efficiency=list(facts.efficiency),
+        warranty=facts.warranty,
+    )
+
+
 def _category_view(group) -> CategoryView:
     tiers = None
     if group.kind == "system":
@@ -346,5 +410,6 @@ def _category_view(group) -> CategoryView:
         price_high=cents_to_decimal(group.price_high_cents),
         offer_count=group.offer_count,
         tiers=tiers,
+        options=option_views(group.options, group.kind),
         image_url=group.image_url,
     )

@@ -20,21 +20,25 @@ class Trade:
     title: str  # a heading: "Heating & cooling"
     in_sentence: str  # inside a sentence: "a HVAC contractor", "plumbing"
     schema_type: str  # the schema.org LocalBusiness type (docs/contracts/surfaces.md, JSON-LD)
+    systems: str  # its installed systems, in a headline: "Installed heating and cooling systems from $8,500"
 
 
 TRADES: dict[str, Trade] = {
     trade.slug: trade
     for trade in (
-        Trade("hvac", "Heating & cooling", "HVAC", "HVACBusiness"),
-        Trade("plumbing", "Plumbing", "plumbing", "Plumber"),
-        Trade("electrical", "Electrical", "electrical", "Electrician"),
-        Trade("roofing", "Roofing", "roofing", "RoofingContractor"),
+        Trade("hvac", "Heating & cooling", "HVAC", "HVACBusiness", "heating and cooling systems"),
+        Trade("plumbing", "Plumbing", "plumbing", "Plumber", "plumbing systems"),
+        Trade("electrical", "Electrical", "electrical", "Electrician", "electrical systems"),
+        Trade("roofing", "Roofing", "roofing", "RoofingContractor", "roofing systems"),
     )
 }
 KNOWN_TRADES = tuple(TRADES)  # the order records keep them in
 # The JSON-LD type of a contractor with none of the trades above.
 GENERIC_BUSINESS_TYPE = "HomeAndConstructionBusiness"
 GENERIC_TITLE = "Home services"
+# The installed systems of a contractor with several trades or none: a headline
+# never says which trade's systems a price is for unless the contractor has one trade.
+GENERIC_SYSTEMS = "systems"
 
 
 @dataclass(frozen=True)

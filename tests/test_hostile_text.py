@@ -1,10 +1,12 @@
 """Contractor text is data on every web surface of issue 3 (JSON-LD, pricing.json, the hosted pages).
 
 Hostile text goes in through the demo upstream's mutation API (a company
-name, its price description, a category name and a product name), through a
-real sync, and must come back verbatim: equal after JSON decoding, escaped in
-HTML so that parsing the page finds no injected element, and never able to
-close the ld+json script block.
+name, its price description, a category name, a product name and brand, and
+the product's specs), through a real sync, and must come back verbatim:
+equal after JSON decoding, escaped in HTML so that parsing the page finds no
+injected element, and never able to close the ld+json script block. Specs
+values are never shown as text: a size or rating label is written by the
+mirror from a plain number only (mirror/product_facts.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def hostile(request, upstream, mirror):
         "category": {"name": text, "slug": "hostile", "kind": "system"},
         "tier": "good",
         "price": "100",
+        "brand": text,
+        "specs": {"tonnage": text, "seer2": text, "size": text, "merv": [text]},
     }
     key = add_company(
         upstream,
@@ -53,7 +57,11 @@ def test_pricing_json_returns_the_text_verbatim(hostile, client):
     document = client.get(f"/companies/{key}/pricing.json").get_json()
     assert document["business"]["name"] == text
     assert document["price_description"] == text
-    assert {c["slug"]: c["name"] for c in document["categories"]}["hostile"] == text
+    hostile = {c["slug"]: c for c in document["categories"]}["hostile"]
+    assert hostile["name"] == text
+    [option] = hostile["options"]
+    assert option["name"] == text and option["brand"] == text
+    assert (option["size"], option["efficiency"], option["warranty"]) == (None, [], None)  # no label from text
 
 
 def test_jsonld_document_decodes_to_the_text_and_cannot_close_a_script(hostile, client):
@@ -83,6 +91,10 @@ def test_hosted_pages_escape_the_text(hostile, client, surface):
     assert page.find_class("business-name")[0].text_content() == text
     assert page.find_class("price-description")[0].text_content() == text
     assert text in [element.text_content() for element in page.find_class("category-name")]
+    # The product's name in the list of options and its brand in the tier row, each isolated in a <bdi>.
+    card = page.get_element_by_id("hostile")
+    assert [e.text_content() for e in card.xpath(".//li//bdi[@class='option-name']")] == [text]
+    assert [e.text_content() for e in card.xpath(".//tr[@data-tier-row='good']//bdi[@class='brand']")] == [text]
     # <title> isolates nothing, so bidi controls are dropped there (and only there).
     title = page.findtext(".//title")
     assert BIDI_CONTROLS.sub("", text) in title and not BIDI_CONTROLS.search(title)

@@ -64,9 +64,15 @@ def test_pricing_page_shows_the_view(upstream, mirror, client):
     page = lxml.html.fromstring(html)
 
     assert page.find_class("business-name")[0].text_content() == "Ridgeline Heating & Air"
-    assert page.find_class("answer")[0].text_content() == (
-        "Ridgeline Heating & Air publishes its own installed prices for 3 categories, from $24.50 to $14,200.50."
-    )
+    # A headline per kind: the $24.50 filters never set where installed systems start. With two
+    # trades the headline does not say whose systems they are.
+    assert [h.text_content() for h in page.find_class("headline")] == [
+        "Installed systems from $2,499",
+        "Parts and add-ons from $24.50",
+    ]
+    assert page.xpath("//meta[@name='description']/@content") == [
+        "Ridgeline Heating & Air: installed systems from $2,499; parts and add-ons from $24.50."
+    ]
     assert visible_prices(html) == published_prices(client, key)
     softener = page.get_element_by_id("water-softener")
     assert [c.text_content() for c in softener.find_class("none")] == ["Not offered", "Not offered"]
@@ -81,8 +87,8 @@ def test_pricing_page_shows_the_view(upstream, mirror, client):
     assert page.find_class("freshness")[0].text_content() == f"Prices last confirmed {day:%B} {day.day}, {day.year}."
 
 
-def test_pricing_page_explains_the_range_beside_the_tiers(upstream, mirror, client):
-    # A 5-ton Best above the cheapest Best: the range ends above every tier's starting price.
+def test_each_tier_row_says_what_it_is_and_its_own_range(upstream, mirror, client):
+    # The heat pump's Best has two options: a 5-ton one above the cheapest Best.
     bigger = {
         "sku": "HP-BEST-5T",
         "name": "Heat pump, best, 5 ton",
@@ -90,24 +96,37 @@ def test_pricing_page_explains_the_range_beside_the_tiers(upstream, mirror, clie
         "tier": "best",
         "price": "15200",
     }
-    key = add_company(upstream, products=(*DEFAULT_PRODUCTS, bigger))
+    sized = {"brand": "Lennox", "specs": {"tonnage": 2, "seer2": 15.2}}
+    products = [{**p, **sized} if p["sku"] == "HP-GOOD" else p for p in (*DEFAULT_PRODUCTS, bigger)]
+    key = add_company(upstream, products=products)
     sync(mirror)
     page = lxml.html.fromstring(client.get(pricing(key)).get_data(as_text=True))
     heat_pump = page.get_element_by_id("heat-pump-system")
     assert heat_pump.find_class("range-label")[0].text_content() == "Installed price range"
     assert heat_pump.find_class("range")[0].text_content() == "$8,500 – $15,200"
     assert [td.text_content() for td in heat_pump.xpath(".//td[@data-tier]")] == ["$8,500", "$11,006", "$14,200.50"]
-    assert heat_pump.find_class("range-note")[0].text_content() == (
-        "Good, Better and Best show where each option starts. "
-        "Larger or premium installs in this category cost up to $15,200."
-    )
-    # One price is not a range, and a range ending at the Best price has no high end to explain.
+    rows = {row.get("data-tier-row"): row for row in heat_pump.xpath(".//tr[@data-tier-row]")}
+    # What the catalog states of the starting option: its brand, rating and size.
+    assert rows["good"].find_class("what")[0].text_content() == "Lennox\xa0· 15.2 SEER2\xa0· 2 ton"
+    # No brand and no fact: the option's own name says what it is.
+    assert rows["better"].find_class("what")[0].text_content() == "Heat pump, better"
+    # Two options, only one of them with a stated size: how many, and the tier's own range.
+    assert rows["best"].find_class("span")[0].text_content() == "2 options: $14,200.50 – $15,200"
+    assert heat_pump.find_class("range-note")[0].text_content() == "“Starts at” is each tier's lowest-priced option."
+    # Every option is named, by tier, as many as the published count.
+    assert heat_pump.xpath(".//details/summary")[0].text_content() == "All 4 published options"
+    assert [g.text_content() for g in heat_pump.find_class("group-title")] == ["Good", "Better", "Best"]
+    assert len(heat_pump.xpath(".//li[@class='option']")) == 4
+    # One price is not a range, and one option per tier needs no note.
     softener = page.get_element_by_id("water-softener")
     assert softener.find_class("range-label")[0].text_content() == "Installed price"
-    assert softener.find_class("range-note")[0].text_content() == "Good, Better and Best show where each option starts."
-    # Accessories: the option count under the name, not a column that squeezes it on a phone.
+    assert not softener.find_class("range-note")
+    assert [c.text_content() for c in softener.find_class("none")] == ["Not offered", "Not offered"]
+    # Accessories: apart, with no tiers, their options listed cheapest first.
     filters = page.get_element_by_id("air-filters")
-    assert filters.find_class("options")[0].text_content() == "2 options" and len(filters.findall("td")) == 2
+    assert filters.xpath(".//details/summary")[0].text_content() == "All 2 published options"
+    assert [o.text_content() for o in filters.find_class("option-name")] == ["Filter 4 inch", "Filter 1 inch"]
+    assert not filters.xpath(".//tr")
 
 
 def test_dates_and_addresses_read_as_a_person_reads_them():
@@ -280,9 +299,18 @@ def test_quote_page_shows_how_to_reach_the_contractor(upstream, mirror, client):
     published = published_prices(client, key)
     assert ranges == {name: sorted({p["low"], p["high"]}) for name, p in published.items()}
     assert f"{BASE_URL}{pricing(key)}" in page.xpath("//a/@href")
-    # Its JSON-LD describes the business only: the page shows no tier prices.
+    # The same headlines, tier rows and options as the pricing page, so its JSON-LD describes them too.
+    assert [h.text_content() for h in page.find_class("headline")] == [
+        "Installed systems from $2,499",
+        "Parts and add-ons from $24.50",
+    ]
+    assert visible_prices(html) == published_prices(client, key)
+    assert len(page.xpath("//li[@class='option']")) == len(DEFAULT_PRODUCTS)
     [block] = ld_json_blocks(html)
-    assert [node["@type"] for node in json.loads(block)["@graph"]] == [["HVACBusiness", "Plumber"]]
+    graph = json.loads(block)
+    assert graph == json.loads(client.get(f"/companies/{key}.jsonld").get_data())
+    [extracted] = extruct_graphs(html, f"{BASE_URL}{quote(key)}")
+    assert extracted == graph and graph_offer_prices(extracted) == visible_prices(html)
     assert validate_structured_data(html)["errors"] == []
     assert [s.get("type") for s in page.iter("script")] == ["application/ld+json"]
 

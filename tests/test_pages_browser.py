@@ -1,9 +1,11 @@
 """The hosted pages in headless Chromium at a phone's width, against a live app over a synced demo upstream.
 
 A homeowner on a 390 px phone must never scroll sideways (not even for a long
-website address), must be told what the top of a category's range means next
-to its Good/Better/Best starting prices, and must read the date the prices
-were confirmed as a date, with the exact instant kept on the <time> element.
+website address), must see each tier's own sizes and prices beside its
+Good/Better/Best starting price, with every published option listed, and
+must read the date the prices were confirmed as a date, with the exact
+instant kept on the <time> element. (tests/test_pricing_page_content.py
+takes the screenshots of the demo's own page.)
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+import requests
 
 from tests.mcp_helpers import BACKENDS, TUDI, live_mcp, module_database
 
@@ -33,11 +36,13 @@ HUMAN_DATE = re.compile(
 )
 
 # In the page: what overflows, the dates as shown and as stamped, and where the website link ends.
-PROBE = """() => {
+PROBE = r"""() => {
   const link = document.querySelector('dd a.website');
   return {scrollWidth: document.documentElement.scrollWidth,
           times: [...document.querySelectorAll('time')].map((t) => [t.textContent, t.getAttribute('datetime')]),
           notes: [...document.querySelectorAll('.range-note')].map((n) => n.textContent),
+          tiers: [...document.querySelectorAll('tr[data-tier-row]')].map((r) => r.innerText.split(/\s+/).join(' ')),
+          options: document.querySelectorAll('li.option').length,
           linkRight: link ? link.getBoundingClientRect().right : null};
 }"""
 
@@ -98,13 +103,17 @@ def assert_dates_read_as_dates(probe: dict) -> None:
 def test_pricing_page_fits_and_explains_the_range(live, browser, width):
     probe = visit(browser, f"{live.url}/companies/{TUDI}/pricing", width)
     assert probe["scrollWidth"] <= width, probe
-    # Central AC: Best starts at $11,700 and the range reaches $13,500.50 (a 4-ton Best).
-    explained = (
-        "Good, Better and Best show where each option starts. "
-        "Larger or premium installs in this category cost up to $13,500.50."
-    )
-    assert explained in probe["notes"], probe["notes"]
+    # Central AC: Best starts at $11,700 (3 ton, Trane) and has a 4-ton Lennox at $13,500.50.
+    assert "Best Trane · 20.5 SEER2 3 ton $11,700 · 4 ton $13,500.50 $11,700" in probe["tiers"], probe["tiers"]
+    assert "“Starts at” is each tier's lowest-priced option." in probe["notes"], probe["notes"]
+    assert probe["options"] == published_count(live, TUDI)
     assert_dates_read_as_dates(probe)
+
+
+def published_count(live, key: str) -> int:
+    """How many options the company publishes, by its pricing.json."""
+    document = requests.get(f"{live.url}/companies/{key}/pricing.json", timeout=30).json()
+    return sum(category["offer_count"] for category in document["categories"])
 
 
 @pytest.mark.parametrize("width", [PHONE, 1280])
@@ -112,5 +121,5 @@ def test_quote_page_wraps_a_long_website_address(live, browser, width):
     probe = visit(browser, f"{live.url}/companies/{LONG_URL}/quote", width)
     assert probe["scrollWidth"] <= width, probe
     assert probe["linkRight"] is not None and probe["linkRight"] <= width, probe
-    assert any("larger or premium installs" in note for note in probe["notes"]), probe
+    assert probe["tiers"] and probe["options"] == published_count(live, LONG_URL), probe
     assert_dates_read_as_dates(probe)

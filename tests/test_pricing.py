@@ -45,16 +45,40 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
     assert '"better":11006,' in raw and '"best":14200.5}' in raw
     document = json.loads(raw, parse_float=Decimal)
     heat_pump, softener, filters = document["categories"]
+
+    def option(sku, name, tier, price):
+        return {
+            "sku": sku,
+            "name": name,
+            "brand": None,
+            "tier": tier,
+            "price": price,
+            "size": None,
+            "efficiency": [],
+            "warranty": None,
+        }
+
     assert heat_pump == {
         "name": "Heat Pump System",
         "slug": "heat-pump-system",
+        "kind": "system",
         "price_low": 8500,
         "price_high": Decimal("14200.5"),
         "offer_count": 3,
         "tiers": {"good": 8500, "better": 11006, "best": Decimal("14200.5")},
+        "options": [
+            option("HP-GOOD", "Heat pump, good", "good", 8500),
+            option("HP-BETTER", "Heat pump, better", "better", 11006),
+            option("HP-BEST", "Heat pump, best", "best", Decimal("14200.5")),
+        ],
     }
-    assert softener["tiers"] == {"good": 2499, "better": None, "best": None}
-    assert "tiers" not in filters and filters["price_high"] == Decimal("60.05")
+    assert softener["tiers"] == {"good": 2499, "better": None, "best": None} and softener["kind"] == "system"
+    assert "tiers" not in filters and filters["price_high"] == Decimal("60.05") and filters["kind"] == "accessory"
+    # Accessories are listed cheapest first, without a tier.
+    assert filters["options"] == [
+        option("FLT-4", "Filter 4 inch", None, Decimal("24.5")),
+        option("FLT-1", "Filter 1 inch", None, Decimal("60.05")),
+    ]
     assert document["business"]["address"] == {
         "line1": "12 Main St",
         "line2": "Suite 200",
@@ -65,6 +89,7 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
         "formatted": "12 Main St, Suite 200, Wentzville, MO 63385",
     }
     assert document["business"]["service_area"] == {"postal_code_count": 2, "postal_codes": ["63376", "63385"]}
+    assert document["business"]["trades"] == ["hvac", "plumbing"]
     assert document["price_description"] == PRICE_DESCRIPTION
     assert document["quote_url"] == f"{BASE_URL}/companies/{key}/quote"
     assert document["freshness_state"] == "fresh"

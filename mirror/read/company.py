@@ -1,11 +1,15 @@
-"""One company as the database holds it: its row, its offer groups and the last whole run, in one statement.
+"""One company as the database holds it: its row, its offer groups (each with its public products) and the last
+whole run, in one statement.
 
 The render cache's miss path (mirror/render_cache.py) builds a company's view
 from this snapshot, and so do the few callers that need a view without a
 cache (the provider tools, which answer for any feed business; the peer in
 bench/). The statement is its own consistent snapshot (mirror.db.statement_rows),
-so a view can never mix two states; its cost does not grow with the catalog
-(offer groups are one row per category, summarised by the sync).
+so a view can never mix two states. It stays one statement whatever the
+catalog's size: offer groups are one row per category (summarised by the
+sync), and each carries its public products as one JSON array (the options
+the pricing page lists), read by a correlated subquery over the products'
+(plugin_key, category_slug) index.
 """
 
 from __future__ import annotations
@@ -14,14 +18,16 @@ from collections import namedtuple
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, bindparam, select
+from sqlalchemy import JSON, ColumnElement, FunctionElement, bindparam, select
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 
 from mirror import state as st
+from mirror.catalog import public_products_filter
 from mirror.channels import company_open
 from mirror.config import Settings
 from mirror.db import statement_rows
-from mirror.models import KEY_LENGTH, Company, OfferGroup, SyncState
+from mirror.models import KEY_LENGTH, Company, OfferGroup, Product, SyncState
 from mirror.public_view import CompanyView, company_view, effective_synced_at
 from mirror.read.gate import GateEntry, StateMoved
 from mirror.storable import storable
@@ -31,7 +37,10 @@ _COMPANY = Company.__table__
 _GROUPS = OfferGroup.__table__
 # Plain rows, never ORM entities: a view reads attributes, and nothing here is ever written.
 CompanyRow = namedtuple("CompanyRow", [column.name for column in _COMPANY.columns])
-GroupRow = namedtuple("GroupRow", [column.name for column in _GROUPS.columns])
+# An offer group's columns, then its public products (`options`: a list of dicts, OPTION_COLUMNS each).
+GroupRow = namedtuple("GroupRow", [*(column.name for column in _GROUPS.columns), "options"])
+# What the view shows of each product (mirror.public_view.option_views).
+OPTION_COLUMNS = (Product.sku, Product.name, Product.brand, Product.tier, Product.price_cents, Product.specs)
 
 
 @dataclass(frozen=True)
@@ -52,11 +61,56 @@ class CompanySnapshot:
         return company_view(self.company, self.groups, self.last_synced_at, settings, now)
 
 
+class json_objects(FunctionElement):
+    """The aggregate of one JSON object per row, `(name, value)` pairs in: a JSON array (NULL over no rows).
+
+    json_agg(json_build_object(...)) on Postgres, json_group_array(json_object(...))
+    on SQLite, where a JSON column is stored as text and is embedded as JSON by json().
+    """
+
+    type = JSON()
+    inherit_cache = True
+    name = "json_objects"
+
+    def __init__(self, *columns: ColumnElement) -> None:
+        self.column_names = tuple(column.key for column in columns)
+        super().__init__(*columns)
+
+
+def _object_arguments(element: json_objects, compiler, wrap_json, **kw) -> str:
+    pairs = []
+    for name, column in zip(element.column_names, element.clauses, strict=True):
+        value = compiler.process(column, **kw)
+        pairs.append(f"'{name}', {wrap_json(value) if isinstance(column.type, JSON) else value}")
+    return ", ".join(pairs)
+
+
+@compiles(json_objects)
+def _json_objects_sqlite(element: json_objects, compiler, **kw) -> str:
+    return f"json_group_array(json_object({_object_arguments(element, compiler, lambda v: f'json({v})', **kw)}))"
+
+
+@compiles(json_objects, "postgresql")
+def _json_objects_postgres(element: json_objects, compiler, **kw) -> str:
+    return f"json_agg(json_build_object({_object_arguments(element, compiler, lambda v: v, **kw)}))"
+
+
+# Each offer group's public products (mirror.catalog's rule, nothing else), as one
+# JSON array: a correlated scalar subquery over the (plugin_key, category_slug)
+# index, so the snapshot stays ONE statement whatever the catalog's size.
+_OPTIONS = (
+    select(json_objects(*OPTION_COLUMNS))
+    .where(public_products_filter(bindparam("key")), Product.category_slug == _GROUPS.c.category_slug)
+    .correlate(_GROUPS)
+    .scalar_subquery()
+)
+
 _SNAPSHOT = (
     select(
         *_COMPANY.columns,
         select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery(),
         *_GROUPS.columns,
+        _OPTIONS,
     )
     .select_from(_COMPANY.outerjoin(_GROUPS, _GROUPS.c.plugin_key == _COMPANY.c.plugin_key))
     .where(_COMPANY.c.plugin_key == bindparam("key"))
