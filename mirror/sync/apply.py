@@ -16,6 +16,7 @@ from mirror.records import CompanyRecord, InvalidRecord, ProductRecord, Tombston
 from mirror.sync.bulk import insert_rows, keys_in, refusal_reason, update_rows
 from mirror.sync.rebuild import next_generation
 from mirror.sync.runstate import RunState, skip_invalid
+from mirror.sync.words import note_product
 
 
 def _stored_fields(record_model, table) -> tuple[str, ...]:
@@ -262,6 +263,7 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
         else:
             continue
         run.touched_catalogs.add(key)
+        note_product(run, values)
         slugs = run.touched_groups.setdefault(key, set())
         slugs.add(values["category_slug"])
         if old is not None:
