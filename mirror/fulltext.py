@@ -250,6 +250,11 @@ def fts_hits(fts_table: str, match: str | None, weights: tuple[float, ...], name
 # that must not hold them (mirror.query.concepts.MemberMatch).
 
 
+# Where a product says what it is: its name and model numbers, its category (and SKU), never its description.
+CONCEPT_WEIGHTS = "AC"
+CONCEPT_COLUMNS = "{name models category sku}"
+
+
 def _pg_lexeme(word: str, weights: str) -> str:
     if word.endswith("*"):
         return f"{word[:-1]}:*{weights}"

@@ -172,8 +172,8 @@ def businesses(mirror, upstream):
 
     def search(query, **kwargs):
         with mirror.Session() as session:
-            matches, total = search_feed_businesses(session, query=query, limit=20, **kwargs)
-        return [m.company.plugin_key for m in matches], total
+            found = search_feed_businesses(session, query=query, limit=20, **kwargs)
+        return [m.company.plugin_key for m in found.matches], found.total
 
     return search
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from mirror.query import units
-from mirror.query.text import key, phrase_words
+from mirror.query.text import WORD, key, phrase_words, tokenize
 from mirror.query.vocabulary import (
+    BRANDS,
     COMPARISON_WORDS,
     CONCEPTS,
     COVERAGE_WORDS,
@@ -36,9 +37,10 @@ from mirror.trades import TIERS, TRADES
 
 Phrase = tuple[str, ...]
 
-CONCEPT, HINT, TRADE, KIND, SORT, BOUND, TIER, COVERAGE, COMPARISON, FILLER = (
+CONCEPT, HINT, BRAND, TRADE, KIND, SORT, BOUND, TIER, COVERAGE, COMPARISON, FILLER = (
     "concept",
     "hint",
+    "brand",
     "trade",
     "kind",
     "sort",
@@ -49,7 +51,7 @@ CONCEPT, HINT, TRADE, KIND, SORT, BOUND, TIER, COVERAGE, COMPARISON, FILLER = (
     "filler",
 )
 # Roles whose words a misspelling may be corrected to (never to a filler, price or tier word).
-CORRECTABLE_ROLES = frozenset({CONCEPT, HINT, TRADE, KIND})
+CORRECTABLE_ROLES = frozenset({CONCEPT, HINT, BRAND, TRADE, KIND})
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ def _entries():
             yield phrase, Meaning(CONCEPT, concept.slug)
         for phrase in concept.hints:
             yield phrase, Meaning(HINT, concept.slug)
+    for phrase in BRANDS:
+        yield phrase, Meaning(BRAND, phrase)
     lists = (
         (TRADE, TRADE_WORDS),
         (KIND, KIND_WORDS),
@@ -97,8 +101,10 @@ def _phrase_table() -> dict[Phrase, Meaning]:
     table: dict[Phrase, Meaning] = {}
     for phrase, meaning in _entries():
         words = phrase_key(phrase_words(phrase))
-        if not words:
-            raise ValueError(f"vocabulary: {phrase!r} has no words")
+        if not words or any(token.kind != WORD for token in tokenize(phrase)):
+            raise ValueError(
+                f"vocabulary: {phrase!r} must be words of letters (numbers are sizes, mirror/query/units.py)"
+            )
         held = table.setdefault(words, meaning)
         if held != meaning:
             raise ValueError(f"vocabulary: {phrase!r} means both {held} and {meaning}")

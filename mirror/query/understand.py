@@ -32,6 +32,7 @@ from decimal import ROUND_FLOOR, Decimal
 from mirror.query import concepts as vocabulary
 from mirror.query.concepts import (
     BOUND,
+    BRAND,
     COMPARISON,
     CONCEPT,
     COVERAGE,
@@ -298,6 +299,8 @@ class _Reader:
             self.concepts.setdefault(value, Recognised(value, words))
             if role == HINT:
                 self.keywords.append(" ".join(words))
+        elif role == BRAND:
+            self.keywords.append(" ".join(words))
         elif role == TRADE:
             self.trades.append(value)
         elif role == KIND:

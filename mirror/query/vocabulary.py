@@ -127,7 +127,7 @@ CONCEPTS: tuple[Concept, ...] = (
         (HVAC,),
         names=("geothermal", "geothermal heat pump", "ground source heat pump", "geothermal system"),
         typed=("geo thermal", "ground source", "gshp", "geothermal hp"),
-        parents=("heat-pump",),
+        parents=("heating",),  # not under heat-pump: a search for a heat pump means an air-source one
     ),
     Concept(
         "boiler",
@@ -499,7 +499,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "EV charger",
         SYSTEM,
         (ELECTRICAL,),
-        names=("ev charger", "electric car charger", "car charger", "level 2 charger", "ev charging station"),
+        names=("ev charger", "electric car charger", "car charger", "level two charger", "ev charging station"),
         typed=("tesla charger", "ev charging", "electric vehicle charger"),
     ),
     Concept(
@@ -524,8 +524,9 @@ CONCEPTS: tuple[Concept, ...] = (
         "lighting",
         ACCESSORY,
         (ELECTRICAL,),
-        names=("lighting", "light fixture", "recessed lighting", "ceiling fan", "can lights"),
-        typed=("recessed lights", "lights"),
+        # Not "lighting" alone: stemmed, it is "light", and would find a UV light.
+        names=("light fixture", "recessed lighting", "ceiling fan", "can lights", "lighting fixture"),
+        typed=("lighting", "recessed lights", "lights"),
     ),
     # --- roofing --------------------------------------------------------------------
     Concept(
@@ -781,6 +782,48 @@ COVERAGE_WORDS: tuple[str, ...] = (
     "zip",
     "zip code",
     "postal code",
+)
+
+# Makers of what the trades install: a keyword ("lennox furnace"), never a misspelling to correct, and
+# known even where a contractor does not carry it ("no Bosch here", rather than "not understood").
+BRANDS: tuple[str, ...] = (
+    "a. o. smith",
+    "amana",
+    "american standard",
+    "bosch",
+    "bradford white",
+    "bryant",
+    "carrier",
+    "coleman",
+    "culligan",
+    "daikin",
+    "delta",
+    "fleck",
+    "fujitsu",
+    "goodman",
+    "heil",
+    "honeywell",
+    "kohler",
+    "lennox",
+    "lg",
+    "liberty pumps",
+    "mitsubishi",
+    "mitsubishi electric",
+    "moen",
+    "navien",
+    "noritz",
+    "payne",
+    "pentair",
+    "rheem",
+    "rinnai",
+    "ruud",
+    "samsung",
+    "tempstar",
+    "toto",
+    "trane",
+    "wayne",
+    "york",
+    "zoeller",
 )
 
 # Words that ask to compare ("good vs best furnace").

@@ -79,9 +79,6 @@ PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
 # bm25 weights, in the FTS5 column order of products_fts (migration 0003):
 # name, brand, models, models_compact, category, sku, tier, description, company_key.
 FTS_WEIGHTS = (10.0, 6.0, 10.0, 10.0, 2.0, 2.0, 2.0, 0.2, 0.0)
-# Where a catalog names what a product is: its name and model numbers, its category (and SKU).
-CONCEPT_WEIGHTS = "AC"
-CONCEPT_COLUMNS = "{name models category sku}"
 MAX_SIZES = 4
 MAX_TIERS = 3
 CONCEPTS, WORDS, BROWSE = "concepts", "words", "browse"
@@ -306,7 +303,7 @@ def _match_params(dialect: str, plugin_key: str, plan: _Plan) -> dict:
     params: dict = {}
     postgres = dialect == "postgresql"
     concepts = [
-        ft.pg_concept_query(c, CONCEPT_WEIGHTS) if postgres else ft.fts_concept_query(c, CONCEPT_COLUMNS)
+        ft.pg_concept_query(c, ft.CONCEPT_WEIGHTS) if postgres else ft.fts_concept_query(c, ft.CONCEPT_COLUMNS)
         for c in plan.concepts
     ]
     terms = [ft.pg_term_query(t) if postgres else ft.fts_term_query(t) for t in plan.terms]
