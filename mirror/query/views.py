@@ -124,8 +124,11 @@ class NoMatch(_Shape):
 
 def no_match_message(understood: UnderstoodQuery, business_name: str, category_names: list[str]) -> str:
     """One sentence: what was looked for, what was not understood, and what the contractor does carry."""
-    asked = ", ".join(r.label for r in understood.concepts) or repr(understood.text.strip()[:80])
-    parts = [f"{business_name} lists nothing matching {asked}."]
+    labels = [r.label for r in understood.concepts]
+    if labels:
+        parts = [f"{business_name} publishes no {' or '.join(labels)} prices."]
+    else:
+        parts = [f"{business_name} publishes nothing matching {understood.text.strip()[:80]!r}."]
     if understood.unrecognised:
         parts.append(f"Not understood: {', '.join(understood.unrecognised)}.")
     if category_names:

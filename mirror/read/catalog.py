@@ -29,8 +29,9 @@ The order, best first:
    name or from `specs`), the tier asked ("best air conditioner");
 4. price, when the question asks for an order ("cheapest heat pump");
 5. a model number equal to the keywords, separators ignored (`ML17XP1-036`);
-6. relevance: a word in the name or model numbers (weight A), the brand (B),
-   the category, SKU or tier (C) outweighs one only in the description (D);
+6. with keywords, their relevance: a word in the name or model numbers
+   (weight A), the brand (B), the category, SKU or tier (C) outweighs one
+   only in the description (D); concepts without keywords: the cheapest first;
 7. then price, name and SKU, so ties are stable.
 Words are stemmed (filters = filter) and keywords match by prefix from three
 letters. When a keyword matched nothing, the catalog's spelling list
