@@ -32,6 +32,7 @@ from mirror.public_view import (
     TierPrices,
     cents_to_decimal,
 )
+from mirror.query.views import NoMatch, UnderstoodView
 from mirror.read import ReadSession as Session
 from mirror.read.catalog import TierProduct as CatalogTierProduct
 from mirror.read.catalog import category_products, price_to_cents_floor, search_catalog
@@ -42,7 +43,9 @@ from mirror.trades import TIERS
 DESCRIPTION_CHARS = 240
 CategoryText = text_argument(200, "A category slug such as central-ac (its name is accepted too).")
 QueryText = text_argument(
-    200, "Keywords: product type, brand, model number, size or efficiency (e.g. 'MERV 13 air filter')."
+    200,
+    "What the homeowner asked, in their words: the kind of product, brand, model number, size, efficiency, "
+    "price or tier words (e.g. 'cheapest 3 ton heat pump', 'best air conditioner', 'MERV 13 furnace filter').",
 )
 ProductLimit = limit_argument(50, 10, "products")
 
@@ -192,10 +195,17 @@ class SearchResults(ProvenancedOutput):
     result_count: int
     total_matches: int
     currency: str
+    understood: UnderstoodView = Field(description="How the query was read: kinds of product, sizes, price, tiers.")
+    unmatched: list[str] = Field(
+        default_factory=list, description="Keywords (brands, model numbers...) that no product here matched."
+    )
+    no_match: NoMatch | None = Field(
+        default=None, description="When nothing matched: what this contractor does carry (its categories)."
+    )
 
 
 def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> SearchResults:
-    """Keyword search over the public products."""
+    """The public products answering a homeowner's question (mirror/query reads it, mirror/read/catalog.py ranks)."""
     slug = ctx.category_or_error(args.category).slug if args.category is not None else None
     max_cents = price_to_cents_floor(args.max_price) if args.max_price is not None else None
     found = search_catalog(
@@ -228,6 +238,9 @@ def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> Search
         result_count=len(results),
         total_matches=found.total,
         currency=view.currency,
+        understood=found.understood.view(),
+        unmatched=list(found.unmatched),
+        no_match=None if results else NoMatch.of(found.understood, view.business.name, view.categories),
         quote_url=view.quote_url,
         **view.provenance(),
     )
@@ -378,9 +391,12 @@ COMPANY_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="search_catalog",
         title="Search the catalog",
-        description="Search this contractor's published products by keywords (product type, brand, model number, "
-        "size, efficiency). Optional filters: category (slug or name from list_categories), tier, "
-        "max_price. Best matches first; name and brand matches rank highest. Prices are installed prices.",
+        description="Search this contractor's published products with the homeowner's own words: kinds of "
+        "product and their synonyms and misspellings (central air, furnance, heatpump), sizes (3 ton, 24k BTU, "
+        "16x25x1), price words (cheapest, under $8,000) and tiers (best, premium), brands and model numbers. "
+        "Optional filters: category (slug or name from list_categories), tier, max_price. Best matches first; "
+        "`understood` says how the query was read, and when nothing matched, `no_match` lists what this "
+        "contractor does carry. Prices are installed prices.",
         input_model=SearchCatalogInput,
         output_model=SearchResults,
         handler=search_catalog_tool,

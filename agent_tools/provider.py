@@ -35,6 +35,7 @@ from mirror.public_view import (
     company_urls,
     effective_synced_at,
 )
+from mirror.query.views import UnderstoodView
 from mirror.read import ReadSession as Session
 from mirror.read.company import load_company_snapshot
 
@@ -46,7 +47,11 @@ BusinessId = text_argument(
 )
 BusinessLimit = limit_argument(20, 10, "businesses")
 CategoryFilter = text_argument(200, "Only businesses selling this category: a slug such as central-ac, or its name.")
-KeywordFilter = text_argument(200, "Keywords matched against business names, trades and categories.")
+KeywordFilter = text_argument(
+    200,
+    "What the homeowner asked, in their words: a trade (plumber, HVAC), a kind of product (AC repair, water heater "
+    "installation), a business name; a ZIP in it is used when postal_code is not given.",
+)
 
 
 @dataclass
@@ -163,28 +168,33 @@ class BusinessSearchResults(ToolOutput):
     results: list[BusinessResult]
     result_count: int
     total_matches: int
-    postal_code: str | None
+    postal_code: str | None = Field(description="The ZIP searched: postal_code, or the one the query names.")
     category: str | None
     message: str
+    understood: UnderstoodView | None = Field(
+        default=None, description="How the query was read (trades, kinds of product, keywords); null without one."
+    )
 
 
 def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> BusinessSearchResults:
     """Feed businesses by postal code, category and keywords."""
     postal_code = postal_code_or_error(args.postal_code) if args.postal_code is not None else None
-    matches, total = search_feed_businesses(
+    found = search_feed_businesses(
         ctx.session, postal_code=postal_code, category=args.category, query=args.query, limit=args.limit
     )
     whole_run = st.get_time(st.read_state(ctx.session), st.LAST_SUCCESS_AT)
     now = datetime.now(UTC)
-    results = [_business_result(ctx.settings, m, whole_run, now) for m in matches]
+    results = [_business_result(ctx.settings, m, whole_run, now) for m in found.matches]
+    total = found.total
     message = f"{total} business(es) matched." if total else "No business matched; try fewer filters."
     return BusinessSearchResults(
         results=results,
         result_count=len(results),
         total_matches=total,
-        postal_code=postal_code,
+        postal_code=found.postal_code,
         category=args.category,
         message=message,
+        understood=found.understood.view() if found.understood is not None else None,
     )
 
 

@@ -4,21 +4,26 @@ The provider MCP server answers for exactly the companies the business feed
 lists (`Company.in_feed`: public, quote and feed switches on, complete contact
 data), so every query here starts from that flag and nothing else.
 
-Keywords are matched by the database's full-text index (mirror/fulltext.py):
-each query term scores 3 when it is in the business's name, else 2 in its
-trades, else 1 in the categories it sells (its offer groups), stemmed and by
-prefix like the catalog search.
+A query goes through the query step (mirror/query): the kinds of product it
+names are matched against the products a business sells (their names and
+categories, as the catalog search matches them) and its trades, the trades it names against the business's trades,
+and the keywords left against the business's name, trades and categories,
+all on the database's full-text index (mirror/fulltext.py), stemmed and by
+prefix like the catalog search (`_query_score` has the points).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import case, exists, literal_column, select
+from sqlalchemy import and_, case, exists, false, literal_column, or_, select
 from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
-from mirror.models import Company, OfferGroup
+from mirror.catalog import any_public_product
+from mirror.models import Company, OfferGroup, Product
+from mirror.query import UnderstoodQuery, understand
+from mirror.query.concepts import catalog_match, trade_concepts
 
 _MAX_KEY = 128
 
@@ -40,6 +45,16 @@ def find_feed_company(session: Session, business_id: str) -> Company | None:
     return company if company is not None and company.in_feed and company.is_public else None
 
 
+@dataclass(frozen=True)
+class BusinessSearch:
+    """The matches (at most `limit`), how many in all, the ZIP searched and how the keywords were read."""
+
+    matches: list[BusinessMatch]
+    total: int
+    postal_code: str | None
+    understood: UnderstoodQuery | None
+
+
 def search_feed_businesses(
     session: Session,
     *,
@@ -47,16 +62,23 @@ def search_feed_businesses(
     category: str | None = None,
     query: str | None = None,
     limit: int = 10,
-) -> tuple[list[BusinessMatch], int]:
-    """Feed businesses serving `postal_code`, selling `category`, matching `query`.
+) -> BusinessSearch:
+    """Feed businesses serving `postal_code`, selling `category`, answering `query`.
 
-    `category` is a slug or a category name (case-insensitive). Returns the
-    first `limit` matches (best query match first, then by name and key) and
-    the number of matches in all.
+    `category` is a slug or a category name (case-insensitive). `query` goes
+    through the query step (mirror/query): "plumber" finds businesses with
+    the plumbing trade, "AC repair" those selling air conditioners (then the
+    HVAC ones), "water heater installation" those selling water heaters;
+    a ZIP in it is the postal code when none is given. Returns the first
+    `limit` matches (best first, then by name and key) and the number of
+    matches in all.
     """
-    terms = ft.search_terms(query) if query else []
+    understood = understand(query) if query else None
+    if understood is not None and postal_code is None:
+        postal_code = understood.postal_code
     statement = select(Company).where(Company.in_feed.is_(True), Company.is_public.is_(True))
-    score = _query_score(session.get_bind().dialect.name, terms) if terms else None
+    # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
+    score = _query_score(session.get_bind().dialect.name, understood) if understood is not None else None
     if score is not None:
         statement = statement.add_columns(score).where(score > 0)
     rows = session.execute(statement.order_by(Company.name, Company.plugin_key)).all()
@@ -73,7 +95,7 @@ def search_feed_businesses(
             continue
         matches.append((-points, BusinessMatch(company=company, group=group, category_count=len(own))))
     matches.sort(key=lambda pair: pair[0])  # stable: name order kept within a score
-    return [m for _, m in matches[:limit]], len(matches)
+    return BusinessSearch([m for _, m in matches[:limit]], len(matches), postal_code, understood)
 
 
 def _groups_of(session: Session, keys: list[str]) -> dict[str, list[OfferGroup]]:
@@ -92,13 +114,70 @@ def _category_matcher(category: str | None):
     return lambda group: group.category_slug == wanted or group.category_name.lower() == wanted
 
 
-def _query_score(dialect: str, terms: list[ft.Term]):
-    """Per term: 3 in the name, else 2 in the trades, else 1 in a category sold; summed, in SQL."""
-    points = []
+def _query_score(dialect: str, understood: UnderstoodQuery):
+    """A business's score for a question, in SQL; None when the question names nothing to look for.
+
+    Each concept named: 2 when the business sells it (a public product that is it), else 1 when it has one of
+    the concept's trades. Each trade named: 2 when the business has it, else 1 when it sells a
+    category of that trade. Each keyword: 3 in the name, else 2 in the trades, else 1 in a category
+    sold. A question naming concepts or trades needs one of those to score; keywords alone, any.
+    """
+    named = []
+    for i, (recognised, members) in enumerate(zip(understood.concepts, _concept_members(understood), strict=True)):
+        sells = _sells(dialect, members, f"concept_{i}")
+        has_trade = or_(
+            *(_has_trade(dialect, trade, f"concept_{i}_trade_{j}") for j, trade in enumerate(recognised.trades))
+        )
+        named.append(case((sells, 2), (has_trade, 1), else_=0) if recognised.trades else case((sells, 2), else_=0))
+    for i, trade in enumerate(understood.trades):
+        members = tuple(m for slug in trade_concepts(trade, understood.kind) for m in catalog_match(slug))
+        named.append(
+            case(
+                (_has_trade(dialect, trade, f"trade_{i}"), 2),
+                (_sells(dialect, members, f"trade_{i}_sells"), 1),
+                else_=0,
+            )
+        )
+    terms = list(dict.fromkeys(ft.Term.of(found) for found in map(ft.words, understood.keywords) if found))[
+        : ft.MAX_TERMS
+    ]
+    keywords = []
     for i, term in enumerate(terms):
         name, trades, category = _term_matches(dialect, term, i)
-        points.append(case((name, 3), (trades, 2), (category, 1), else_=0))
-    return sum(points, start=literal_column("0")).label("score")
+        keywords.append(case((name, 3), (trades, 2), (category, 1), else_=0))
+    if not named and not keywords:
+        return None
+    total = sum((*named, *keywords), start=literal_column("0"))
+    if named:  # a business with none of what was named does not match on keywords alone
+        total = case((sum(named, start=literal_column("0")) > 0, total), else_=0)
+    return total.label("score")
+
+
+def _concept_members(understood: UnderstoodQuery) -> list[tuple]:
+    return [catalog_match(r.slug) for r in understood.concepts]
+
+
+def _sells(dialect: str, members: tuple, name: str):
+    """Whether the business has a public product that is one of `members` (by the products' names and categories)."""
+    if not members:
+        return false()
+    public = and_(Product.plugin_key == Company.plugin_key, any_public_product())
+    if dialect == "postgresql":
+        query = ft.pg_concept_query(members, ft.CONCEPT_WEIGHTS)
+        return exists().where(public, ft.pg_matches("products", query, name))
+    products_fts = ft.FTS_TABLES["products"]
+    rows = ft.fts_rowids(products_fts, ft.fts_concept_query(members, ft.CONCEPT_COLUMNS), name)
+    return exists().where(public, literal_column("products.rowid").in_(rows))
+
+
+def _has_trade(dialect: str, trade: str, name: str):
+    """Whether the business lists `trade` (a mirror.trades slug) among its trades."""
+    term = ft.Term.of([trade])
+    if dialect == "postgresql":
+        return ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), name)
+    companies_fts = ft.FTS_TABLES["companies"]
+    query = ft.fts_term_query(term, compact_column=None)
+    return literal_column("companies.rowid").in_(ft.fts_rowids(companies_fts, f"trades : {query}", name))
 
 
 def _term_matches(dialect: str, term: ft.Term, i: int):

@@ -10,8 +10,9 @@ the price on its own.
 
 Two spellings of the one rule, kept side by side so they cannot drift:
 
-- `public_products_filter()` / `select_public_products()`: the SQL form, for
-  every query over the Product table;
+- `public_products_filter()` / `select_public_products()` (one company's) and
+  `any_public_product()` (every company's): the SQL form, for every query
+  over the Product table;
 - `is_public_product()`: the same rule on rows already in memory (the
   reference summary mirror.offers.build_offer_groups, against which the
   sync's SQL rebuild is tested).
@@ -28,13 +29,13 @@ from mirror.models import Company, Product
 
 def public_products_filter(plugin_key: str) -> ColumnElement[bool]:
     """The WHERE clause selecting one company's public products."""
+    return and_(Product.plugin_key == plugin_key, any_public_product())
+
+
+def any_public_product() -> ColumnElement[bool]:
+    """The WHERE clause selecting the public products of every company (the spelling list's check)."""
     company_public = exists().where(Company.plugin_key == Product.plugin_key, Company.is_public.is_(True))
-    return and_(
-        Product.plugin_key == plugin_key,
-        Product.published.is_(True),
-        Product.price_cents > 0,
-        company_public,
-    )
+    return and_(Product.published.is_(True), Product.price_cents > 0, company_public)
 
 
 def select_public_products(plugin_key: str, *columns: Any) -> Select:

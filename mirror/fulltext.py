@@ -14,6 +14,12 @@ from three characters on) or, for a multi-part term, when its compact form
 (`ml17xp1036`) prefixes an indexed compact model number. Both databases stem
 with the Porter/Snowball English rules and keep stop words, so plural and
 singular meet and the two backends agree.
+
+The query step (mirror/query) adds phrases: what a concept or a size is
+called in a catalog, as adjacent words (`heat <-> pump`, `"heat pump"`),
+restricted to where a product says what it is (its name, model numbers and
+category: `CONCEPT_WEIGHTS`, `CONCEPT_COLUMNS`), each name kept outside the
+longer names of other concepts (`& !(...)`, `NOT`).
 """
 
 from __future__ import annotations
@@ -21,11 +27,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Integer, String, bindparam, cast, func, literal_column, select, text
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    String,
+    bindparam,
+    cast,
+    func,
+    literal_column,
+    select,
+    text,
+)
 
 TS_CONFIG = "mirror_search"
 VECTOR_COLUMN = "search_vector"
-FTS_TABLES = {"products": "products_fts", "companies": "companies_fts", "offer_groups": "offer_groups_fts"}
+FTS_TABLES = {
+    "products": "products_fts",
+    "companies": "companies_fts",
+    "offer_groups": "offer_groups_fts",
+    "search_words": "search_words_fts",  # migration 0007: the spelling list's trigram table
+}
+TRIGRAM_INDEX = "ix_search_words_trigram"  # migration 0007: pg_trgm's GiST index on search_words
 MAX_TERMS = 8
 PREFIX_FROM = 3  # shorter words match whole only ("13" is not "130")
 # Words that carry no product meaning in questions such as "what do air
@@ -105,15 +127,16 @@ def is_search_index_object(name: str | None, type_: str) -> bool:
     """True for the index's objects, which live outside the ORM metadata.
 
     Alembic's autogenerate (and `db check`) must not propose dropping them:
-    the generated `search_vector` columns and their GIN indexes on Postgres,
-    the FTS5 tables and their shadow tables on SQLite.
+    the generated `search_vector` columns and their GIN indexes, and the
+    spelling list's trigram index, on Postgres; the FTS5 tables and their
+    shadow tables on SQLite.
     """
     if not name:
         return False
     if type_ == "column":
         return name == VECTOR_COLUMN
     if type_ == "index":
-        return name.endswith(f"_{VECTOR_COLUMN}")
+        return name.endswith(f"_{VECTOR_COLUMN}") or name == TRIGRAM_INDEX
     if type_ == "table":
         return any(name == fts or name.startswith(f"{fts}_") for fts in FTS_TABLES.values())
     return False
@@ -217,6 +240,76 @@ def fts_hits(fts_table: str, match: str | None, weights: tuple[float, ...], name
         .select_from(text(fts_table))
         .where(text(f"{fts_table} MATCH :{name}").bindparams(_bound(name, match)))
     )
+
+
+# --- phrases: what a concept or a size is called in a catalog ---------------------
+#
+# A phrase is a tuple of index words (mirror/query: ("air", "conditioner"));
+# a word ending in "*" matches by prefix ("16x25x*"). A concept's match is a
+# tuple of members, each with the names that find it and the longer names
+# that must not hold them (mirror.query.concepts.MemberMatch).
+
+
+# Where a product says what it is: its name and model numbers, its category (and SKU), never its description.
+CONCEPT_WEIGHTS = "AC"
+CONCEPT_COLUMNS = "{name models category sku}"
+
+
+def _pg_lexeme(word: str, weights: str) -> str:
+    if word.endswith("*"):
+        return f"{word[:-1]}:*{weights}"
+    return f"{word}:{weights}" if weights else word
+
+
+def pg_phrase(words: tuple[str, ...], weights: str = "") -> str:
+    """to_tsquery text of one phrase: adjacent words (`<->`), restricted to `weights` if any."""
+    return " <-> ".join(_pg_lexeme(word, weights) for word in words)
+
+
+def pg_any_phrase(phrases, weights: str = "") -> str:
+    """to_tsquery text matching any of the phrases."""
+    return "(" + " | ".join(f"({pg_phrase(p, weights)})" for p in phrases) + ")"
+
+
+def pg_concept_query(members, weights: str = "") -> str:
+    """to_tsquery text of a concept: any member's names, none inside a longer name that is not the member."""
+    parts = []
+    for member in members:
+        text = pg_any_phrase(member.names, weights)
+        for longer in member.not_within:
+            text += f" & !({pg_phrase(longer, weights)})"
+        parts.append(f"({text})")
+    return " | ".join(parts)
+
+
+def fts_phrase(words: tuple[str, ...]) -> str:
+    """FTS5 text of one phrase (a final `*` word matches by prefix)."""
+    if words and words[-1].endswith("*"):
+        return f'"{" ".join((*words[:-1], words[-1][:-1]))}"*'
+    return f'"{" ".join(words)}"'
+
+
+def fts_any_phrase(phrases, columns: str | None = None) -> str:
+    """FTS5 text matching any of the phrases, in `columns` (such as "{name category}") if given."""
+    text = "(" + " OR ".join(fts_phrase(p) for p in phrases) + ")"
+    return f"({columns} : {text})" if columns else text
+
+
+def fts_concept_query(members, columns: str | None = None) -> str:
+    """FTS5 text of a concept (see pg_concept_query), in `columns` if given."""
+    parts = []
+    for member in members:
+        text = fts_any_phrase(member.names, columns)
+        if member.not_within:
+            text = f"({text} NOT {fts_any_phrase(member.not_within, columns)})"
+        parts.append(text)
+    return "(" + " OR ".join(parts) + ")"
+
+
+def fts_trigram_query(word: str) -> str:
+    """FTS5 text matching the words that share a trigram with `word` (the trigram tokenizer)."""
+    grams = dict.fromkeys(word[i : i + 3] for i in range(len(word) - 2))
+    return " OR ".join(f'"{gram}"' for gram in grams)
 
 
 # --- shared -----------------------------------------------------------------------

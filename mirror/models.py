@@ -111,6 +111,25 @@ class OfferGroup(Base):
     image_url: Mapped[str | None] = mapped_column(Text)
 
 
+WORD_LENGTH = 64  # the longest word the spelling list keeps
+
+
+class SearchWord(Base):
+    """One distinct word of the public products' names, brands and category names: the spelling list.
+
+    The catalog search corrects a misspelled word to the nearest of these
+    (mirror/read/words.py). The sync adds the words of the products it
+    writes, in its own transaction, and a full run drops the words no public
+    product holds any more (mirror/sync/words.py). The trigram index lives
+    outside the ORM: a pg_trgm GiST index on Postgres, an FTS5 trigram table
+    on SQLite (migration 0007).
+    """
+
+    __tablename__ = "search_words"
+
+    word: Mapped[str] = mapped_column(String(WORD_LENGTH), primary_key=True)
+
+
 class SyncState(Base):
     """Key/value state committed with the rows it covers (watermarks, clocks)."""
 

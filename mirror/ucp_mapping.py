@@ -382,3 +382,16 @@ def service_area_warning(postal_code: str) -> dict:
 def not_found_info(identifier: str) -> dict:
     """An identifier that resolved to nothing (not an error: the response just has fewer products)."""
     return {"type": "info", "code": "not_found", "content": identifier}
+
+
+def no_match_info(message: str) -> dict:
+    """A search that found nothing: the query step's answer, saying what the contractor does carry."""
+    return {"type": "info", "code": "no_match", "content": message}
+
+
+def corrections_info(corrections) -> dict | None:
+    """How misspelled or run-together words of the query were read, when any were (None otherwise)."""
+    if not corrections:
+        return None
+    read = "; ".join(f"{c.typed!r} as {c.meant!r}" for c in corrections)
+    return {"type": "info", "code": "query_corrected", "content": f"Read {read}."}

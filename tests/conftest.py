@@ -23,7 +23,16 @@ from mirror.migrate import upgrade
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()
 BACKENDS = ["sqlite"] + (["postgres"] if TEST_DATABASE_URL else [])
-TABLES = ("products", "offer_groups", "companies", "sync_state", "sync_runs", "source_hits", "invocations")
+TABLES = (
+    "products",
+    "offer_groups",
+    "companies",
+    "sync_state",
+    "sync_runs",
+    "source_hits",
+    "invocations",
+    "search_words",
+)
 
 # Hypothesis tests that name no example count of their own take it from a profile: `make test` runs
 # "suite" (bounded and derandomised: a few seconds per endpoint, the same examples every run), and

@@ -172,8 +172,14 @@ def test_search_ranks_name_and_brand_words_first(live):
         "Lennox 16.2 SEER2 Central Air Conditioner, 3 ton",
         "Lennox 20.5 SEER2 Central Air Conditioner, 4 ton",
     ]
-    assert "Lennox 96% AFUE Gas Furnace, 80,000 BTU" in names(found)  # a partial match still counts, later
-    assert found["total_matches"] >= 4 and found["quote_url"].endswith("/quote")
+    # Then the other air conditioners; a Lennox furnace shares the brand but is no air conditioner.
+    assert set(names(found)[2:]) == {
+        "Goodman 14.3 SEER2 Central Air Conditioner, 3 ton",
+        "Trane 20.5 SEER2 Central Air Conditioner, 3 ton",
+    }
+    assert found["total_matches"] == 4 and found["quote_url"].endswith("/quote")
+    assert [c["slug"] for c in found["understood"]["concepts"]] == ["air-conditioner"]
+    assert found["understood"]["keywords"] == ["lennox"] and found["no_match"] is None
 
 
 def test_search_ranks_a_name_match_above_a_cheaper_description_match(live):

@@ -6,7 +6,9 @@ view), validated arguments and the negotiated release
 a dict; the declaration (mcp_server.ucp.tools) validates it against that
 release's output models.
 Invalid requests raise JSON-RPC -32602; business outcomes (unknown ids, no
-coverage) are messages in the response.
+coverage, a search that found nothing) are messages in the response. Free
+text goes through the query step (mirror/query): a search's query, and a
+lookup id that is no id here but names a kind of product.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from mcp_server.ucp.versions import Negotiated, Release, negotiate
 from mirror import ucp_mapping as ucp
 from mirror.config import Settings
 from mirror.public_view import CompanyView
+from mirror.query import UnderstoodQuery, understand
+from mirror.query.views import NoMatch
 from mirror.read import ReadSession as Session
 from mirror.read.catalog import search_catalog
 from mirror.read.gate import GateEntry
@@ -42,6 +46,7 @@ from web.jsonrpc import INVALID_PARAMS, RpcError
 
 SEARCH_SCAN_LIMIT = 5000  # products ranked per query; far above any contractor's matching catalog
 SEARCH_VARIANTS = 10  # variants listed per product in a search result
+LOOKUP_BY_MEANING = 10  # ids per lookup read as words when they are no id here (each is one search)
 DETAIL_VARIANTS = 100  # variants listed by get_product
 
 
@@ -198,7 +203,7 @@ def search(ctx: UcpContext, args: SearchArguments, release: Release) -> dict:
         raise invalid(
             "catalog: a search needs a non-empty query or filters (categories or price); an empty search is refused"
         )
-    groups = _ranked_groups(ctx, query, slugs, min_cents, max_cents)
+    groups, understood = _ranked_groups(ctx, query, slugs, min_cents, max_cents)
     offset = _cursor_offset(request, _fingerprint(query, slugs, min_cents, max_cents))
     limit = min(request.pagination.limit if request.pagination else DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
     page = groups[offset : offset + limit]
@@ -209,6 +214,7 @@ def search(ctx: UcpContext, args: SearchArguments, release: Release) -> dict:
     if has_next:
         pagination["cursor"] = _cursor(offset + limit, _fingerprint(query, slugs, min_cents, max_cents))
     messages = [ucp.estimate_warning(view.quote_url), *area_notes, *category_notes, *price_notes]
+    messages += _query_notes(view, understood, found_nothing=not groups)
     return finish(
         release,
         view,
@@ -221,13 +227,27 @@ def search(ctx: UcpContext, args: SearchArguments, release: Release) -> dict:
     )
 
 
-def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> list[tuple[str, list[str]]]:
-    """(slug, ranked SKUs) per matching offer group, best group first."""
-    key, known = ctx.company.plugin_key, {c.slug for c in ctx.view.categories}
-    if slugs is not None and not slugs:
+def _query_notes(view: CompanyView, understood: UnderstoodQuery | None, *, found_nothing: bool) -> list[dict]:
+    """The query step's notes: how misspelled words were read; on no match, what the contractor carries."""
+    if understood is None:
         return []
+    notes = [note for note in (ucp.corrections_info(understood.corrections),) if note is not None]
+    if found_nothing:
+        notes.append(ucp.no_match_info(NoMatch.of(understood, view.business.name, view.categories).message))
+    return notes
+
+
+def _ranked_groups(
+    ctx: UcpContext, query: str, slugs, min_cents, max_cents
+) -> tuple[list[tuple[str, list[str]]], UnderstoodQuery | None]:
+    """(slug, ranked SKUs) per matching offer group, best group first; and how the query was read."""
+    key, known = ctx.company.plugin_key, {c.slug for c in ctx.view.categories}
+    understood = None
+    if slugs is not None and not slugs:
+        return [], None
     if query:
-        hits = search_catalog(ctx.session, ctx.company, query, max_price_cents=max_cents, limit=SEARCH_SCAN_LIMIT).hits
+        found = search_catalog(ctx.session, ctx.company, query, max_price_cents=max_cents, limit=SEARCH_SCAN_LIMIT)
+        understood, hits = found.understood, found.hits
         pairs = [
             (h.category_slug, h.sku)
             for h in hits
@@ -243,7 +263,7 @@ def _ranked_groups(ctx: UcpContext, query: str, slugs, min_cents, max_cents) -> 
     for slug, sku in pairs:
         if slug in known:
             groups.setdefault(slug, []).append(sku)
-    return list(groups.items())
+    return list(groups.items()), understood
 
 
 def _search_products(ctx: UcpContext, page: list[tuple[str, list[str]]], storefront: ucp.Storefront) -> list[dict]:
@@ -332,6 +352,7 @@ def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
         entry = resolved.setdefault(row.category_slug, {}).setdefault(row.sku, (row, []))
         entry[1].append(correlation)
 
+    unresolved = []
     for identifier in identifiers:
         matched = False
         if identifier.sku in rows and rows[identifier.sku].category_slug in known:
@@ -341,8 +362,32 @@ def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
             add(featured[identifier.slug], {"id": identifier.raw, "match": "featured"})
             matched = True
         if not matched:
-            missing.append(identifier.raw)
+            unresolved.append(identifier.raw)
+    by_meaning = _products_named(ctx, unresolved, known)
+    named = ucp.products_by_sku(ctx.session, key, set(by_meaning.values())) if by_meaning else {}
+    for raw in unresolved:
+        if by_meaning.get(raw) in named:
+            add(named[by_meaning[raw]], {"id": raw, "match": "featured"})
+        else:
+            missing.append(raw)
     return resolved, missing
+
+
+def _products_named(ctx: UcpContext, raws: list[str], known: set[str]) -> dict[str, str]:
+    """For ids that are no id here but name a kind of product ("heat-pump", "best air conditioner"): the best match.
+
+    Read by the query step like a search; only an id that names a concept resolves (a guessed handle), to
+    the search's first product (`match: featured`: the server chose the variant).
+    """
+    found = {}
+    for raw in raws[:LOOKUP_BY_MEANING]:
+        understood = understand(raw.replace("-", " ").replace("_", " "))
+        if not understood.concepts:
+            continue
+        hits = search_catalog(ctx.session, ctx.company, understood, limit=1).hits
+        if hits and hits[0].category_slug in known:
+            found[raw] = hits[0].sku
+    return found
 
 
 # --- get_product --------------------------------------------------------------------------

@@ -4,40 +4,75 @@ A read for a gated company (a `GateEntry`) also reads the company's stamp in
 the same statement and raises `StateMoved` when the database is at another
 state than the process's gate (mirror/read/company.py, `check_stamp`).
 
-Catalog search ranks a company's public products by relevance.
+Catalog search answers what a question asks for (docs/search.md). The query
+step (mirror/query) reads the question: the kinds of product it names
+(concepts: "central air" is an air conditioner, "furnace filter" an air
+filter), trades, sizes, tiers, price words, and the keywords left (brands,
+model numbers). One statement over the database's full-text index (mirror/
+fulltext.py; migration 0003: `ts_rank_cd` over a weighted tsvector under a
+GIN index on Postgres, FTS5's `bm25` on SQLite) returns the page of hits and
+the number of matches, whatever the catalog size; only mirror.catalog's rule
+decides which products are searched.
 
-The database's full-text index does the work (mirror/fulltext.py; built by
-migration 0003): Postgres ranks with `ts_rank_cd` over a weighted tsvector
-under a GIN index, SQLite with FTS5's `bm25` and per-column weights. One
-statement returns the page of hits and the number of matches, whatever the
-catalog size; only mirror.catalog's rule decides which products are searched.
-
+What matches:
+- a question that names concepts (or a trade): the products that are one of
+  them, by their names and categories (a product only mentioning "furnace"
+  in its description is not a furnace);
+- otherwise its keywords and sizes: products matching any of them;
+- a question of price, tier or kind words alone ("cheapest system"): every
+  product (of that kind).
 The order, best first:
-1. products matching more of the query's terms ("lennox furnace" lists
-   Lennox furnaces before other Lennox products);
-2. a model number equal to the whole query, separators ignored
-   (`ML17XP1-036`, `ml17xp1036`);
-3. relevance: a word in the name or model numbers (weight A), the brand (B),
-   the category, SKU or tier (C) outweighs one only in the description (D);
-4. then price, name and SKU, so ties are stable.
-Words are stemmed (filters = filter) and match by prefix from three letters.
+1. products that are more of the concepts asked ("furnace and AC": the
+   A/C & furnace systems first);
+2. products of the kind asked (a system question: systems before accessories);
+3. products matching more of the rest: each keyword, each size (from the
+   name or from `specs`), the tier asked ("best air conditioner");
+4. price, when the question asks for an order ("cheapest heat pump");
+5. a model number equal to the keywords, separators ignored (`ML17XP1-036`);
+6. with keywords, their relevance: a word in the name or model numbers
+   (weight A), the brand (B), the category, SKU or tier (C) outweighs one
+   only in the description (D); concepts without keywords: the cheapest first;
+7. then price, name and SKU, so ties are stable.
+Words are stemmed (filters = filter) and keywords match by prefix from three
+letters. When a keyword matched nothing, the catalog's spelling list
+(mirror/read/words.py) corrects or splits it, and the search runs again with
+what it meant ("lenox furnase" -> "lennox furnace"); two statements more,
+only then.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 
-from sqlalchemy import Integer, String, and_, bindparam, exists, func, literal_column, select
+from sqlalchemy import (
+    Integer,
+    Numeric,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    exists,
+    false,
+    func,
+    literal_column,
+    or_,
+    select,
+    true,
+)
 from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
 from mirror.catalog import public_products_filter, select_public_products
 from mirror.db import statement_rows
 from mirror.models import Product
+from mirror.query import UnderstoodQuery, understand
+from mirror.query.units import QUANTITIES, Size
 from mirror.read.company import check_stamp, stamp_columns
 from mirror.read.gate import GateEntry
+from mirror.read.words import CatalogLexicon
 
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
 # same word repeated throughout a description.
@@ -45,6 +80,9 @@ PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
 # bm25 weights, in the FTS5 column order of products_fts (migration 0003):
 # name, brand, models, models_compact, category, sku, tier, description, company_key.
 FTS_WEIGHTS = (10.0, 6.0, 10.0, 10.0, 2.0, 2.0, 2.0, 0.2, 0.0)
+MAX_SIZES = 4
+MAX_TIERS = 3
+CONCEPTS, WORDS, BROWSE = "concepts", "words", "browse"
 
 
 @dataclass(frozen=True)
@@ -65,11 +103,14 @@ class CatalogHit:
 
 @dataclass(frozen=True)
 class CatalogSearch:
-    """The ranked hits (at most `limit`) and how many products matched in all."""
+    """The ranked hits (at most `limit`), how many products matched in all, and what the question was read as."""
 
     hits: list[CatalogHit]
     total: int
     terms: list[str]
+    understood: UnderstoodQuery | None = None
+    # The keywords no product matched (after any correction): "no Bosch here".
+    unmatched: tuple[str, ...] = field(default=())
 
 
 def query_terms(query: str) -> list[str]:
@@ -86,45 +127,399 @@ def price_to_cents_floor(amount: float | int | Decimal) -> int:
     return int((Decimal(str(amount)) * 100).to_integral_value(rounding="ROUND_FLOOR"))
 
 
+@dataclass(frozen=True)
+class _Filters:
+    """What the caller filters on, beside the question: a category, a tier, a price ceiling."""
+
+    category_slug: str | None = None
+    tier: str | None = None
+    max_price_cents: int | None = None
+
+
 def search_catalog(
     session: Session,
     company: GateEntry | str,
-    query: str,
+    query: str | UnderstoodQuery,
     *,
     category_slug: str | None = None,
     tier: str | None = None,
     max_price_cents: int | None = None,
     limit: int = 10,
 ) -> CatalogSearch:
-    """Public products of one company matching `query`, best first (`company`: its gate entry, or a bare key).
+    """Public products of one company answering `query` (text, or an understood query), best first.
 
-    One statement, its own snapshot (on Postgres one autocommit round trip).
+    `company`: its gate entry, or a bare key. One statement, its own
+    snapshot (on Postgres one autocommit round trip); when a keyword
+    matched nothing, one lexicon lookup and, if it corrected something, one
+    more search.
     """
     gated, plugin_key = _company(company)
-    terms = ft.search_terms(query)
-    if not terms:
-        return CatalogSearch(hits=[], total=0, terms=[])
-    dialect = session.get_bind().dialect.name
-    statement = _statement(
-        dialect, len(terms), category_slug is not None, tier is not None, max_price_cents is not None
-    )
-    params = {
-        "plugin_key": plugin_key,
-        "category_slug": category_slug,
-        "tier": tier,
-        "max_price_cents": max_price_cents,
-        "limit": limit,
-        "compact": "".join(t.compact for t in terms),
-        **_match_params(dialect, plugin_key, terms),
-    }
-    rows = statement_rows(session, statement, params)
-    check_stamp(session, gated, rows, len(_COLUMNS))
-    total = rows[0][-1] if rows else 0  # the last column: count(*) OVER ()
-    return CatalogSearch(hits=[_hit(row) for row in rows], total=total, terms=_words_of(terms))
+    understood = query if isinstance(query, UnderstoodQuery) else understand(query)
+    filters = _Filters(category_slug, tier, max_price_cents)
+    found = _search(session, gated, plugin_key, understood, filters, limit)
+    if found.unmatched and any(word.isalpha() for word in found.unmatched):
+        checked = {word for keyword in found.unmatched for word in keyword.split() if word.isalpha()}
+        better = understand(understood.text, CatalogLexicon(session, plugin_key), check=checked)
+        if better.corrections:
+            found = _search(session, gated, plugin_key, better, filters, limit)
+        found = CatalogSearch(found.hits, found.total, found.terms, better, found.unmatched)
+    return found
 
 
 def _company(company: GateEntry | str) -> tuple[GateEntry | None, str]:
     return (company, company.plugin_key) if isinstance(company, GateEntry) else (None, company)
+
+
+# --- one search: the plan, the statement, its rows --------------------------------------
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A question as the statement needs it: its shape (the cache key) and its parameters."""
+
+    mode: str | None  # CONCEPTS, WORDS, BROWSE; None: nothing to look for
+    concepts: tuple
+    terms: tuple[ft.Term, ...]
+    sizes: tuple[Size, ...]
+    kind: str | None
+    tiers: tuple[str, ...]
+    order: str | None
+    min_cents: int | None
+    max_cents: int | None
+
+
+def _plan(understood: UnderstoodQuery, filters: _Filters) -> _Plan:
+    concepts = understood.concept_matches()
+    terms = tuple(dict.fromkeys(ft.Term.of(found) for found in map(ft.words, understood.keywords) if found))[
+        : ft.MAX_TERMS
+    ]
+    sizes = tuple(s for s in understood.sizes if QUANTITIES[s.quantity].spec_keys)[:MAX_SIZES]
+    price = understood.price
+    ceilings = [c for c in (price.max_cents, filters.max_price_cents) if c is not None]
+    intent = understood.tiers or price.order or price.max_cents is not None or price.min_cents is not None
+    if concepts:
+        mode = CONCEPTS
+    elif terms or sizes:
+        mode = WORDS
+    elif intent or understood.kind:
+        mode = BROWSE
+    else:
+        mode = None
+    return _Plan(
+        mode=mode,
+        concepts=concepts,
+        terms=terms,
+        sizes=sizes,
+        kind=understood.preferred_kind,
+        tiers=tuple(understood.tiers)[:MAX_TIERS],
+        order=price.order,
+        min_cents=price.min_cents,
+        max_cents=min(ceilings) if ceilings else None,
+    )
+
+
+def _search(
+    session: Session,
+    gated: GateEntry | None,
+    plugin_key: str,
+    understood: UnderstoodQuery,
+    filters: _Filters,
+    limit: int,
+) -> CatalogSearch:
+    plan = _plan(understood, filters)
+    terms = list(plan.terms)
+    if plan.mode is None:  # nothing to look for ("what do you have?"): the no-match answer says what there is
+        return CatalogSearch(hits=[], total=0, terms=[], understood=understood)
+    dialect = session.get_bind().dialect.name
+    shape = _Shape(
+        dialect=dialect,
+        mode=plan.mode,
+        concepts=len(plan.concepts),
+        terms=len(terms),
+        sizes=tuple((s.quantity, len(s.spec_texts())) for s in plan.sizes),
+        kind=plan.kind is not None,
+        tiers=len(plan.tiers),
+        order=plan.order,
+        by_category=filters.category_slug is not None,
+        by_tier=filters.tier is not None,
+        by_max=plan.max_cents is not None,
+        by_min=plan.min_cents is not None,
+    )
+    params = {
+        "plugin_key": plugin_key,
+        "category_slug": filters.category_slug,
+        "tier": filters.tier,
+        "max_price_cents": plan.max_cents,
+        "min_price_cents": plan.min_cents,
+        "kind": plan.kind,
+        "limit": limit,
+        "compact": "".join(t.compact for t in terms),
+        **{f"want_tier_{i}": tier for i, tier in enumerate(plan.tiers)},
+        **_match_params(dialect, plugin_key, plan),
+    }
+    rows = statement_rows(session, _statement(shape), params)
+    check_stamp(session, gated, rows, len(_COLUMNS))
+    total = rows[0][-1] if rows else 0  # the last column: count(*) OVER ()
+    first_any = len(_COLUMNS) + 3  # after the columns and the stamp: each term's max over all matches
+    unmatched = tuple(
+        keyword
+        for i, keyword in enumerate(_term_keywords(understood, terms))
+        if keyword is not None and (not rows or not rows[0][first_any + i])
+    )
+    return CatalogSearch(
+        hits=[_hit(row) for row in rows],
+        total=total,
+        terms=_words_of(terms),
+        understood=understood,
+        unmatched=unmatched,
+    )
+
+
+def _term_keywords(understood: UnderstoodQuery, terms: list[ft.Term]) -> list[str | None]:
+    """The keyword each term came from (the step's spelling, lower case)."""
+    by_term = {ft.Term.of(found): keyword for keyword in understood.keywords if (found := ft.words(keyword))}
+    return [by_term.get(term) for term in terms]
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """One shape of search statement (every value a bound parameter): its cache key."""
+
+    dialect: str
+    mode: str
+    concepts: int
+    terms: int
+    sizes: tuple[tuple[str, int], ...]  # per size: its quantity, and how many text forms its specs may hold
+    kind: bool
+    tiers: int
+    order: str | None
+    by_category: bool
+    by_tier: bool
+    by_max: bool
+    by_min: bool
+
+
+def _match_params(dialect: str, plugin_key: str, plan: _Plan) -> dict:
+    """The full-text query texts (`any_match`, `rank_query`, `concept_i`, `term_i`, `size_i`) and size bounds.
+
+    `rank_query` is what relevance ranks by: the keywords (and, without concepts, the sizes). Concepts only
+    choose and order the candidates: ranking by a concept's many names cost a millisecond a row on
+    Postgres and told nothing the order did not.
+    """
+    params: dict = {}
+    postgres = dialect == "postgresql"
+    concepts = [
+        ft.pg_concept_query(c, ft.CONCEPT_WEIGHTS) if postgres else ft.fts_concept_query(c, ft.CONCEPT_COLUMNS)
+        for c in plan.concepts
+    ]
+    terms = [ft.pg_term_query(t) if postgres else ft.fts_term_query(t) for t in plan.terms]
+    sizes = [
+        ft.pg_any_phrase(s.name_phrases(), "ABC") if postgres else ft.fts_any_phrase(s.name_phrases())
+        for s in plan.sizes
+    ]
+    within = (lambda text: text) if postgres else (lambda text: ft.fts_within(plugin_key, text))
+    joiner = " | " if postgres else " OR "
+    if plan.mode == CONCEPTS:
+        params["any_match"] = within(joiner.join(f"({c})" for c in concepts))
+    elif plan.mode == WORDS:
+        params["any_match"] = within(joiner.join(f"({t})" for t in (*terms, *sizes)))
+    ranked_by = [*terms, *sizes] if plan.mode == WORDS else terms  # relevance is the keywords' (and sizes')
+    if ranked_by:
+        params["rank_query"] = within(joiner.join(f"({t})" for t in ranked_by))
+    for i, text in enumerate(concepts):
+        params[f"concept_{i}"] = within(text)
+    for i, text in enumerate(terms):
+        params[f"term_{i}"] = within(text)
+    for i, (size, text) in enumerate(zip(plan.sizes, sizes, strict=True)):
+        low, high = size.bounds()
+        params[f"size_{i}"] = within(text)
+        params[f"size_{i}_low"], params[f"size_{i}_high"] = str(low), str(high)
+        for j, form in enumerate(size.spec_texts()):
+            params[f"size_{i}_text_{j}"] = form.lower()
+    return params
+
+
+_COLUMNS = (
+    Product.sku,
+    Product.name,
+    Product.brand,
+    Product.category_name,
+    Product.category_slug,
+    Product.category_kind,
+    Product.tier,
+    Product.price_cents,
+    Product.model_numbers,
+    Product.description,
+)
+
+
+@lru_cache(maxsize=256)
+def _statement(shape: _Shape):
+    """The search statement for one shape of request, every value a bound parameter.
+
+    Built once per shape and reused: constructing it costs about as much as
+    the database takes to answer it.
+    """
+    postgres = shape.dialect == "postgresql"
+    match = _pg_matcher() if postgres else _sqlite_matcher()
+    concept_hits = [ft.as_int(match(f"concept_{i}")) for i in range(shape.concepts)]
+    term_hits = [ft.as_int(match(f"term_{i}")) for i in range(shape.terms)]
+    size_matches = [
+        _size_match(shape.dialect, quantity, i, texts, match(f"size_{i}"))
+        for i, (quantity, texts) in enumerate(shape.sizes)
+    ]
+    size_hits = [ft.as_int(size) for size in size_matches]
+    parts = [*term_hits, *size_hits]
+    if shape.tiers:
+        parts.append(
+            ft.as_int(Product.tier.in_([bindparam(f"want_tier_{i}", type_=String) for i in range(shape.tiers)]))
+        )
+    kind_hit = ft.as_int(Product.category_kind == bindparam("kind", type_=String)) if shape.kind else None
+
+    stamp = stamp_columns(bindparam("plugin_key"))
+    term_any = [func.max(hit).over() for hit in term_hits]
+    statement = select(*_COLUMNS, *stamp, *term_any, func.count().over().label("total"))
+    filters = [public_products_filter(bindparam("plugin_key"))]
+    relevance = None
+    if shape.mode == CONCEPTS or shape.mode == WORDS:
+        words = [match(f"term_{i}") for i in range(shape.terms)] + size_matches if shape.mode == WORDS else []
+        statement, candidates, relevance = _candidates(shape, statement, words)
+        filters.append(candidates)
+    elif shape.kind:  # a browse of one kind: "cheapest system"
+        filters.append(Product.category_kind == bindparam("kind", type_=String))
+    filters += _caller_filters(shape)
+
+    order = []
+    if len(concept_hits) > 1:  # with one part, every candidate is it
+        order.append(_sum(concept_hits).desc())
+    if kind_hit is not None and shape.mode != BROWSE:
+        order.append(kind_hit.desc())
+    if parts:
+        order.append(_sum(parts).desc())
+    if shape.order == "price_low":
+        order.append(Product.price_cents)
+    elif shape.order == "price_high":
+        order.append(Product.price_cents.desc())
+    if term_hits:
+        order.append(_exact_model(shape.dialect).desc())
+    if shape.mode == CONCEPTS and not term_hits:  # all what was asked: the cheapest first, as a price list starts
+        order.append(Product.price_cents)
+    if relevance is not None:
+        order.append(relevance)
+    order += [Product.price_cents, Product.name.collate("C") if postgres else Product.name, Product.sku]
+    return statement.where(and_(*filters)).order_by(*order).limit(bindparam("limit", type_=Integer))
+
+
+def _sum(values):
+    return sum(values[1:], start=values[0])
+
+
+def _caller_filters(shape: _Shape) -> list:
+    filters = []
+    if shape.by_category:
+        filters.append(Product.category_slug == bindparam("category_slug"))
+    if shape.by_tier:
+        filters.append(Product.tier == bindparam("tier"))
+    if shape.by_max:
+        filters.append(Product.price_cents <= bindparam("max_price_cents", type_=Integer))
+    if shape.by_min:
+        filters.append(Product.price_cents >= bindparam("min_price_cents", type_=Integer))
+    return filters
+
+
+def _pg_matcher():
+    return lambda name: ft.pg_matches("products", None, name)
+
+
+def _sqlite_matcher():
+    fts = ft.FTS_TABLES["products"]
+    rowid = literal_column("products.rowid")
+    return lambda name: rowid.in_(ft.fts_rowids(fts, None, name))
+
+
+def _candidates(shape: _Shape, statement, words: list):
+    """The statement joined to what may match, the condition for a candidate, and the relevance order.
+
+    Concepts: the products the index finds for `any_match`. Keywords and sizes (`words`): the products
+    matching one of them, a size as `_size_match` says (the index finds names, not `specs`). Relevance
+    (`rank_query`) only when there are keywords or sizes to rank by.
+    """
+    ranked = shape.terms > 0 or (shape.mode == WORDS and bool(shape.sizes))
+    if shape.dialect == "postgresql":
+        vector = ft.pg_vector("products")
+        candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if not words else or_(*words)
+        if not ranked:
+            return statement, candidates, None
+        rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, ft.pg_tsquery(None, "rank_query"))
+        return statement, candidates, rank.desc()
+    fts = ft.FTS_TABLES["products"]
+    rowid = literal_column("products.rowid")
+    if not words:
+        # Materialised: the index is read once, then joined to the rows by rowid
+        # (as a plain subquery SQLite may re-run the MATCH for every product).
+        found = ft.fts_rowids(fts, None, "any_match").cte("found").prefix_with("MATERIALIZED")
+        statement = statement.join(found, found.c.rowid == rowid)
+    if not ranked:
+        return statement, true(), None
+    hits = ft.fts_hits(fts, None, FTS_WEIGHTS, "rank_query").cte("hits").prefix_with("MATERIALIZED")
+    joined = statement.outerjoin(hits, hits.c.rowid == rowid)
+    return joined, or_(*words) if words else true(), func.coalesce(hits.c.score, 0.0)
+
+
+def _size_match(dialect: str, quantity: str, i: int, texts: int, in_name):
+    """Whether a product is size `i`: by its `specs` when they state the quantity, else by its name.
+
+    Specs are the catalog's own figures; a name's numbers can mislead the index ("3.5 ton" holds the
+    words "5 ton").
+    """
+    stated = or_(*(_spec_number(dialect, key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
+    if QUANTITIES[quantity].text_specs:
+        stated = or_(stated, *(_spec_text(dialect, key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
+    return case((stated, _spec_match(dialect, quantity, i, texts)), else_=in_name)
+
+
+def _spec_match(dialect: str, quantity: str, i: int, texts: int):
+    """Whether a product's `specs` state size `i` (of `quantity`): a number in [low, high), or one of its texts."""
+    low = cast(bindparam(f"size_{i}_low", type_=String), Numeric)
+    high = cast(bindparam(f"size_{i}_high", type_=String), Numeric)
+    conditions = []
+    for key, factor in QUANTITIES[quantity].spec_keys:
+        value = _spec_number(dialect, key) * literal_column(str(factor))
+        conditions.append(and_(value >= low, value < high))
+        for j in range(texts):
+            conditions.append(func.lower(_spec_text(dialect, key)) == bindparam(f"size_{i}_text_{j}", type_=String))
+    # A value that is no number is NULL, and `x OR NULL` is NULL: false instead (NULL sorts first, descending).
+    return func.coalesce(or_(*conditions), false())
+
+
+def _spec_number(dialect: str, key: str):
+    """specs[key] when it is a JSON number, else NULL (never an error on odd values)."""
+    if dialect == "postgresql":
+        return case(
+            (func.json_typeof(Product.specs[key]) == "number", cast(Product.specs[key].as_string(), Numeric)),
+            else_=None,
+        )
+    path = f'$."{key}"'
+    kind = func.json_type(Product.specs, path)
+    return case((or_(kind == "integer", kind == "real"), func.json_extract(Product.specs, path)), else_=None)
+
+
+def _spec_text(dialect: str, key: str):
+    if dialect == "postgresql":
+        return Product.specs[key].as_string()
+    return cast(func.json_extract(Product.specs, f'$."{key}"'), String)
+
+
+def _exact_model(dialect: str):
+    """1 when one of the product's model numbers is the keywords (`compact`), separators ignored."""
+    compact = bindparam("compact", type_=String)
+    if dialect == "postgresql":
+        models = func.json_array_elements_text(Product.model_numbers).table_valued("value").alias("model")
+        value = models.c.value
+    else:
+        models = func.json_each(Product.model_numbers).table_valued("value", "type").alias("model")
+        value = models.c.value
+    return ft.as_int(exists(select(1).select_from(models).where(ft.normalised_model(value, dialect) == compact)))
 
 
 @dataclass(frozen=True)
@@ -178,110 +573,12 @@ def category_products(session: Session, company: GateEntry | str, category_slug:
     ]
 
 
-@lru_cache(maxsize=128)
-def _statement(dialect: str, term_count: int, by_category: bool, by_tier: bool, by_price: bool):
-    """The search statement for one shape of request, every value a bound parameter.
-
-    Built once per shape and reused: constructing it costs about as much as
-    the database takes to answer it.
-    """
-    build = _postgres_search if dialect == "postgresql" else _sqlite_search
-    filters = [public_products_filter(bindparam("plugin_key"))]
-    if by_category:
-        filters.append(Product.category_slug == bindparam("category_slug"))
-    if by_tier:
-        filters.append(Product.tier == bindparam("tier"))
-    if by_price:
-        filters.append(Product.price_cents <= bindparam("max_price_cents"))
-    return build(term_count).where(and_(*filters)).limit(bindparam("limit", type_=Integer))
-
-
-def _match_params(dialect: str, plugin_key: str, terms: list[ft.Term]) -> dict:
-    """The full-text query texts: any term (`any_match`) and each term (`term_i`)."""
-    if dialect == "postgresql":
-        any_text, each = ft.pg_any_query(terms), [ft.pg_term_query(t) for t in terms]
-    else:
-        any_text = ft.fts_within(plugin_key, ft.fts_any_query(terms))
-        each = [ft.fts_within(plugin_key, ft.fts_term_query(t)) for t in terms]
-    return {"any_match": any_text, **{f"term_{i}": text for i, text in enumerate(each)}}
-
-
-_COLUMNS = (
-    Product.sku,
-    Product.name,
-    Product.brand,
-    Product.category_name,
-    Product.category_slug,
-    Product.category_kind,
-    Product.tier,
-    Product.price_cents,
-    Product.model_numbers,
-    Product.description,
-)
-
-
-def _exact_model(dialect: str):
-    """1 when one of the product's model numbers is the whole query (`compact`), separators ignored."""
-    compact = bindparam("compact", type_=String)
-    if dialect == "postgresql":
-        models = func.json_array_elements_text(Product.model_numbers).table_valued("value").alias("model")
-        value = models.c.value
-    else:
-        models = func.json_each(Product.model_numbers).table_valued("value", "type").alias("model")
-        value = models.c.value
-    return ft.as_int(exists(select(1).select_from(models).where(ft.normalised_model(value, dialect) == compact)))
-
-
-def _postgres_search(term_count: int):
-    """Matches by the GIN index; ranked by terms matched, exact model, ts_rank_cd."""
-    vector = ft.pg_vector("products")
-    matched = sum(
-        (ft.as_int(ft.pg_matches("products", None, f"term_{i}")) for i in range(term_count)),
-        start=literal_column("0"),
-    )
-    any_match = ft.pg_tsquery(None, "any_match")
-    rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, any_match)
-    stamp = stamp_columns(bindparam("plugin_key"))
-    statement = select(*_COLUMNS, *stamp, func.count().over().label("total")).where(vector.op("@@")(any_match))
-    return statement.order_by(
-        matched.desc(),
-        _exact_model("postgresql").desc(),
-        rank.desc(),
-        Product.price_cents,
-        Product.name.collate("C"),
-        Product.sku,
-    )
-
-
-def _sqlite_search(term_count: int):
-    """Matches by FTS5 (within the company's rows); ranked by terms matched, exact model, bm25."""
-    fts = ft.FTS_TABLES["products"]
-    rowid = literal_column("products.rowid")
-    # Materialised: the index is read once, then joined to the rows by rowid
-    # (as a plain subquery SQLite may re-run the MATCH for every product).
-    hits = ft.fts_hits(fts, None, FTS_WEIGHTS, "any_match").cte("hits").prefix_with("MATERIALIZED")
-    matched = sum(
-        (ft.as_int(rowid.in_(ft.fts_rowids(fts, None, f"term_{i}"))) for i in range(term_count)),
-        start=literal_column("0"),
-    )
-    stamp = stamp_columns(bindparam("plugin_key"))
-    statement = select(*_COLUMNS, *stamp, func.count().over().label("total")).join(hits, hits.c.rowid == rowid)
-    return statement.order_by(
-        matched.desc(),
-        _exact_model("sqlite").desc(),
-        hits.c.score,
-        Product.price_cents,
-        Product.name,
-        Product.sku,
-    )
-
-
 def _models(value) -> list[str]:
     return [m for m in value if isinstance(m, str)] if isinstance(value, list) else []
 
 
 def _hit(row) -> CatalogHit:
-    """A hit from a result row: `_COLUMNS` in order (a Row or a plain tuple), then the total."""
+    """A hit from a result row: `_COLUMNS` in order (a Row or a plain tuple), then the rest."""
     sku, name, brand, category_name, category_slug, category_kind, tier, price_cents, models, description = row[:10]
     return CatalogHit(
         sku=sku,

@@ -1,0 +1,38 @@
+"""Query understanding: one step every search surface goes through (docs/search.md).
+
+    from mirror.query import understand
+    understood = understand("cheapest 3 ton heatpump")
+    understood.concepts[0].slug, understood.sizes[0].label, understood.price.order
+    # ('heat-pump', '3 ton (36,000 BTU/h)', 'price_low')
+
+- `vocabulary`: the trade vocabulary, as data (concepts, trades, kinds, price,
+  tier, coverage and filler words);
+- `units`: sizes and ratings, normalised (1 ton = 12,000 BTU/h), and where a
+  catalog states them;
+- `text`: the tokenizer and the spelling distances;
+- `concepts`: what the vocabulary implies (the phrase table, the concept
+  tree, how a catalog names a concept);
+- `spelling`: corrections and splits against the vocabulary and a catalog's
+  words (a `Lexicon`);
+- `understand`: the step itself (`understand`, `UnderstoodQuery`);
+- `views`: the published shapes (`UnderstoodView`, `NoMatch`).
+
+This package reads no database: the catalog's words come in through a
+`Lexicon` (mirror/read/words.py), and the searches that use the understood
+query live in the read layer (mirror/read/catalog.py, mirror/business_search.py).
+"""
+
+from mirror.query.spelling import Lexicon, LexiconAnswer
+from mirror.query.understand import Correction, PriceIntent, Recognised, UnderstoodQuery, understand
+from mirror.query.units import Size
+
+__all__ = [
+    "Correction",
+    "Lexicon",
+    "LexiconAnswer",
+    "PriceIntent",
+    "Recognised",
+    "Size",
+    "UnderstoodQuery",
+    "understand",
+]

@@ -1,0 +1,241 @@
+"""What the vocabulary implies, derived once: the phrase table, the concept tree, and how a concept is found in a catalog.
+
+- `PHRASES`: every phrase of the vocabulary (mirror/query/vocabulary.py), by
+  its comparison key, with what it means (`Meaning`). Two meanings for one
+  phrase is a mistake in the vocabulary and stops the import.
+- `descendants(slug)`: a concept and the narrower ones under it.
+- `catalog_match(slug)`: how a catalog names the concept: the `names` of it
+  and of its descendants, each without the longer names of other concepts
+  that contain it. So a product called "Furnace Filter" is an air filter and
+  not a furnace, a "Heat Pump Water Heater" is a water heater and not a heat
+  pump, and a "Water Heater Drain Pan" is a drain pan; nobody has to list
+  those exclusions by hand.
+- `trade_concepts(trade, kind)`: the concrete concepts of a trade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from mirror.query import units
+from mirror.query.text import WORD, key, phrase_words, tokenize
+from mirror.query.vocabulary import (
+    BRANDS,
+    COMPARISON_WORDS,
+    CONCEPTS,
+    COVERAGE_WORDS,
+    FILLER_WORDS,
+    KIND_WORDS,
+    PRICE_BOUND_WORDS,
+    PRICE_SORT_WORDS,
+    TIER_WORDS,
+    TRADE_WORDS,
+    Concept,
+)
+from mirror.trades import TIERS, TRADES
+
+Phrase = tuple[str, ...]
+
+CONCEPT, HINT, BRAND, TRADE, KIND, SORT, BOUND, TIER, COVERAGE, COMPARISON, FILLER = (
+    "concept",
+    "hint",
+    "brand",
+    "trade",
+    "kind",
+    "sort",
+    "bound",
+    "tier",
+    "coverage",
+    "comparison",
+    "filler",
+)
+# Roles whose words a misspelling may be corrected to (never to a filler, price or tier word).
+CORRECTABLE_ROLES = frozenset({CONCEPT, HINT, BRAND, TRADE, KIND})
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """What one phrase of the vocabulary means: its role and value (a concept slug, a trade slug, a tier...)."""
+
+    role: str
+    value: str
+
+
+BY_SLUG: dict[str, Concept] = {concept.slug: concept for concept in CONCEPTS}
+
+
+def phrase_key(words: Phrase) -> Phrase:
+    """The comparison key of a phrase: each word's `key`."""
+    return tuple(key(word) for word in words)
+
+
+def _entries():
+    for concept in CONCEPTS:
+        for phrase in (*concept.names, *concept.typed):
+            yield phrase, Meaning(CONCEPT, concept.slug)
+        for phrase in concept.hints:
+            yield phrase, Meaning(HINT, concept.slug)
+    for phrase in BRANDS:
+        yield phrase, Meaning(BRAND, phrase)
+    lists = (
+        (TRADE, TRADE_WORDS),
+        (KIND, KIND_WORDS),
+        (SORT, PRICE_SORT_WORDS),
+        (BOUND, PRICE_BOUND_WORDS),
+        (TIER, TIER_WORDS),
+    )
+    for role, table in lists:
+        for value, phrases in table.items():
+            for phrase in phrases:
+                yield phrase, Meaning(role, value)
+    for phrase in COVERAGE_WORDS:
+        yield phrase, Meaning(COVERAGE, "")
+    for phrase in COMPARISON_WORDS:
+        yield phrase, Meaning(COMPARISON, "")
+    for phrase in FILLER_WORDS:
+        yield phrase, Meaning(FILLER, "")
+
+
+def _phrase_table() -> dict[Phrase, Meaning]:
+    table: dict[Phrase, Meaning] = {}
+    for phrase, meaning in _entries():
+        words = phrase_key(phrase_words(phrase))
+        if not words or any(token.kind != WORD for token in tokenize(phrase)):
+            raise ValueError(
+                f"vocabulary: {phrase!r} must be words of letters (numbers are sizes, mirror/query/units.py)"
+            )
+        held = table.setdefault(words, meaning)
+        if held != meaning:
+            raise ValueError(f"vocabulary: {phrase!r} means both {held} and {meaning}")
+    return table
+
+
+def _check_references() -> None:
+    for concept in CONCEPTS:
+        unknown = [t for t in concept.trades if t not in TRADES] + [p for p in concept.parents if p not in BY_SLUG]
+        if unknown:
+            raise ValueError(f"vocabulary: {concept.slug} refers to unknown trades or parents {unknown}")
+    if set(TIER_WORDS) - set(TIERS) or set(TRADE_WORDS) - set(TRADES):
+        raise ValueError("vocabulary: tier and trade words must use mirror/trades.py's slugs")
+    for quantity in units.QUANTITIES.values():
+        if quantity.implies is not None and quantity.implies not in BY_SLUG:
+            raise ValueError(f"units: {quantity.slug} implies an unknown concept {quantity.implies}")
+
+
+_check_references()
+PHRASES: dict[Phrase, Meaning] = _phrase_table()
+LONGEST_PHRASE = max(len(words) for words in PHRASES)
+UNITS: dict[Phrase, tuple[str, object]] = {
+    phrase_key(phrase_words(spelling)): meaning for spelling, meaning in units.UNIT_PHRASES.items()
+}
+LONGEST_UNIT = max(len(words) for words in UNITS)
+# Every word of the vocabulary (comparison keys): a question's word among them is understood.
+VOCABULARY_KEYS = (
+    frozenset(word for words in (*PHRASES, *UNITS) for word in words)
+    | frozenset(units.MULTIPLIERS)
+    | frozenset(units.CURRENCY_WORDS)
+    | frozenset(units.NUMBER_WORDS)
+)
+# The words a misspelling may be corrected to: those of names, trades, kinds and brands, and typed
+# spellings of five letters and more ("asap" is no "ashp").
+_TYPED = {phrase_key(phrase_words(p)) for concept in CONCEPTS for p in concept.typed}
+CORRECTION_TARGETS = frozenset(
+    word
+    for words, meaning in PHRASES.items()
+    if meaning.role in CORRECTABLE_ROLES
+    for word in words
+    if len(word) >= 3 and (words not in _TYPED or len(word) >= 5)
+)
+
+
+# --- the concept tree ----------------------------------------------------------------
+
+
+@cache
+def children(slug: str) -> tuple[str, ...]:
+    """The concepts directly under one."""
+    return tuple(c.slug for c in CONCEPTS if slug in c.parents)
+
+
+@cache
+def descendants(slug: str) -> tuple[str, ...]:
+    """A concept and every concept under it, the concept first."""
+    found = [slug]
+    for child in children(slug):
+        found.extend(d for d in descendants(child) if d not in found)
+    return tuple(found)
+
+
+def concept_trades(slug: str) -> tuple[str, ...]:
+    """The trades of a concept and of the concepts under it."""
+    return tuple(dict.fromkeys(t for member in descendants(slug) for t in BY_SLUG[member].trades))
+
+
+def kind_of(slug: str) -> str | None:
+    """A concept's kind; for a group, the kind all its members share (None when they differ)."""
+    kinds = {BY_SLUG[m].kind for m in descendants(slug) if BY_SLUG[m].kind is not None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+@dataclass(frozen=True)
+class MemberMatch:
+    """How a catalog names one concept: any of `names`, unless inside one of `not_within`."""
+
+    slug: str
+    names: tuple[Phrase, ...]  # index words ("a/c" -> ("a", "c"))
+    not_within: tuple[Phrase, ...]
+
+
+def _contains(longer: Phrase, shorter: Phrase) -> bool:
+    size = len(shorter)
+    return len(longer) > size and any(longer[i : i + size] == shorter for i in range(len(longer) - size + 1))
+
+
+@cache
+def member_match(slug: str) -> MemberMatch:
+    """One concept's own names, and the longer names of other concepts that contain one of them."""
+    own = tuple(dict.fromkeys(phrase_words(name) for name in BY_SLUG[slug].names))
+    mine = set(descendants(slug))
+    within = []
+    for other in CONCEPTS:
+        if other.slug in mine:
+            continue
+        for name in other.names:
+            longer = phrase_words(name)
+            if any(_contains(phrase_key(longer), phrase_key(short)) for short in own):
+                within.append(longer)
+    # A name that holds a shorter one of the same concept finds nothing more ("central air conditioner").
+    shortest = tuple(n for n in own if not any(_contains(phrase_key(n), phrase_key(s)) for s in own))
+    return MemberMatch(slug, shortest, tuple(dict.fromkeys(within)))
+
+
+@cache
+def catalog_match(slug: str) -> tuple[MemberMatch, ...]:
+    """How a catalog names a concept: its own match and each narrower concept's."""
+    return tuple(member_match(member) for member in descendants(slug) if BY_SLUG[member].names)
+
+
+def part_match(members) -> tuple[MemberMatch, ...]:
+    """The members of one part of a question, simplified for the index.
+
+    A longer name to stay outside of is dropped when it names another member
+    of the same part (a product named so is one of the part anyway: for the
+    HVAC trade, "ac filter" need not be kept out of the air conditioners), and
+    the members left with nothing to stay outside of become one.
+    """
+    names = {phrase_key(n) for m in members for n in m.names}
+    simplified = [
+        MemberMatch(m.slug, m.names, tuple(w for w in m.not_within if phrase_key(w) not in names)) for m in members
+    ]
+    free = [m for m in simplified if not m.not_within]
+    merged = MemberMatch("+".join(m.slug for m in free), tuple(n for m in free for n in m.names), ()) if free else None
+    return tuple(m for m in simplified if m.not_within) + ((merged,) if merged else ())
+
+
+@cache
+def trade_concepts(trade: str, kind: str | None = None) -> tuple[str, ...]:
+    """The concrete concepts (not groups) of one trade, of one kind when given."""
+    return tuple(
+        c.slug for c in CONCEPTS if trade in c.trades and c.kind is not None and (kind is None or c.kind == kind)
+    )

@@ -1,0 +1,146 @@
+"""The published shapes of the query step: what was understood, and the answer to a search that found nothing.
+
+Declared once, here, as pydantic models: the MCP tools' outputSchema, the
+UCP messages and the A2A data part are generated from or filled by them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mirror.query.understand import UnderstoodQuery
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ConceptView(_Shape):
+    slug: str = Field(description="The vocabulary's name for it, e.g. heat-pump, air-filter.")
+    label: str = Field(description="How to say it, e.g. heat pump.")
+    kind: Literal["system", "accessory"] | None = Field(description="An installed system or an accessory.")
+    trades: list[str] = Field(description="The trades that install it, e.g. hvac, plumbing.")
+    words: list[str] = Field(description="The words of the query that named it.")
+
+
+class SizeView(_Shape):
+    quantity: str = Field(description="capacity (BTU/h; 1 ton = 12,000), seer, afue, gallons, gpm, merv, ...")
+    value: int | float | None = Field(description="In `unit`; null for a size written as text (filter_size).")
+    unit: str
+    label: str = Field(description="e.g. 3 ton (36,000 BTU/h), MERV 13, 16x25x1.")
+    words: list[str]
+
+
+class PriceView(_Shape):
+    order: Literal["price_low", "price_high"] | None = Field(description="price_low: cheapest first.")
+    max: int | float | None = Field(description="Only products priced at or below this (in the currency).")
+    min: int | float | None
+    words: list[str]
+
+
+class CorrectionView(_Shape):
+    typed: str
+    meant: str
+    how: Literal["corrected", "split"] = Field(description="A misspelling corrected, or run-together words split.")
+
+
+class UnderstoodView(_Shape):
+    """What the query step read in the query (docs/search.md)."""
+
+    concepts: list[ConceptView] = Field(description="The kinds of product named (synonyms and misspellings read).")
+    trades: list[str] = Field(description="Trades named as such, e.g. plumber -> plumbing.")
+    kind: Literal["system", "accessory"] | None = Field(description="system for 'HVAC system', 'installed system'.")
+    sizes: list[SizeView]
+    price: PriceView
+    tiers: list[Literal["good", "better", "best"]] = Field(description="Tiers asked for: best/premium -> best.")
+    postal_code: str | None
+    asks_coverage: bool = Field(description="Whether it asks where the contractor works.")
+    asks_comparison: bool = Field(description="Whether it asks to compare (vs, compare).")
+    keywords: list[str] = Field(description="Matched as typed: brands, model numbers, other words.")
+    corrections: list[CorrectionView]
+    ignored: list[str] = Field(description="Words with no product meaning (how, much, new, installed...).")
+    unrecognised: list[str] = Field(description="Words neither the trade vocabulary nor any catalog knows.")
+
+    @classmethod
+    def of(cls, understood: UnderstoodQuery) -> UnderstoodView:
+        """The published form of an understood query."""
+        price = understood.price
+        return cls(
+            concepts=[
+                ConceptView(slug=r.slug, label=r.label, kind=r.kind, trades=list(r.trades), words=list(r.words))
+                for r in understood.concepts
+            ],
+            trades=list(understood.trades),
+            kind=understood.kind,
+            sizes=[
+                SizeView(
+                    quantity=s.quantity,
+                    value=None if s.quantity == "filter_size" else _number(s.value),
+                    unit=s.unit,
+                    label=s.label,
+                    words=list(s.words),
+                )
+                for s in understood.sizes
+            ],
+            price=PriceView(
+                order=price.order,
+                max=_cents(price.max_cents),
+                min=_cents(price.min_cents),
+                words=list(price.words),
+            ),
+            tiers=list(understood.tiers),
+            postal_code=understood.postal_code,
+            asks_coverage=understood.asks_coverage,
+            asks_comparison=understood.asks_comparison,
+            keywords=list(understood.keywords),
+            corrections=[CorrectionView(typed=c.typed, meant=c.meant, how=c.how) for c in understood.corrections],
+            ignored=list(understood.ignored),
+            unrecognised=list(understood.unrecognised),
+        )
+
+
+class CarriedCategory(_Shape):
+    name: str
+    slug: str
+    kind: Literal["system", "accessory"]
+
+
+class NoMatch(_Shape):
+    """A search that found nothing: what the contractor does carry, so an agent can say so."""
+
+    message: str
+    categories: list[CarriedCategory] = Field(description="Every category this contractor publishes prices for.")
+
+    @classmethod
+    def of(cls, understood: UnderstoodQuery, business_name: str, categories: Iterable) -> NoMatch:
+        """The answer for `categories` (anything with name, slug and kind: the view's CategoryView)."""
+        carried = [CarriedCategory(name=c.name, slug=c.slug, kind=c.kind) for c in categories]
+        return cls(message=no_match_message(understood, business_name, [c.name for c in carried]), categories=carried)
+
+
+def no_match_message(understood: UnderstoodQuery, business_name: str, category_names: list[str]) -> str:
+    """One sentence: what was looked for, what was not understood, and what the contractor does carry."""
+    labels = [r.label for r in understood.concepts]
+    if labels:
+        parts = [f"{business_name} publishes no {' or '.join(labels)} prices."]
+    else:
+        parts = [f"{business_name} publishes nothing matching {understood.text.strip()[:80]!r}."]
+    if understood.unrecognised:
+        parts.append(f"Not understood: {', '.join(understood.unrecognised)}.")
+    if category_names:
+        parts.append(f"It publishes prices for: {', '.join(category_names)}.")
+    else:
+        parts.append("It publishes no prices yet.")
+    return " ".join(parts)
+
+
+def _number(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def _cents(cents: int | None) -> int | float | None:
+    return None if cents is None else _number(Decimal(cents).scaleb(-2))
