@@ -3,9 +3,9 @@
 This table is the one place the pricing page's (and pricing.json's) option
 labels come from: "3 ton", "80,000 BTU", "16.2 SEER2", "96% AFUE", "50 gal",
 "MERV 13", "16x25x1". Each row names a fact a catalog may state, the
-`specs` keys it is stated under (the keys the search's units read too,
-mirror/query/units.py), the pattern a product name states it in, and how a
-label writes it.
+`specs` keys it is stated under (taken from the one table of quantities and
+their keys, mirror/query/units.py, which the search reads too), the pattern
+a product name states it in, and how a label writes it.
 
 The rules:
 - a product's `specs` win over its name: the name is read only for what no
@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Literal
+
+from mirror.query.units import BTU_PER_TON, QUANTITIES
 
 SIZE = "size"
 EFFICIENCY = "efficiency"
@@ -134,6 +136,18 @@ def _plain_number(value) -> Decimal | None:
     return number.quantize(Decimal(1)) if number == number.to_integral_value() else number
 
 
+def _spec_keys(quantity: str, *, factor: Decimal | None = None, only: str | None = None) -> tuple[str, ...]:
+    """The `specs` keys mirror/query/units.py declares for a quantity (those of one `factor`, or the one key `only`)."""
+    keys = tuple(
+        key
+        for key, key_factor in QUANTITIES[quantity].spec_keys
+        if (factor is None or key_factor == factor) and (only is None or key == only)
+    )
+    if not keys:
+        raise ValueError(f"mirror/query/units.py declares no such specs key for {quantity}")
+    return keys
+
+
 def _after_number(unit: str, not_followed_by: str = "") -> str:
     """The name pattern of a value written before its unit ("16.2 SEER2", "3-ton")."""
     return rf"\b{_NUMBER}[ -]?{unit}\b{not_followed_by}"
@@ -141,11 +155,11 @@ def _after_number(unit: str, not_followed_by: str = "") -> str:
 
 FACTS: tuple[Fact, ...] = (
     # Sizes: a product's one size is the first of these it states.
-    Fact("capacity", SIZE, ("tonnage", "tons", "ton"), _after_number("tons?"), "ton", "{value} ton"),
+    Fact("capacity", SIZE, _spec_keys("capacity", factor=BTU_PER_TON), _after_number("tons?"), "ton", "{value} ton"),
     Fact(
         "capacity",
         SIZE,
-        ("btu", "btuh", "btu_per_hour", "capacity_btu", "cooling_btu", "heating_btu"),
+        _spec_keys("capacity", factor=Decimal(1)),
         rf"\b{_GROUPED}[ -]?BTU",
         "btu",
         "{value} BTU",
@@ -154,16 +168,16 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "gallons",
         SIZE,
-        ("gallons", "capacity_gallons", "tank_gallons"),
+        _spec_keys("gallons"),
         _after_number("(?:gallons?|gal)", r"(?!\s*per\b)"),  # not "1.6 gallons per flush"
         "gal",
         "{value} gal",
     ),
-    Fact("gpm", SIZE, ("gpm", "flow_gpm", "max_gpm"), _after_number("GPM"), "gpm", "{value} GPM"),
+    Fact("gpm", SIZE, _spec_keys("gpm"), _after_number("GPM"), "gpm", "{value} GPM"),
     Fact(
         "horsepower",
         SIZE,
-        ("hp", "horsepower"),
+        _spec_keys("horsepower"),
         rf"\b({_FRACTION_TEXT}|\d+(?:\.\d+)?)[ -]?(?:HP|horsepower)\b",
         ("hp", "horsepower"),
         "{value} HP",
@@ -172,7 +186,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "grains",
         SIZE,
-        ("grains", "grain_capacity"),
+        _spec_keys("grains"),
         rf"\b{_GROUPED}[ -]?grains?\b",
         "grain",
         "{value} grain",
@@ -181,7 +195,7 @@ FACTS: tuple[Fact, ...] = (
     Fact(
         "filter_size",
         SIZE,
-        ("size", "filter_size"),
+        _spec_keys("filter_size"),
         rf"\b({_DIMENSIONS_TEXT})\b",
         "x",
         "{value}",
@@ -189,18 +203,18 @@ FACTS: tuple[Fact, ...] = (
         numeric=False,
     ),
     # Efficiency ratings, in the order a label lists them.
-    Fact("seer", EFFICIENCY, ("seer2",), _after_number("SEER2"), "seer2", "{value} SEER2"),
-    Fact("seer", EFFICIENCY, ("seer",), _after_number("SEER", "(?!2)"), "seer", "{value} SEER"),
-    Fact("eer", EFFICIENCY, ("eer2",), _after_number("EER2"), "eer2", "{value} EER2"),
-    Fact("eer", EFFICIENCY, ("eer",), _after_number("EER", "(?!2)"), "eer", "{value} EER"),
-    Fact("hspf", EFFICIENCY, ("hspf2",), _after_number("HSPF2"), "hspf2", "{value} HSPF2"),
-    Fact("hspf", EFFICIENCY, ("hspf",), _after_number("HSPF", "(?!2)"), "hspf", "{value} HSPF"),
-    Fact("afue", EFFICIENCY, ("afue",), rf"\b{_NUMBER}\s?%\s?AFUE\b", "afue", "{value}% AFUE"),
-    Fact("uef", EFFICIENCY, ("uef",), _after_number("UEF"), "uef", "{value} UEF"),
-    Fact("merv", EFFICIENCY, ("merv",), r"\bMERV[ -]?(\d+)\b", "merv", "MERV {value}"),
-    Fact("gpf", EFFICIENCY, ("gpf",), _after_number("GPF"), "gpf", "{value} GPF"),
+    Fact("seer", EFFICIENCY, _spec_keys("seer", only="seer2"), _after_number("SEER2"), "seer2", "{value} SEER2"),
+    Fact("seer", EFFICIENCY, _spec_keys("seer", only="seer"), _after_number("SEER", "(?!2)"), "seer", "{value} SEER"),
+    Fact("eer", EFFICIENCY, _spec_keys("eer", only="eer2"), _after_number("EER2"), "eer2", "{value} EER2"),
+    Fact("eer", EFFICIENCY, _spec_keys("eer", only="eer"), _after_number("EER", "(?!2)"), "eer", "{value} EER"),
+    Fact("hspf", EFFICIENCY, _spec_keys("hspf", only="hspf2"), _after_number("HSPF2"), "hspf2", "{value} HSPF2"),
+    Fact("hspf", EFFICIENCY, _spec_keys("hspf", only="hspf"), _after_number("HSPF", "(?!2)"), "hspf", "{value} HSPF"),
+    Fact("afue", EFFICIENCY, _spec_keys("afue"), rf"\b{_NUMBER}\s?%\s?AFUE\b", "afue", "{value}% AFUE"),
+    Fact("uef", EFFICIENCY, _spec_keys("uef", only="uef"), _after_number("UEF"), "uef", "{value} UEF"),
+    Fact("merv", EFFICIENCY, _spec_keys("merv"), r"\bMERV[ -]?(\d+)\b", "merv", "MERV {value}"),
+    Fact("gpf", EFFICIENCY, _spec_keys("gpf"), _after_number("GPF"), "gpf", "{value} GPF"),
     # The warranty, where a catalog's tiers differ by it (water heaters).
-    Fact("warranty", WARRANTY, ("warranty_years",), r"\b(\d+)[ -]?year warranty\b", "year", "{value}-year warranty"),
+    Fact("warranty", WARRANTY, _spec_keys("warranty"), r"\b(\d+)[ -]?year warranty\b", "year", "{value}-year warranty"),
 )
 
 
