@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import itertools
 import json
 import os
@@ -52,6 +53,12 @@ def _tune_sqlite(dbapi_connection, _record) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+    # Postgres' md5(), which SQLite lacks: the offer groups' options digest (mirror/offers.py).
+    dbapi_connection.create_function("md5", 1, _md5, deterministic=True)
+
+
+def _md5(text: str | None) -> str | None:
+    return None if text is None else hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
 def _sqlite_transactions(engine: Engine, begin_statement: str) -> None:

@@ -109,6 +109,9 @@ class OfferGroup(Base):
     better_cents: Mapped[int | None] = mapped_column(BigInteger)
     best_cents: Mapped[int | None] = mapped_column(BigInteger)
     image_url: Mapped[str | None] = mapped_column(Text)
+    # The md5 of its public products' record_hash values in SKU order (mirror/offers.py): what the
+    # pricing page and pricing.json list of it changed whenever this did (migration 0008).
+    options_digest: Mapped[str | None] = mapped_column(String(32))
 
 
 WORD_LENGTH = 64  # the longest word the spelling list keeps

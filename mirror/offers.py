@@ -40,7 +40,7 @@ from sqlalchemy import (
     tuple_,
     union_all,
 )
-from sqlalchemy.dialects.postgresql import array
+from sqlalchemy.dialects.postgresql import aggregate_order_by, array
 
 from mirror.catalog import is_public_product, public_products_filter
 from mirror.models import Company, OfferGroup, Product
@@ -60,6 +60,7 @@ GROUP_COLUMNS = (
     "better_cents",
     "best_cents",
     "image_url",
+    "options_digest",
 )
 
 
@@ -108,7 +109,19 @@ def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
         "better_cents": tiers["better"],
         "best_cents": tiers["best"],
         "image_url": with_images[0][2] if with_images else None,
+        "options_digest": options_digest(p.record_hash for p in sorted(items, key=lambda p: p.sku)),
     }
+
+
+def options_digest(record_hashes) -> str:
+    """The md5 of a group's public products' record_hash values joined by commas, in SKU (code point) order.
+
+    What the database computes in `offer_groups_query()` (Postgres' md5 and
+    string_agg; on SQLite the same md5, registered by mirror/db.py, over an
+    ordered group_concat window), so the stored digest moves exactly when a
+    product's stored facts do.
+    """
+    return hashlib.md5(",".join(record_hashes).encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
 def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tuple[str, str]] = ()) -> Select:
@@ -152,6 +165,16 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
             order_by=(p.price_cents, codepoints(p.sku), codepoints(p.image_url)),
         )
         image_key = case((and_(has_image, rank == 1), p.image_url))
+    if dialect_name == "postgresql":
+        hashes = p.record_hash
+    else:
+        # SQLite 3.40 has no ORDER BY inside an aggregate, but a window's frame
+        # keeps its order: every product of a group carries the group's whole list.
+        hashes = func.group_concat(p.record_hash, ",").over(
+            partition_by=(p.plugin_key, p.category_slug),
+            order_by=codepoints(p.sku),
+            rows=(None, None),
+        )
     ranked = (
         select(
             p.plugin_key,
@@ -160,13 +183,19 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
             p.category_kind,
             p.tier,
             p.price_cents,
+            p.sku,
             image_key.label("image_key"),
+            hashes.label("hashes"),
         )
         .where(public)
         .subquery()
     )
     r = ranked.c
     image = func.min(r.image_key)[3] if dialect_name == "postgresql" else func.max(r.image_key)
+    if dialect_name == "postgresql":
+        digest = func.md5(func.string_agg(r.hashes, aggregate_order_by(literal(","), r.sku.collate("C"))))
+    else:
+        digest = func.md5(func.max(r.hashes))
     is_system = func.max(case((r.category_kind == "system", 1), else_=0)) == 1
 
     def tier_low(tier: str):
@@ -182,6 +211,7 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
         func.count().label("count"),
         *(tier_low(tier) for tier in TIERS),
         image.label("image_url"),
+        digest.label("options_digest"),
     ).group_by(r.plugin_key, r.category_slug)
 
 
@@ -196,6 +226,7 @@ _SUMMARY_VS_STORED = (
     ("better_cents", "better_cents"),
     ("best_cents", "best_cents"),
     ("image_url", "image_url"),
+    ("options_digest", "options_digest"),
 )
 
 
@@ -208,8 +239,9 @@ def changed_offer_groups_query(
     a group to write (new, or one of its values changed, the company's
     currency included) with `gone` false, or a stored group of the scope
     that no product makes any more, with `gone` true and only its
-    plugin_key and category_slug. A repricing inside a category's range
-    returns nothing, so the caller handles only what changed.
+    plugin_key and category_slug. A group none of whose products' stored
+    facts changed returns nothing (its options digest is the stored one), so
+    the caller handles only what changed.
     """
     summary = offer_groups_query(plugin_keys, dialect_name, pairs).cte("summary")
     s, g, company = summary.c, OfferGroup.__table__.c, Company.__table__.c

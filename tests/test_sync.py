@@ -521,9 +521,9 @@ def test_a_groups_image_is_the_cheapest_products_by_sku_then_url_in_code_point_o
 
 
 def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream):
-    """A product written without moving its group's summary (a rename) rewrites no offer group and keeps
-    the content version, yet moves the company's generation (its product pages changed); a price that
-    moves the group rewrites that group alone and the content version."""
+    """A product written (a rename: the group's summary stays) rewrites its own group alone, for its
+    options digest (what the page and pricing.json list moved), with the content version and the
+    generation; a price that moves the group's summary does the same; no other group is written."""
     from mirror.models import OfferGroup
 
     _sync(mirror, upstream)
@@ -535,7 +535,7 @@ def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream
         with mirror.Session() as session:
             company = session.get(Company, key)
             groups = {
-                (g.plugin_key, g.category_slug): (g.price_low_cents, g.offer_count)
+                (g.plugin_key, g.category_slug): (g.price_low_cents, g.offer_count, g.options_digest)
                 for g in session.scalars(select(OfferGroup))
             }
             return company.content_version, company.generation, groups
@@ -543,15 +543,22 @@ def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream
     version, generation, groups = state()
     upstream.catalog.set_product(key, product["sku"], name=product["name"] + " (renamed)")
     renamed = _sync(mirror, upstream)
-    assert renamed.counts.products_written == 1 and renamed.counts.offer_groups_rebuilt == 0
-    assert state()[0] == version and state()[1] > generation and state()[2] == groups
+    assert renamed.counts.products_written == 1 and renamed.counts.offer_groups_rebuilt == 1
+    renamed_version, renamed_generation, renamed_groups = state()
+    assert renamed_version != version and renamed_generation > generation
+    assert renamed_groups[(key, slug)][:2] == groups[(key, slug)][:2]  # the summary as it was
+    assert renamed_groups[(key, slug)][2] != groups[(key, slug)][2]  # the options digest moved
+    assert {k: v for k, v in renamed_groups.items() if k != (key, slug)} == {
+        k: v for k, v in groups.items() if k != (key, slug)
+    }
     assert _held_product(mirror, key, product["sku"]).name.endswith("(renamed)")
+    assert_offer_groups_in_step(mirror)
 
     upstream.catalog.set_product(key, product["sku"], price="0.01")
     repriced = _sync(mirror, upstream)
     assert repriced.counts.products_written == 1 and repriced.counts.offer_groups_rebuilt == 1
     new_version, _, new_groups = state()
-    assert new_version != version and new_groups[(key, slug)][0] == 1
+    assert new_version not in (version, renamed_version) and new_groups[(key, slug)][0] == 1
     assert {k: v for k, v in new_groups.items() if k != (key, slug)} == {
         k: v for k, v in groups.items() if k != (key, slug)
     }
@@ -563,7 +570,7 @@ def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream
     emptied = _sync(mirror, upstream)
     assert emptied.counts.products_written > 0 and emptied.counts.offer_groups_rebuilt == 0
     last_version, _, last_groups = state()
-    assert (key, slug) not in last_groups and last_version not in (version, new_version)
+    assert (key, slug) not in last_groups and last_version not in (version, renamed_version, new_version)
     assert {k: v for k, v in last_groups.items() if k != (key, slug)} == {
         k: v for k, v in groups.items() if k != (key, slug)
     }

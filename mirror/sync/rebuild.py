@@ -72,7 +72,8 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
 
     The database summarises the touched groups again and returns only those
     that differ from the stored ones (mirror.offers.changed_offer_groups_query):
-    a repricing inside a category's range changes none. Only they are
+    a group whose products' stored facts did not change (a product written
+    back unchanged, or in another group) stays as it is. Only they are
     written. A company whose record changed, that is new or lost products
     gets its content version and feed facts computed again; one whose
     catalog only had products written, its content version when one of its
