@@ -1,8 +1,8 @@
 """The mirror's public catalog in the shapes of UCP's Catalog capability (2026-04-08 and 2026-08-25).
 
-No HTTP and no JSON-RPC here: read-side queries over the public products
-(mirror.catalog's rule) plus pure functions that turn the public view
-(mirror.public_view) and those products into UCP Product / Variant dicts. The
+No HTTP, no JSON-RPC and no query here: pure functions that turn the public
+view (mirror.public_view) and a company's public products (read by
+mirror/read/ucp.py) into UCP Product / Variant dicts. The
 protocol layer (mcp_server/ucp) validates them against its output models.
 
 The mapping:
@@ -38,9 +38,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy.orm import Session
-
-from mirror.catalog import select_public_products
 from mirror.models import Product
 from mirror.public_view import CategoryView, CompanyView
 from mirror.trades import TIERS, TIERS_BY_SLUG
@@ -88,88 +85,6 @@ def parse_identifier(raw: str) -> Identifier:
     if raw.startswith(VARIANT_PREFIX):
         return Identifier(raw=raw, slug=None, sku=raw[len(VARIANT_PREFIX) :])
     return Identifier(raw=raw, slug=raw.strip().lower(), sku=raw)
-
-
-# --- read side -----------------------------------------------------------------------
-
-
-def _price_order():
-    return (Product.price_cents, Product.name, Product.sku)
-
-
-def products_in_categories(
-    session: Session,
-    plugin_key: str,
-    slugs: Iterable[str] | None = None,
-    *,
-    min_cents: int | None = None,
-    max_cents: int | None = None,
-) -> list[Product]:
-    """Public products of a company (of some categories), cheapest first within the price bounds."""
-    query = select_public_products(plugin_key)
-    if slugs is not None:
-        query = query.where(Product.category_slug.in_(sorted(set(slugs))))
-    if min_cents is not None:
-        query = query.where(Product.price_cents >= min_cents)
-    if max_cents is not None:
-        query = query.where(Product.price_cents <= max_cents)
-    return list(session.scalars(query.order_by(*_price_order())))
-
-
-def products_by_sku(session: Session, plugin_key: str, skus: Iterable[str]) -> dict[str, Product]:
-    """Public products of a company by SKU (unknown and non-public SKUs are absent)."""
-    wanted = sorted({sku for sku in skus if sku})
-    if not wanted:
-        return {}
-    rows = session.scalars(select_public_products(plugin_key).where(Product.sku.in_(wanted)))
-    return {row.sku: row for row in rows}
-
-
-def ranked_skus(
-    session: Session,
-    plugin_key: str,
-    slugs: Iterable[str] | None = None,
-    *,
-    min_cents: int | None = None,
-    max_cents: int | None = None,
-) -> list[tuple[str, str]]:
-    """(category slug, SKU) of public products within the bounds, cheapest first (a browse, no query)."""
-    query = select_public_products(plugin_key, Product.category_slug, Product.sku)
-    if slugs is not None:
-        query = query.where(Product.category_slug.in_(sorted(set(slugs))))
-    if min_cents is not None:
-        query = query.where(Product.price_cents >= min_cents)
-    if max_cents is not None:
-        query = query.where(Product.price_cents <= max_cents)
-    return [(row.category_slug, row.sku) for row in session.execute(query.order_by(*_price_order()))]
-
-
-def option_values(session: Session, plugin_key: str, slugs: Iterable[str]) -> dict[str, list]:
-    """Per category, the distinct (tier, brand) pairs of its public products: enough for its option axes."""
-    wanted = sorted(set(slugs))
-    if not wanted:
-        return {}
-    query = (
-        select_public_products(plugin_key, Product.category_slug, Product.tier, Product.brand)
-        .distinct()
-        .where(Product.category_slug.in_(wanted))
-    )
-    pairs: dict[str, list] = {slug: [] for slug in wanted}
-    for row in session.execute(query):
-        pairs[row.category_slug].append(row)
-    return pairs
-
-
-def featured_products(session: Session, plugin_key: str, slugs: Iterable[str]) -> dict[str, Product]:
-    """Each category's featured variant: its cheapest public product (the price_range minimum)."""
-    featured = {}
-    for slug in sorted(set(slugs)):
-        row = session.scalars(
-            select_public_products(plugin_key).where(Product.category_slug == slug).order_by(*_price_order()).limit(1)
-        ).first()
-        if row is not None:
-            featured[slug] = row
-    return featured
 
 
 # --- mapping ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from mirror.public_view import CompanyView
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.views import NoMatch
 from mirror.read import ReadSession as Session
+from mirror.read import ucp as ucp_reads
 from mirror.read.catalog import search_catalog
 from mirror.read.gate import GateEntry
 from mirror.records import normalise_postal_code
@@ -241,7 +242,7 @@ def _ranked_groups(
     ctx: UcpContext, query: str, slugs, min_cents, max_cents
 ) -> tuple[list[tuple[str, list[str]]], UnderstoodQuery | None]:
     """(slug, ranked SKUs) per matching offer group, best group first; and how the query was read."""
-    key, known = ctx.company.plugin_key, {c.slug for c in ctx.view.categories}
+    known = {c.slug for c in ctx.view.categories}
     understood = None
     if slugs is not None and not slugs:
         return [], None
@@ -256,7 +257,7 @@ def _ranked_groups(
     else:
         order = {c.slug: i for i, c in enumerate(ctx.view.categories)}
         pairs = sorted(
-            ucp.ranked_skus(ctx.session, key, slugs, min_cents=min_cents, max_cents=max_cents),
+            ucp_reads.ranked_skus(ctx.session, ctx.company, slugs, min_cents=min_cents, max_cents=max_cents),
             key=lambda pair: order.get(pair[0], len(order)),
         )  # stable: cheapest first within a group
     groups: dict[str, list[str]] = {}
@@ -267,10 +268,10 @@ def _ranked_groups(
 
 
 def _search_products(ctx: UcpContext, page: list[tuple[str, list[str]]], storefront: ucp.Storefront) -> list[dict]:
-    key, view = ctx.company.plugin_key, ctx.view
+    view = ctx.view
     shown = {slug: skus[:SEARCH_VARIANTS] for slug, skus in page}
-    rows = ucp.products_by_sku(ctx.session, key, [sku for skus in shown.values() for sku in skus])
-    options = ucp.option_values(ctx.session, key, shown)
+    rows = ucp_reads.products_by_sku(ctx.session, ctx.company, [sku for skus in shown.values() for sku in skus])
+    options = ucp_reads.option_values(ctx.session, ctx.company, shown)
     products = []
     for slug, skus in shown.items():
         variants = [ucp.ucp_variant(rows[sku], storefront) for sku in skus if sku in rows]
@@ -315,7 +316,7 @@ def lookup(ctx: UcpContext, args: LookupArguments, release: Release) -> dict:
     min_cents, max_cents, price_notes = price_bounds(request.filters, request.context, view.currency)
     served, area_notes = coverage(view, request.context)
     storefront = ctx.storefront(release, served)
-    options = ucp.option_values(ctx.session, ctx.company.plugin_key, resolved)
+    options = ucp_reads.option_values(ctx.session, ctx.company, resolved)
     products = []
     for slug, variants in resolved.items():
         if slugs is not None and slug not in slugs:
@@ -342,9 +343,9 @@ def lookup(ctx: UcpContext, args: LookupArguments, release: Release) -> dict:
 
 def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
     """{slug: {sku: (row, inputs)}} in request order, and the identifiers that matched nothing."""
-    key, known = ctx.company.plugin_key, {c.slug for c in ctx.view.categories}
-    rows = ucp.products_by_sku(ctx.session, key, [i.sku for i in identifiers if i.sku])
-    featured = ucp.featured_products(ctx.session, key, [i.slug for i in identifiers if i.slug in known])
+    known = {c.slug for c in ctx.view.categories}
+    rows = ucp_reads.products_by_sku(ctx.session, ctx.company, [i.sku for i in identifiers if i.sku])
+    featured = ucp_reads.featured_products(ctx.session, ctx.company, [i.slug for i in identifiers if i.slug in known])
     resolved: dict[str, dict] = {}
     missing = []
 
@@ -364,7 +365,7 @@ def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
         if not matched:
             unresolved.append(identifier.raw)
     by_meaning = _products_named(ctx, unresolved, known)
-    named = ucp.products_by_sku(ctx.session, key, set(by_meaning.values())) if by_meaning else {}
+    named = ucp_reads.products_by_sku(ctx.session, ctx.company, set(by_meaning.values())) if by_meaning else {}
     for raw in unresolved:
         if by_meaning.get(raw) in named:
             add(named[by_meaning[raw]], {"id": raw, "match": "featured"})
@@ -397,13 +398,13 @@ def get_product(ctx: UcpContext, args: GetProductArguments, release: Release) ->
     """Full detail of one product (or the product of a variant), narrowed by option selections."""
     request, view = args.catalog, ctx.view
     identifier = ucp.parse_identifier(request.id)
-    anchor = ucp.products_by_sku(ctx.session, ctx.company.plugin_key, [identifier.sku]).get(identifier.sku)
+    anchor = ucp_reads.products_by_sku(ctx.session, ctx.company, [identifier.sku]).get(identifier.sku)
     slug = anchor.category_slug if anchor is not None else identifier.slug
     category = view.category(slug) if slug else None
     slugs, _ = category_slugs(view, request.filters)
     if category is None or category.slug != slug or (slugs is not None and slug not in slugs):
         return _not_found(release, view, f"Product not found: {request.id[:200]}")
-    rows = ucp.products_in_categories(ctx.session, ctx.company.plugin_key, [slug])
+    rows = ucp_reads.products_in_categories(ctx.session, ctx.company, [slug])
     served, area_notes = coverage(view, request.context)
     requested = [(s.name, s.label) for s in request.selected or []]
     narrowed = narrow(rows, anchor=anchor, requested=requested, preferences=request.preferences or [], available=served)
