@@ -55,15 +55,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sqlalchemy import create_engine, select, text  # noqa: E402
+from sqlalchemy import select  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
+from bench.scratch import fresh_database  # noqa: E402
 from demo.catalog import DemoCatalog  # noqa: E402
 from demo.server import start_in_thread  # noqa: E402
 from mirror.catalog import any_public_product  # noqa: E402
 from mirror.config import normalise_database_url  # noqa: E402
 from mirror.db import make_engine, make_session_factory  # noqa: E402
-from mirror.migrate import upgrade  # noqa: E402
 from mirror.models import Product  # noqa: E402
 from mirror.read.catalog import search_catalog  # noqa: E402
 from mirror.sync import run_sync  # noqa: E402
@@ -91,23 +91,6 @@ def database_url(server: str, catalog: str) -> str:
         return f"sqlite:///{ROOT / 'instance' / f'bench-search-{catalog}.sqlite3'}"
     url = make_url(normalise_database_url(server))
     return url.set(database=f"mirror_bench_search_{catalog}").render_as_string(hide_password=False)
-
-
-def fresh(url: str) -> None:
-    """An empty, migrated database at `url`."""
-    if url.startswith("sqlite"):
-        path = Path(url.split("///", 1)[-1])
-        path.parent.mkdir(exist_ok=True)
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-    else:
-        target = make_url(url)
-        admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)'))
-            connection.execute(text(f'CREATE DATABASE "{target.database}"'))
-        admin.dispose()
-    upgrade(url)
 
 
 def load(url: str, shape: dict) -> float:
@@ -342,7 +325,7 @@ def main() -> None:
             url = database_url(args.database if backend == "postgresql" else "sqlite", catalog)
             sync_s = None
             if not args.reuse:
-                fresh(url)
+                fresh_database(url)
                 sync_s = load(url, shape)
             engine = make_engine(url)
             with make_session_factory(engine)() as session:
