@@ -13,7 +13,7 @@ PYTEST_ARGS ?= -n 2
 UCP_SCHEMAS_DIR ?= ../shared/ucp
 MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 
-.PHONY: run test lint conformance docs install install-test tools browser nginx services bench-sync bench-serve clean
+.PHONY: run test fuzz lint lint-php conformance docs install install-test tools browser nginx wordpress wordpress-zip services bench-sync bench-serve clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,17 @@ browser:
 nginx:
 	bash scripts/install_nginx.sh
 
+# Debian's WordPress, PHP and phpunit: the WordPress plugin (wordpress/) and its tests run on them.
+wordpress:
+	bash scripts/install_wordpress.sh
+
+# The plugin as WordPress's "Upload Plugin" takes it: instance/contractor-pricing.zip holding contractor-pricing/.
+wordpress-zip:
+	@mkdir -p instance
+	@rm -f instance/contractor-pricing.zip
+	$(PYTHON) -c 'import pathlib, zipfile; z = zipfile.ZipFile("instance/contractor-pricing.zip", "w", zipfile.ZIP_DEFLATED); [z.write(p, "contractor-pricing/" + p.relative_to("wordpress").as_posix()) for p in sorted(pathlib.Path("wordpress").rglob("*")) if p.is_file()]; z.close()'
+	@echo "instance/contractor-pricing.zip"
+
 services:
 	bash scripts/ensure_services.sh
 
@@ -51,17 +62,30 @@ services:
 run: install
 	bash scripts/run_demo.sh
 
-# House rules: ruff (lint + format check, pyproject.toml) and the import
-# layers (import-linter contracts, pyproject.toml).
-lint: install-test
+# House rules: ruff (lint + format check, pyproject.toml), the import
+# layers (import-linter contracts, pyproject.toml) and `php -l` on every PHP file.
+lint: install-test lint-php
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 
+# Every PHP file of the plugin, its scripts and its tests parses (a missing php fails, never skips).
+lint-php: wordpress
+	@files=$$(find wordpress scripts/wordpress tests/wordpress -name '*.php' | sort); \
+	test -n "$$files" || { echo "lint-php: no PHP files found" >&2; exit 1; }; \
+	for file in $$files; do php -l "$$file" >/dev/null || exit 1; done; \
+	echo "lint-php: $$(echo "$$files" | wc -l) files parse"
+
 # tests/conformance/ is left out here (pytest.ini ignores it): it needs files
 # a fresh clone does not have.
-test: lint tools browser nginx services
+test: lint tools browser nginx wordpress services
 	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest $(PYTEST_ARGS)
+
+# The long property-based run: tests/test_jsonrpc_fuzz.py (every JSON-RPC endpoint, any JSON in any
+# field) under the Hypothesis profile "fuzz" (tests/conftest.py), with the mix of answers it saw.
+# `make test` runs the same test with a bounded example count.
+fuzz: install-test services
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest $(PYTEST_ARGS) tests/test_jsonrpc_fuzz.py --hypothesis-show-statistics
 
 # Only tests/conformance/: responses checked against the official UCP schemas
 # and the MCP server-card schema. A missing directory fails, naming the variable.

@@ -15,6 +15,8 @@ from flask import Flask
 
 import a2a_server
 import commands
+import demo
+import discovery
 import feeds
 import mcp_server
 import web
@@ -39,6 +41,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     webmcp.init_app(app)
     a2a_server.init_app(app)
     commands.init_app(app)
+    discovery.init_app(app)  # above the surfaces: it describes them
+    demo.init_app(app)  # the demo upstream's own command (`make run` and the tests serve it)
 
     if settings.scheduler_enabled:
         from mirror.scheduler import start_background_scheduler

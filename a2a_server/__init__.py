@@ -1,6 +1,6 @@
 """A2A 1.0 agents: one per public company (its catalog), and the install's directory agent.
 
-Skills are the MCP tool declarations (mcp_server.tools), reached by message;
+Skills are the MCP tool declarations (agent_tools), reached by message;
 see a2a_server/skills.py. Each module adds its routes to the one blueprint `bp`.
 """
 

@@ -17,26 +17,19 @@ from flask import request
 
 from a2a_server import bp
 from a2a_server.cards import company_card, directory_card
-from a2a_server.protocol import (
-    INVALID_REQUEST,
-    MEDIA_TYPES,
-    VERSION_HEADER,
-    A2AError,
-    check_version,
-    parse_request,
-    refuse_unsupported,
-    result_body,
-)
+from a2a_server.protocol import MEDIA_TYPES, VERSION_HEADER, check_version, parse_request, refuse_unsupported
 from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, Agent, answer
+from agent_tools import CompanyContext, ProviderContext
 from mcp_server.hosts import host_allowed
-from mcp_server.tools import CompanyContext, ProviderContext
 from mcp_server.ucp.profile import host_root
 from mcp_server.ucp.server import company_for_host, company_host
 from mirror import urls
+from mirror.jsontext import dumps
 from web.db import db, settings
 from web.gate import following, gate, renderings
+from web.jsonrpc import INVALID_REQUEST, RpcError, result_body, serialise
 from web.limits import charge_client
-from web.responses import Response, conditional, dumps, message_dumps
+from web.responses import Response, conditional
 
 CHANNEL = "a2a"
 MAX_BODY_BYTES = 16 * 1024
@@ -99,31 +92,33 @@ def _company_context(company) -> CompanyContext:
 def _serve(agent: Agent, make_context) -> Response:
     body = request.stream.read(MAX_BODY_BYTES + 1)
     if len(body) > MAX_BODY_BYTES:
-        return _json(A2AError(INVALID_REQUEST, f"Request body over {MAX_BODY_BYTES} bytes").body(), 413)
+        return _json(RpcError(INVALID_REQUEST, f"Request body over {MAX_BODY_BYTES} bytes").body(), 413)
     try:
-        rpc = parse_request(body)
-        try:
-            check_version(request.headers.get(VERSION_HEADER))
-            refuse_unsupported(rpc)
-            return _json(result_body(rpc.id, answer(agent, make_context(), rpc)))
-        except A2AError as error:
-            error.id = rpc.id
-            raise
-    except A2AError as error:
+        message = parse_request(body)
+    except RpcError as error:
+        return _json(error.body())
+    if message.is_notification_or_response:
+        return Response(status=202)  # a notification is never answered (JSON-RPC 2.0), as on MCP
+    try:
+        check_version(request.headers.get(VERSION_HEADER))
+        refuse_unsupported(message)
+        return _json(result_body(message.id, answer(agent, make_context(), message)))
+    except RpcError as error:
+        error.id = message.id
         return _json(error.body())
 
 
 def _http_refusal() -> Response | None:
     if not host_allowed(request.host, settings()):
-        return _json(A2AError(INVALID_REQUEST, "Misdirected request: this Host is not served here").body(), 421)
+        return _json(RpcError(INVALID_REQUEST, "Misdirected request: this Host is not served here").body(), 421)
     if request.mimetype not in MEDIA_TYPES:
-        return _json(A2AError(INVALID_REQUEST, "Content-Type must be application/json").body(), 415)
+        return _json(RpcError(INVALID_REQUEST, "Content-Type must be application/json").body(), 415)
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        return _json(A2AError(INVALID_REQUEST, f"Request body over {MAX_BODY_BYTES} bytes").body(), 413)
+        return _json(RpcError(INVALID_REQUEST, f"Request body over {MAX_BODY_BYTES} bytes").body(), 413)
     return None
 
 
 def _json(payload: dict, status: int = 200) -> Response:
-    response = Response(message_dumps(payload), status=status, mimetype="application/json")
+    response = Response(serialise(payload), status=status, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -29,10 +29,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from a2a_server.protocol import INVALID_PARAMS, A2AError, Request
-from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS, ToolSpec
-from mcp_server.tools.declaration import describe_invalid_arguments
+from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS, ToolSpec
+from agent_tools.declaration import describe_invalid_arguments
 from mirror.query import understand
+from web.jsonrpc import INVALID_PARAMS, Message, RpcError
 
 TEXT_LIMIT = 200  # the search tools' query length
 CONTRACTOR_DATA_NOTE = (
@@ -105,39 +105,39 @@ def _example_arguments(tool: ToolSpec) -> dict:
     return {name: samples.get(name, "...") for name in required}
 
 
-def answer(agent: Agent, context: Any, request: Request) -> dict:
+def answer(agent: Agent, context: Any, request: Message) -> dict:
     """Run the skill a SendMessage asks for; the SendMessageResponse (`{"message": ...}`)."""
     message = request.params.get("message")
     if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
-        raise A2AError(INVALID_PARAMS, "Invalid params: params.message with parts[] is required", id=request.id)
+        raise RpcError(INVALID_PARAMS, "Invalid params: params.message with parts[] is required", id=request.id)
     tool, arguments = _pick_skill(agent, message["parts"], request)
     try:
         tool.input_model.model_validate(arguments)
     except ValidationError as error:
-        raise A2AError(INVALID_PARAMS, describe_invalid_arguments(tool.name, error), id=request.id) from None
+        raise RpcError(INVALID_PARAMS, describe_invalid_arguments(tool.name, error), id=request.id) from None
     result = tool.run(context, arguments)
     return {"message": _reply(message, tool, result)}
 
 
-def _pick_skill(agent: Agent, parts: list, request: Request) -> tuple[ToolSpec, dict]:
+def _pick_skill(agent: Agent, parts: list, request: Message) -> tuple[ToolSpec, dict]:
     for part in parts:
         data = part.get("data") if isinstance(part, dict) else None
         if isinstance(data, dict) and "skill" in data:
             tool = agent.skill(data["skill"])
             if tool is None:
                 names = ", ".join(t.name for t in agent.tools)
-                raise A2AError(
+                raise RpcError(
                     INVALID_PARAMS, f"Unknown skill {str(data['skill'])[:100]!r}: use one of {names}", id=request.id
                 )
             arguments = data.get("arguments", {})
             if not isinstance(arguments, dict):
-                raise A2AError(
+                raise RpcError(
                     INVALID_PARAMS, "Invalid params: the data part's arguments must be an object", id=request.id
                 )
             return tool, arguments
     text = " ".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)).strip()
     if not text:
-        raise A2AError(
+        raise RpcError(
             INVALID_PARAMS, 'Invalid params: send a text part, or a data part {"skill", "arguments"}', id=request.id
         )
     name, arguments = agent.text_skill(text)

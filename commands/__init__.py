@@ -20,13 +20,13 @@ from datetime import UTC, datetime, timedelta
 import click
 from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
-from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError
 
+from mirror import urls
 from mirror.config import EXIT_CONFIG
 from mirror.lock import SyncBusy
 from mirror.migrate import DatabaseProblem, check_database, database_problem
-from mirror.models import SourceHit
+from mirror.read.figures import feed_company_keys, platform_rows, source_rows, usage_rows
 from mirror.upstream import UpstreamAuthError, UpstreamUnreachable
 
 log = logging.getLogger(__name__)
@@ -341,11 +341,8 @@ def parse_since(value: str | None) -> datetime | None:
 def sources_command(since: str | None) -> None:
     """Count ?source= hits by label and endpoint."""
     cutoff = parse_since(since)
-    query = select(SourceHit.label, SourceHit.endpoint, func.count()).group_by(SourceHit.label, SourceHit.endpoint)
-    if cutoff:
-        query = query.where(SourceHit.recorded_at >= cutoff)
     with operator_errors(), _mirror().Session() as session:
-        rows = session.execute(query.order_by(func.count().desc(), SourceHit.label, SourceHit.endpoint)).all()
+        rows = source_rows(session, cutoff)
     if not rows:
         click.echo("no source-tagged requests recorded")
         return
@@ -355,40 +352,63 @@ def sources_command(since: str | None) -> None:
         click.echo(f"{printable(label):<{width}}  {count:>7}  {printable(endpoint)}")
 
 
+@click.command("usage")
+@with_appcontext
+@click.option("--since", default=None, help="Only calls since: 30m, 24h, 7d or an ISO timestamp.")
+@click.option("--company", default=None, help="Only this company (pluginKey).")
+def usage_command(since: str | None, company: str | None) -> None:
+    """Summarise public requests and MCP tool calls per company and tool."""
+    cutoff = parse_since(since)
+    # The database checked as by every command: down or not migrated is one line and its exit code.
+    with operator_errors(), _mirror().Session() as session:
+        rows = usage_rows(session, cutoff, company)
+        platforms = platform_rows(session, cutoff, company)
+    if not rows:
+        click.echo("no invocations recorded")
+        return
+    click.echo(
+        f"{'company':<42} {'tool or endpoint':<36} {'protocol':<8} {'calls':>7} {'agents':>7} "
+        f"{'errors':>7} {'mean ms':>8}"
+    )
+    for r in rows:
+        click.echo(
+            f"{printable(r['company'] or '-'):<42} {printable(r['what']):<36} {r['protocol']:<8} "
+            f"{r['calls']:>7} {r['agents']:>7} {r['errors']:>7} {r['mean_ms']:>8.1f}"
+        )
+    click.echo("")
+    click.echo(f"{'platform':<16} {'calls':>7} {'agents':>7}")
+    for platform, calls, agents in platforms:
+        click.echo(f"{printable(platform):<16} {calls:>7} {agents:>7}")
+
+
 @click.command("demo-urls")
 @with_appcontext
 def demo_urls_command() -> None:
-    """Print URLs to try against a few public companies of the mirror."""
-    from mirror.models import Company
-
+    """Print URLs to try against a public company of the mirror (the first of the business feed)."""
     settings = _mirror().settings
     with operator_errors(), _mirror().Session() as session:
-        keys = session.scalars(
-            select(Company.plugin_key).where(Company.is_public, Company.in_feed).order_by(Company.plugin_key).limit(2)
-        ).all()
+        keys = feed_company_keys(session, 1)
     if not keys:
         click.echo("the mirror holds no public company yet")
         return
     key = keys[0]
     click.echo("Try:")
-    for path in (
-        f"/companies/{key}/pricing",
-        f"/companies/{key}/pricing.json",
-        f"/companies/{key}.jsonld",
-        f"/companies/{key}/quote",
-        "/v1/businesses?page=1&page_size=5",
-        f"/companies/{key}/webmcp-demo",
-        "/.well-known/mcp.json",
-        "/llms.txt",
+    for template in (
+        urls.PRICING_PAGE,
+        urls.PRICING_JSON,
+        urls.JSONLD,
+        urls.QUOTE_PAGE,
+        urls.BUSINESS_FEED + "?page=1&page_size=5",
+        urls.WEBMCP_DEMO,
+        urls.MCP_SERVER_CARD,
+        urls.LLMS_TXT,
     ):
-        click.echo(f"  {settings.absolute(path)}")
-    click.echo(f"  MCP: {settings.absolute(f'/companies/{key}/mcp')} (POST JSON-RPC)")
+        click.echo(f"  {settings.absolute(urls.company_path(template, key))}")
+    click.echo(f"  MCP: {settings.absolute(urls.company_path(urls.COMPANY_MCP, key))} (POST JSON-RPC)")
 
 
 def init_app(app: Flask) -> None:
-    """Attach every command to the app's CLI."""
-    from demo.server import demo_upstream_command
-
+    """Attach every command to the app's CLI (the demo upstream's own command: demo.init_app)."""
     app.cli.add_command(db_group)
-    for command in (sync_command, scheduler_command, sources_command, demo_upstream_command, demo_urls_command):
+    for command in (sync_command, scheduler_command, sources_command, usage_command, demo_urls_command):
         app.cli.add_command(command)

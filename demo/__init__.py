@@ -12,3 +12,10 @@ nothing of the mirror (the import-linter contracts in pyproject.toml).
 - `catalog`: the catalog store (`DemoCatalog`); `generator`: seeded companies
   and products; `vocabulary`: what they are made of; `records`: record rules
 """
+
+
+def init_app(app) -> None:
+    """Attach `flask --app wsgi demo-upstream` to an app's CLI (the demo knows nothing else of the app)."""
+    from demo.server import demo_upstream_command
+
+    app.cli.add_command(demo_upstream_command)

@@ -1,26 +1,8 @@
 """`GET /v1/businesses`: the business feed for ChatGPT's local-services "Get Quote".
 
-Who is in the feed is decided by the sync, not here: `Company.in_feed`,
-`feed_hash` and `feed_changed_ms` are maintained in the sync's transaction
-(mirror/businesses.py, mirror/sync/), together with two clocks in
-`sync_state`: FEED_CLOCK_MS (the last change of any kind to the feed) and
-FEED_DEPARTED_MS (the last time a business left it). This module only reads.
-
-Paging. Pages are requested by number, not by cursor, yet page N must cost
-what page 1 costs, so no OFFSET. The sync moves FEED_CLOCK_MS in the same
-transaction as every change to membership, so the clock names one feed state
-exactly. For each state (and, for changes walks, each token time) the ordered
-key list is read once, from the `(in_feed, plugin_key)` index, and kept in a
-small in-process LRU. A page is then a slice of that list, and its rows come
-from one keyed range query, `plugin_key BETWEEN first AND last`. Every
-request, whatever the page number, does the same two small queries (state +
-page); only the first request after a sync pays the O(n) key read. On
-Postgres a warm page is one autocommit statement that reads the state and
-the page's range together (`read_page_in_one_statement`): when the state it
-reads is the one the keys were cached for, that one snapshot is the answer. A request
-reads state, keys and rows in one snapshot transaction, and a page whose rows
-disagree with the cached slice rebuilds the index (a safety net; the clock
-makes it unnecessary in normal operation).
+What a page lists, and its rows, come from the read layer (mirror/read/feed.py:
+membership decided by the sync, pages by keyed range, one snapshot per page).
+This module parses the request, renders records and assembles the page.
 
 Records. Each record's serialised bytes are kept (`RecordBytes`, per
 process) with the exact column values they were rendered from: the facts
@@ -40,27 +22,24 @@ import json
 import logging
 import re
 import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from math import ceil
 from types import SimpleNamespace
 
+from cachetools import LRUCache
 from flask import current_app, request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from sqlalchemy import Text, cast, select, true
-from sqlalchemy.orm import Session
 
 from feeds import bp
-from mirror import state as st
 from mirror.businesses import funnel_url
 from mirror.config import Settings
-from mirror.db import autocommit_rows
-from mirror.models import Company
+from mirror.jsontext import dumps
+from mirror.models import KEY_LENGTH
 from mirror.public_view import AddressView, GeoView, company_urls
+from mirror.read.feed import RECORD_FIELDS, FeedIndex, read_feed_page
 from mirror.urls import BUSINESS_FEED, flask_rule, is_safe_redirect, stamp_referrer
 from web.db import db, settings
 from web.limits import charge_client
-from web.responses import conditional, dumps, json_error, strong_etag
+from web.responses import conditional, json_error, strong_etag
 
 log = logging.getLogger(__name__)
 
@@ -70,18 +49,6 @@ PAGE_SIZE_MAX = 500
 PAGE_MAX = 2**31 - 1  # far past any real feed; keeps the arithmetic and the error message honest
 # Clients revalidate every time (the feed moves with each sync); the ETag makes that a cheap 304.
 CACHE_CONTROL = "public, no-cache"
-# Only what a feed record shows is loaded, and the address as its stored
-# text: it is decoded only when the record has to be rendered again.
-RECORD_COLUMNS = (
-    Company.plugin_key,
-    Company.name,
-    cast(Company.address, Text),
-    Company.phone,
-    Company.website,
-    Company.estimate_url,
-    Company.shop_url,
-)
-RECORD_FIELDS = ("plugin_key", "name", "address", "phone", "website", "estimate_url", "shop_url")
 RECORD_BYTES_CAPACITY = 50_000  # records kept per process (about 0.6 KB each); least recently used evicted
 PAGE_BYTES_CAPACITY = 32 * 1024 * 1024  # assembled pages kept per process, in bytes (a 50-record page is ~39 KB)
 _DIGITS = re.compile(r"[0-9]{1,10}", re.ASCII)
@@ -118,7 +85,7 @@ class ServiceProvider(_Strict):
 class FeedBusiness(_Strict):
     """One business of the feed."""
 
-    id: str = Field(min_length=1, max_length=128)
+    id: str = Field(min_length=1, max_length=KEY_LENGTH)
     name: str = Field(min_length=1)
     address: AddressView = Field(
         description="Always complete here: line1, locality, region, a 5-digit postal_code and country."
@@ -175,7 +142,7 @@ def _http_url(value: str) -> str:
     return value
 
 
-def feed_record(company: Company, config: Settings) -> dict:
+def feed_record(company, config: Settings) -> dict:
     """The feed record of a company in the feed, validated (ValidationError if incomplete)."""
     address = AddressView.from_stored(company.address)
     stored = company.address or {}
@@ -243,80 +210,23 @@ def make_token(clock_ms: int) -> str:
     return f"chg_{FEED_CONTRACT_VERSION}_{clock_ms}"
 
 
-@dataclass(frozen=True)
-class Walk:
-    """What to list: everything (since_ms None) or the changes after since_ms."""
+def token_time(token: str | None) -> int | None:
+    """The time of a well-formed token of this contract version (`chg_1_<ms>`); None for anything else.
 
-    since_ms: int | None
-
-
-def plan_walk(token: str | None, clock_ms: int, departed_ms: int) -> Walk:
-    """A current token gives a changes walk; anything stale gives the full walk.
-
-    Stale: absent, malformed, legacy `chg_<time>`, another contract version,
-    a time in the future of this feed, or a business left the feed since
-    (a list of changes cannot say "removed").
+    Absent, malformed, legacy `chg_<time>` and other contract versions all
+    ask for the full walk (mirror.read.feed.plan_walk decides the rest).
     """
     match = _TOKEN.fullmatch(token or "")
     if not match or int(match.group(1)) != FEED_CONTRACT_VERSION:
-        return Walk(None)
-    since_ms = int(match.group(2))
-    if since_ms > clock_ms or departed_ms > since_ms:
-        return Walk(None)
-    return Walk(since_ms)
-
-
-# --- the page-boundary index ------------------------------------------------------
-
-
-class FeedIndex:
-    """Per-process LRU of ordered key lists, one per (feed clock, walk), and the last feed state read."""
-
-    def __init__(self, capacity: int = 8) -> None:
-        self.capacity = capacity
-        self._entries: OrderedDict[tuple, tuple[str, ...]] = OrderedDict()
-        self._lock = threading.Lock()
-        self.builds = 0  # observable in tests: how often the O(n) key read ran
-        # (feed clock, departure clock) as a request last read them: the
-        # one-statement path's guess, checked by that very statement.
-        self.last_state: tuple[int, int] | None = None
-
-    def cached(self, clock_ms: int, walk: Walk) -> tuple[str, ...] | None:
-        """The walk's keys at this feed state if this process has them, else None (nothing is read)."""
-        with self._lock:
-            return self._entries.get((clock_ms, walk.since_ms))
-
-    def keys(self, session: Session, clock_ms: int, walk: Walk, *, rebuild: bool = False) -> tuple[str, ...]:
-        """The ordered plugin keys of the walk at this feed state."""
-        cache_key = (clock_ms, walk.since_ms)
-        with self._lock:
-            cached = None if rebuild else self._entries.get(cache_key)
-            if cached is not None:
-                self._entries.move_to_end(cache_key)
-                return cached
-        keys = tuple(session.scalars(_in_walk(select(Company.plugin_key), walk).order_by(Company.plugin_key)))
-        with self._lock:
-            self.builds += 1
-            self._entries[cache_key] = keys
-            self._entries.move_to_end(cache_key)
-            while len(self._entries) > self.capacity:
-                self._entries.popitem(last=False)
-        return keys
-
-
-def _in_walk(query, walk: Walk):
-    query = query.where(Company.in_feed == true())
-    if walk.since_ms is not None:
-        query = query.where(Company.feed_changed_ms > walk.since_ms)
-    return query
+        return None
+    return int(match.group(2))
 
 
 class RecordBytes:
     """Per-process LRU: a business's serialised record and the column values it was rendered from."""
 
     def __init__(self, capacity: int = RECORD_BYTES_CAPACITY) -> None:
-        self.capacity = capacity
-        self._entries: OrderedDict[str, tuple[tuple, bytes | None]] = OrderedDict()
+        self._entries: LRUCache = LRUCache(maxsize=capacity)
         self._lock = threading.Lock()
         self.renders = 0  # observable in tests: records rendered (and validated) again
 
@@ -328,16 +238,12 @@ class RecordBytes:
         key = row[0]
         with self._lock:
             found = self._entries.get(key)
-            if found is not None and found[0] == row:
-                self._entries.move_to_end(key)
-                return found[1]
+        if found is not None and found[0] == row:
+            return found[1]
         rendered = _render_record(row, config)
         with self._lock:
             self.renders += 1
             self._entries[key] = (row, rendered)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.capacity:
-                self._entries.popitem(last=False)
         return rendered
 
 
@@ -364,9 +270,7 @@ class PageBytes:
     """
 
     def __init__(self, max_bytes: int = PAGE_BYTES_CAPACITY) -> None:
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple, tuple[list[tuple], bytes, str]] = OrderedDict()
-        self._bytes = 0
+        self._entries: LRUCache = LRUCache(maxsize=max_bytes, getsizeof=lambda entry: len(entry[1]))
         self._lock = threading.Lock()
         self.assembled = 0  # observable in tests: pages assembled from their records
 
@@ -375,29 +279,22 @@ class PageBytes:
         key = tuple(envelope.items())
         with self._lock:
             found = self._entries.get(key)
-            if found is not None and found[0] == rows:
-                self._entries.move_to_end(key)
-                return found[1], found[2]
+        if found is not None and found[0] == rows:
+            return found[1], found[2]
         body = assemble()
         etag = strong_etag(body)
         with self._lock:
             self.assembled += 1
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= len(old[1])
-            if len(body) <= self.max_bytes:
+            try:
                 self._entries[key] = (rows, body, etag)
-                self._bytes += len(body)
-            while self._bytes > self.max_bytes:
-                _, (_, evicted, _) = self._entries.popitem(last=False)
-                self._bytes -= len(evicted)
+            except ValueError:  # one page larger than the whole budget: served, not kept
+                self._entries.pop(key, None)
         return body, etag
 
     def clear(self) -> None:
         """Drop every page (never needed for correctness; for tests and operators)."""
         with self._lock:
             self._entries.clear()
-            self._bytes = 0
 
 
 def init_feed_index(app) -> None:
@@ -417,93 +314,6 @@ def feed_index() -> FeedIndex:
     return current_app.extensions["business_feed_index"]
 
 
-def _page_rows(session: Session, walk: Walk, wanted: tuple[str, ...]) -> list[tuple]:
-    # Both ends of the range come from the index, so it holds exactly the
-    # page: no LIMIT needed (SQLAlchemy renders LIMIT on SQLite as "LIMIT ? OFFSET 0").
-    query = (
-        _in_walk(select(*RECORD_COLUMNS), walk)
-        .where(Company.plugin_key >= wanted[0], Company.plugin_key <= wanted[-1])
-        .order_by(Company.plugin_key)
-    )
-    return [tuple(row) for row in session.execute(query)]
-
-
-_STATE_AND_ROWS = (
-    "SELECT s.clock, s.departed, "
-    + ", ".join("CAST(c.address AS TEXT)" if field == "address" else f"c.{field}" for field in RECORD_FIELDS)
-    + " FROM (SELECT (SELECT value FROM sync_state WHERE name = %(clock)s) AS clock,"
-    " (SELECT value FROM sync_state WHERE name = %(departed)s) AS departed) AS s"
-    " LEFT JOIN companies AS c ON c.in_feed AND c.plugin_key >= %(first)s AND c.plugin_key <= %(last)s{since}"
-    " ORDER BY c.plugin_key"
-)
-
-
-@dataclass(frozen=True)
-class FeedRead:
-    """What a page is made of: the feed state it was read at, the walk, the walk's size and the page's rows."""
-
-    clock_ms: int
-    walk: Walk
-    total: int
-    rows: list[tuple]
-
-
-def read_page_in_one_statement(session: Session, token: str | None, page: int, page_size: int) -> FeedRead | None:
-    """The page by one autocommit statement that also reads the feed state; None when that cannot answer.
-
-    The keys come from this process's index for the feed state a request
-    last read, and the statement returns the current state beside the
-    rows: if the state is that one, the keys are its keys and the rows
-    are what the table holds in the same snapshot, exactly what the
-    transactional path would serve. Otherwise (a sync moved the clock,
-    nothing cached yet, SQLite, rows that disagree with the index) the
-    caller takes that path. A warm page is one round trip instead of four
-    (BEGIN, state, rows, ROLLBACK).
-    """
-    index = feed_index()
-    guess = index.last_state
-    if guess is None:
-        return None
-    walk = plan_walk(token, *guess)
-    keys = index.cached(guess[0], walk)
-    if keys is None:
-        return None
-    wanted = keys[(page - 1) * page_size : page * page_size]
-    params = {
-        "clock": st.FEED_CLOCK_MS,
-        "departed": st.FEED_DEPARTED_MS,
-        "first": wanted[0] if wanted else None,
-        "last": wanted[-1] if wanted else None,
-        "since": walk.since_ms,
-    }
-    since = "" if walk.since_ms is None else " AND c.feed_changed_ms > %(since)s"
-    found = autocommit_rows(session, _STATE_AND_ROWS.format(since=since), params)
-    if not found or (int(found[0][0] or 0), int(found[0][1] or 0)) != guess:
-        return None
-    rows = [row[2:] for row in found if row[2] is not None]
-    if tuple(row[0] for row in rows) != wanted:
-        return None
-    return FeedRead(guess[0], walk, len(keys), rows)
-
-
-def load_page(session: Session, clock_ms: int, walk: Walk, page: int, page_size: int) -> tuple[int, list[tuple]]:
-    """(total count, the page's record rows, as RECORD_FIELDS) by keyed range, never OFFSET."""
-    index = feed_index()
-    keys = index.keys(session, clock_ms, walk)
-    wanted = keys[(page - 1) * page_size : page * page_size]
-    if not wanted:
-        return len(keys), []
-    rows = _page_rows(session, walk, wanted)
-    if tuple(r[0] for r in rows) != wanted:
-        # Only possible if something other than the sync changed the feed
-        # without moving its clock: re-read the keys in this snapshot.
-        log.warning("business feed index disagreed with the table at clock %s; rebuilding", clock_ms)
-        keys = index.keys(session, clock_ms, walk, rebuild=True)
-        wanted = keys[(page - 1) * page_size : page * page_size]
-        rows = _page_rows(session, walk, wanted) if wanted else []
-    return len(keys), rows
-
-
 # --- the endpoint ---------------------------------------------------------------------
 
 
@@ -516,16 +326,6 @@ def page_body(envelope: dict, records: list[bytes]) -> bytes:
     return head[:-2] + b",".join(records) + b"]}"  # head ends with `[]}`
 
 
-def _read_page(session: Session, token: str | None, page: int, page_size: int) -> FeedRead:
-    """The page in the request's snapshot transaction: the feed state, then the keys and rows it names."""
-    saved = st.read_state(session)
-    clock_ms, departed_ms = st.get_int(saved, st.FEED_CLOCK_MS), st.get_int(saved, st.FEED_DEPARTED_MS)
-    walk = plan_walk(token, clock_ms, departed_ms)
-    total, rows = load_page(session, clock_ms, walk, page, page_size)
-    feed_index().last_state = (clock_ms, departed_ms)
-    return FeedRead(clock_ms, walk, total, rows)
-
-
 @bp.get(flask_rule(BUSINESS_FEED))
 def business_feed():
     """One page of the business feed (full walk or changes since a token)."""
@@ -534,9 +334,8 @@ def business_feed():
         page, page_size = paging()
     except BadParameter as error:
         return json_error(400, "invalid_parameter", str(error), parameter=error.name)
-    session = db()
     token = _arg("changes_token")
-    read = read_page_in_one_statement(session, token, page, page_size) or _read_page(session, token, page, page_size)
+    read = read_feed_page(db(), feed_index(), token_time(token), page, page_size)
     clock_ms, walk, total, rows = read.clock_ms, read.walk, read.total, read.rows
     unchanged = walk.since_ms is not None and total == 0
     envelope = {

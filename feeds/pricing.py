@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from feeds import bp
 from mirror.channels import Channel
+from mirror.jsontext import dumps
 from mirror.public_view import CompanyView
 from mirror.urls import PRICING_JSON, flask_rule
 from web.gate import gate, renderings
-from web.responses import conditional, dumps
+from web.responses import conditional
 
 CHANNEL = Channel.PRICING
 CACHE_CONTROL = "public, max-age=300"

@@ -1,8 +1,12 @@
-"""JSON-RPC 2.0 for MCP: parsing one message, the method table, errors.
+"""MCP over the JSON-RPC core (web/jsonrpc.py): the protocol versions, batches, the method table.
 
-Knows nothing of HTTP beyond the status each error is sent with
-(docs/contracts/surfaces.md: -32700 and -32600 with 400, -32601 and -32602 with 200; the
-2026-07-28 revision sends -32601 with 404 and its envelope errors with 400).
+The envelope (parsing, the storable-text rule, the error object, the one
+serialiser) is the core's; this module adds what MCP says about it: which
+revisions are spoken, which have batches, the 2026-07-28 `_meta` envelope
+and its mirrored headers, and the HTTP status each error is sent with
+(docs/contracts/surfaces.md: -32700 and -32600 with 400, -32601 and -32602
+with 200; the 2026-07-28 revision sends -32601 with 404 and its envelope
+errors with 400).
 """
 
 from __future__ import annotations
@@ -12,7 +16,17 @@ import binascii
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from web.jsonrpc import (
+    ECHO_LIMIT,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    Message,
+    RpcError,
+    message_from,
+)
 
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 MODERN_VERSION = "2026-07-28"
@@ -20,10 +34,6 @@ SUPPORTED_VERSIONS = (MODERN_VERSION, *LEGACY_VERSIONS)
 LATEST_LEGACY_VERSION = "2025-11-25"
 HEADERLESS_VERSION = "2025-03-26"  # the spec's assumption when no header is sent
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
 RESOURCE_NOT_FOUND = -32002  # 2025-11-25 and earlier
 HEADER_MISMATCH = -32020
 UNSUPPORTED_PROTOCOL_VERSION = -32022
@@ -37,24 +47,16 @@ CACHEABLE = frozenset(
     {"server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list", "resources/read"}
 )
 CACHE_TTL_MS = 300_000
-_ECHO_LIMIT = 100
-MAX_BATCH = 16  # one POST, one rate-limit charge: a batch must not multiply the work behind it
+# Params an MCP answer repeats (resources/read names the unknown uri): storable text only (web/jsonrpc.py).
+ECHOED_PARAMS = (("uri",),)
+MAX_BATCH = 16  # each message is charged against the rate limits as its own POST would be (docs/operations.md)
 
 
-class RpcError(Exception):
-    """A JSON-RPC error response, with the HTTP status it is sent with."""
-
-    def __init__(self, code: int, message: str, *, status: int | None = None, data: Any = None, id: Any = None):
-        super().__init__(message)
-        self.code, self.message, self.data, self.id = code, message, data, id
-        self.status = status if status is not None else (400 if code in (PARSE_ERROR, INVALID_REQUEST) else 200)
-
-    def body(self) -> dict:
-        """The error response object."""
-        error = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return {"jsonrpc": "2.0", "id": self.id, "error": error}
+def http_status(error: RpcError) -> int:
+    """The HTTP status an error is sent with: its own, else 400 for -32700/-32600 and 200 for the rest."""
+    if error.status is not None:
+        return error.status
+    return 400 if error.code in (PARSE_ERROR, INVALID_REQUEST) else 200
 
 
 @dataclass(frozen=True)
@@ -69,21 +71,6 @@ class Era:
         return self.version == MODERN_VERSION
 
 
-@dataclass(frozen=True)
-class Message:
-    """One parsed JSON-RPC message."""
-
-    id: Any
-    method: str | None
-    params: dict
-    kind: str  # "request", "notification" or "response"
-
-    @property
-    def is_notification_or_response(self) -> bool:
-        """Answered with 202 and no body."""
-        return self.kind != "request"
-
-
 def era_from_header(value: str | None) -> Era:
     """The era named by a (validated) MCP-Protocol-Version header; absent means 2025-03-26."""
     return Era(HEADERLESS_VERSION if value is None else value.strip())
@@ -94,25 +81,8 @@ def unsupported_version_body(requested: str) -> dict:
     return RpcError(
         UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
-        data={"supported": list(SUPPORTED_VERSIONS), "requested": requested[:_ECHO_LIMIT]},
+        data={"supported": list(SUPPORTED_VERSIONS), "requested": requested[:ECHO_LIMIT]},
     ).body()
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def decode_body(raw: bytes) -> Any:
-    """The body's JSON value (an object, or a batch array) or RpcError -32700."""
-    try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise RpcError(PARSE_ERROR, "Parse error: the body is not valid UTF-8 JSON") from None
-
-
-def parse_message(raw: bytes) -> Message:
-    """Decode one JSON-RPC message or raise RpcError (-32700, -32600)."""
-    return message_from(decode_body(raw))
 
 
 def batch_messages(payload: list, era: Era) -> list:
@@ -127,7 +97,7 @@ def batch_messages(payload: list, era: Era) -> list:
     if era.version != HEADERLESS_VERSION:
         raise RpcError(
             INVALID_REQUEST,
-            f"Batch requests are not supported under {era.version[:_ECHO_LIMIT]}: send one JSON-RPC message per POST",
+            f"Batch requests are not supported under {era.version[:ECHO_LIMIT]}: send one JSON-RPC message per POST",
         )
     if not payload:
         raise RpcError(INVALID_REQUEST, "Invalid Request: an empty batch")
@@ -136,7 +106,7 @@ def batch_messages(payload: list, era: Era) -> list:
     elements: list = []
     for item in payload:
         try:
-            message = message_from(item)
+            message = message_from(item, echoed=ECHOED_PARAMS)
         except RpcError as error:
             elements.append(error)
             continue
@@ -148,43 +118,6 @@ def batch_messages(payload: list, era: Era) -> list:
             )
         elements.append(message)
     return elements
-
-
-def message_from(payload: Any) -> Message:
-    """Validate one decoded JSON-RPC message or raise RpcError (-32600)."""
-    if isinstance(payload, list):
-        raise RpcError(INVALID_REQUEST, "Batch requests are not supported: send one JSON-RPC message per POST")
-    if not isinstance(payload, dict):
-        raise RpcError(INVALID_REQUEST, "Invalid Request: the body must be a JSON-RPC object")
-    request_id = payload.get("id")
-    valid_id = _valid_id(request_id)
-    if payload.get("jsonrpc") != "2.0":
-        raise RpcError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"', id=request_id if valid_id else None)
-    if "method" not in payload:
-        if valid_id and ("result" in payload or "error" in payload):
-            return Message(id=request_id, method=None, params={}, kind="response")
-        raise RpcError(INVALID_REQUEST, "Invalid Request: no method", id=request_id if valid_id else None)
-    return _request_or_notification(payload, request_id, valid_id)
-
-
-def _request_or_notification(payload: dict, request_id: Any, valid_id: bool) -> Message:
-    echo = request_id if valid_id else None
-    method = payload["method"]
-    if not isinstance(method, str) or not method:
-        raise RpcError(INVALID_REQUEST, 'Invalid Request: "method" must be a non-empty string', id=echo)
-    if "id" in payload and not valid_id:
-        raise RpcError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
-    params = payload.get("params", {})
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise RpcError(INVALID_REQUEST, 'Invalid Request: "params" must be an object', id=echo)
-    kind = "request" if "id" in payload else "notification"
-    return Message(id=request_id, method=method, params=params, kind=kind)
-
-
-def _valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def check_modern_envelope(message: Message, headers: Mapping[str, str]) -> None:
@@ -227,7 +160,7 @@ def dispatch(spec, message: Message, era: Era) -> dict:
         or (era.modern and message.method == "initialize")
         or (not era.modern and message.method == "server/discover")
     ):
-        text = f"Method not found: {message.method[:_ECHO_LIMIT]}"
+        text = f"Method not found: {message.method[:ECHO_LIMIT]}"
         raise RpcError(METHOD_NOT_FOUND, text, status=404 if era.modern else 200, id=message.id)
     try:
         result = handler(spec, message.params, era)
@@ -239,11 +172,6 @@ def dispatch(spec, message: Message, era: Era) -> dict:
         if message.method in CACHEABLE:
             result.update(ttlMs=CACHE_TTL_MS, cacheScope="public")
     return result
-
-
-def result_body(request_id: Any, result: dict) -> dict:
-    """The success response object."""
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
 def _initialize(spec, params: dict, era: Era) -> dict:
@@ -272,7 +200,7 @@ def _call_tool(spec, params: dict, era: Era) -> dict:
         raise RpcError(INVALID_PARAMS, "Invalid params: tools/call needs params.name (a string)")
     tool = spec.tool(name)
     if tool is None:
-        raise RpcError(INVALID_PARAMS, f"Unknown tool: {json.dumps(name[:_ECHO_LIMIT])}")
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {json.dumps(name[:ECHO_LIMIT])}")
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}
@@ -288,7 +216,7 @@ def _read_resource(spec, params: dict, era: Era) -> dict:
     resource = next((r for r in spec.resources if r.uri == uri), None)
     if resource is None:
         code = INVALID_PARAMS if era.modern else RESOURCE_NOT_FOUND
-        raise RpcError(code, "Resource not found", data={"uri": uri[:_ECHO_LIMIT]})
+        raise RpcError(code, "Resource not found", data={"uri": uri[:ECHO_LIMIT]})
     return {"contents": [resource.contents()]}
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS, WIDGET_URI, CompanyContext, ProviderContext
-from mcp_server.tools.company import at_gate_state
+from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS, WIDGET_URI, CompanyContext, ProviderContext
+from agent_tools.company import at_gate_state
 from mcp_server.transport import Resource, ServerSpec
 from mirror.config import Settings
 from mirror.public_view import CompanyView

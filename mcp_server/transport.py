@@ -24,18 +24,17 @@ Serving another endpoint (e.g. UCP) takes a spec and three route functions::
     spec = ServerSpec(name=..., version=..., title=..., instructions=lambda: "...",
                       tools=TOOLS,              # each has .name and .list_entry() -> dict
                       call_tool=dispatch,       # (tool, arguments: dict) -> CallToolResult dict;
-                                                # raise jsonrpc.RpcError(code, message, data=...) for protocol errors
+                                                # raise web.jsonrpc.RpcError(code, message, data=...) for protocol errors
                       allowed_origins=None)     # None: any Origin (CORS *)
     POST    -> serve(spec)                      # after the route's own 404 gate
     OPTIONS -> preflight(None); GET/DELETE -> method_not_allowed(None)
 
-`mcp_server.tools.declaration.ToolSpec` (pydantic models) and its
+`agent_tools.declaration.ToolSpec` (pydantic models) and its
 `tool_success`/`tool_error` helpers build such tools and results.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -48,8 +47,10 @@ from werkzeug.http import parse_accept_header, parse_options_header
 from mcp_server import jsonrpc as rpc
 from mcp_server.hosts import host_allowed, origin_of_base
 from web.db import settings as current_settings
+from web.jsonrpc import INVALID_REQUEST, Message, RpcError, decode_body, message_from, result_body, serialise
+from web.limits import RateLimited, charge_again
 from web.observability import note_mcp_message, note_mcp_outcome
-from web.responses import Response, message_dumps
+from web.responses import Response
 
 MAX_BODY_BYTES = 16 * 1024
 ALLOWED_REQUEST_HEADERS = "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name"
@@ -95,7 +96,7 @@ class ServerSpec:
 
     `tools` are declarations with a `.name` and a `.list_entry()`; `call_tool`
     runs one (already looked up by name) with the raw `arguments` object and
-    returns a CallToolResult dict, or raises `jsonrpc.RpcError` for a protocol
+    returns a CallToolResult dict, or raises `web.jsonrpc.RpcError` for a protocol
     error. `allowed_origins` None accepts browser calls from any Origin.
     """
 
@@ -144,10 +145,10 @@ def serve(spec: ServerSpec, charge: Callable[[], None] | None = None) -> Respons
         return _with_cors(spec, _plain_error(413, f"Request body over {MAX_BODY_BYTES} bytes"))
     try:
         era = rpc.era_from_header(request.headers.get("MCP-Protocol-Version"))
-        payload = rpc.decode_body(body)
+        payload = decode_body(body)
         if isinstance(payload, list):
             return _serve_batch(spec, rpc.batch_messages(payload, era), era)
-        message = rpc.message_from(payload)
+        message = message_from(payload, echoed=rpc.ECHOED_PARAMS)
         note_mcp_message(message, spec)  # the invocation log (never raises)
         if message.is_notification_or_response:
             return _with_cors(spec, Response(status=202))
@@ -155,10 +156,10 @@ def serve(spec: ServerSpec, charge: Callable[[], None] | None = None) -> Respons
             rpc.check_modern_envelope(message, request.headers)
         result = rpc.dispatch(spec, message, era)
         note_mcp_outcome(result)
-        return _json(spec, rpc.result_body(message.id, result), 200)
-    except rpc.RpcError as error:
+        return _json(spec, result_body(message.id, result), 200)
+    except RpcError as error:
         note_mcp_outcome(rpc_error=True)
-        return _json(spec, error.body(), error.status)
+        return _json(spec, error.body(), rpc.http_status(error))
 
 
 def _serve_batch(spec: ServerSpec, elements: list, era: rpc.Era) -> Response:
@@ -166,27 +167,50 @@ def _serve_batch(spec: ServerSpec, elements: list, era: rpc.Era) -> Response:
 
     Notifications and responses in it produce no entry; each request is
     answered as it would be on its own POST, errors included, in order.
+    Each message costs what its own POST would: the gate charged the first,
+    and each further one is charged the same budgets again; from the first
+    message a limit refuses, the requests get that limit's JSON-RPC error
+    (-32000, `data.retry_after`) in place and nothing more is run.
     """
     responses = []
-    for element in elements:
-        if isinstance(element, rpc.RpcError):
-            note_mcp_outcome(rpc_error=True)
-            responses.append(element.body())
-            continue
-        note_mcp_message(element, spec)
-        if element.is_notification_or_response:
-            continue
-        try:
-            result = rpc.dispatch(spec, element, era)
-        except rpc.RpcError as error:
-            note_mcp_outcome(rpc_error=True)
-            responses.append(error.body())
-            continue
-        note_mcp_outcome(result)
-        responses.append(rpc.result_body(element.id, result))
+    limited: RateLimited | None = None
+    for index, element in enumerate(elements):
+        if index and limited is None:
+            try:
+                charge_again()
+            except RateLimited as refusal:
+                limited = refusal
+        answer = _limited_answer(element, limited) if limited is not None else _batch_answer(spec, element, era)
+        if answer is not None:
+            responses.append(answer)
     if not responses:
         return _with_cors(spec, Response(status=202))
     return _json(spec, responses, 200)
+
+
+def _batch_answer(spec: ServerSpec, element: Message | RpcError, era: rpc.Era) -> dict | None:
+    """One batch element's response object (None for a notification or a response)."""
+    if isinstance(element, RpcError):
+        note_mcp_outcome(rpc_error=True)
+        return element.body()
+    note_mcp_message(element, spec)
+    if element.is_notification_or_response:
+        return None
+    try:
+        result = rpc.dispatch(spec, element, era)
+    except RpcError as error:
+        note_mcp_outcome(rpc_error=True)
+        return error.body()
+    note_mcp_outcome(result)
+    return result_body(element.id, result)
+
+
+def _limited_answer(element: Message | RpcError, limited: RateLimited) -> dict | None:
+    """A batch element past a rate limit: the limit's error for a request (or an invalid element), else nothing."""
+    if isinstance(element, Message) and element.is_notification_or_response:
+        return None
+    note_mcp_outcome(rpc_error=True)
+    return limited.rpc_error(element.id).body()
 
 
 def preflight(spec_origins: frozenset[str] | None) -> Response:
@@ -294,14 +318,16 @@ def _with_cors(spec: ServerSpec, response: Response) -> Response:
 
 
 def _json(spec: ServerSpec, payload: dict | list, status: int) -> Response:
-    response = Response(message_dumps(payload), status=status, mimetype="application/json")
+    return _with_cors(spec, _rpc_response(payload, status))
+
+
+def _rpc_response(payload: dict | list, status: int) -> Response:
+    """A JSON-RPC body (through the core's one serialiser, which cannot raise), never cached."""
+    response = Response(serialise(payload), status=status, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
-    return _with_cors(spec, response)
+    return response
 
 
 def _plain_error(status: int, message: str) -> Response:
     """An HTTP-level refusal, with a JSON-RPC error body that has no id."""
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": rpc.INVALID_REQUEST, "message": message}}
-    response = Response(json.dumps(body), status=status, mimetype="application/json")
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return _rpc_response(RpcError(INVALID_REQUEST, message).body(), status)

@@ -42,6 +42,11 @@ COMPANY_TEMPLATE_SERVER_CARD = "/mcp/company-server-card"
 AGENT_CARD = "/.well-known/agent-card.json"  # the directory agent (or a COMPANY_HOSTS company's)
 ROOT_A2A = "/a2a"
 LLMS_TXT = "/llms.txt"
+# Operations (not per company; never rate limited, never logged as invocations).
+HEALTHZ = "/healthz"
+READYZ = "/readyz"
+METRICS = "/metrics"
+OPENAPI = "/openapi.json"
 
 
 def company_path(template: str, plugin_key: str) -> str:

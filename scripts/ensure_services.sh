@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Make sure the services the tests talk to are up:
-#   PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379.
+#   PostgreSQL on 127.0.0.1:5432, Redis on 127.0.0.1:6379 and MariaDB on 127.0.0.1:3306
+#   (the WordPress plugin's tests: root, empty password).
 # Each is started only if it is not already answering, then waited for
 # (up to SERVICE_WAIT seconds, default 20). Exits non-zero with a clear message
 # if either cannot be reached: CI must FAIL, not skip, when a service is missing.
-# Idempotent; safe to run repeatedly (takes well under a second when both are up).
+# Idempotent; safe to run repeatedly (takes well under a second when all are up).
 set -uo pipefail
 
 # Overridable for testing the script itself; the tests use the defaults.
@@ -12,6 +13,8 @@ PG_HOST=127.0.0.1
 PG_PORT=${ENSURE_PG_PORT:-5432}
 REDIS_HOST=127.0.0.1
 REDIS_PORT=${ENSURE_REDIS_PORT:-6379}
+MARIADB_HOST=127.0.0.1
+MARIADB_PORT=${ENSURE_MARIADB_PORT:-3306}
 WAIT=${SERVICE_WAIT:-20}
 
 log() { echo "ensure_services: $*"; }
@@ -36,6 +39,14 @@ redis_ok() {
         # No client: speak RESP by hand.
         timeout 3 bash -c "exec 3<>/dev/tcp/$REDIS_HOST/$REDIS_PORT; printf 'PING\r\n' >&3; head -c 7 <&3" 2>/dev/null \
             | grep -q '+PONG'
+    fi
+}
+
+mariadb_ok() {
+    if command -v mysqladmin >/dev/null 2>&1; then
+        mysqladmin --protocol=tcp -h "$MARIADB_HOST" -P "$MARIADB_PORT" -u root --connect-timeout=2 ping >/dev/null 2>&1
+    else
+        tcp_open "$MARIADB_HOST" "$MARIADB_PORT"
     fi
 }
 
@@ -76,6 +87,19 @@ start_redis() {
         || log "redis-server returned non-zero"
 }
 
+start_mariadb() {
+    if [ ! -x /etc/init.d/mariadb ] && ! command -v mariadbd-safe >/dev/null 2>&1; then
+        err "MariaDB is not installed (no /etc/init.d/mariadb); apt-get install mariadb-server"
+        return 1
+    fi
+    log "starting MariaDB"
+    if [ -x /etc/init.d/mariadb ]; then
+        /etc/init.d/mariadb start >/dev/null 2>&1 || log "/etc/init.d/mariadb start returned non-zero"
+    else
+        (mariadbd-safe >/dev/null 2>&1 &)
+    fi
+}
+
 status=0
 
 if pg_ok; then
@@ -100,6 +124,18 @@ else
     else
         err "Redis not answering PING on $REDIS_HOST:$REDIS_PORT after ${WAIT}s"
         [ -f /var/log/redis/ci.log ] && tail -n 20 /var/log/redis/ci.log >&2
+        status=1
+    fi
+fi
+
+if mariadb_ok; then
+    log "MariaDB up on $MARIADB_HOST:$MARIADB_PORT"
+else
+    start_mariadb
+    if wait_for MariaDB mariadb_ok; then
+        log "MariaDB up on $MARIADB_HOST:$MARIADB_PORT"
+    else
+        err "MariaDB not answering on $MARIADB_HOST:$MARIADB_PORT as root after ${WAIT}s"
         status=1
     fi
 fi

@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -32,6 +33,13 @@ TABLES = (
     "invocations",
     "search_words",
 )
+
+# Hypothesis tests that name no example count of their own take it from a profile: `make test` runs
+# "suite" (bounded and derandomised: a few seconds per endpoint, the same examples every run), and
+# `make fuzz` selects "fuzz" (HYPOTHESIS_PROFILE=fuzz: many more, new ones each run).
+hypothesis_settings.register_profile("suite", max_examples=40, derandomize=True, deadline=None, database=None)
+hypothesis_settings.register_profile("fuzz", max_examples=2500, deadline=None, database=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 @pytest.fixture(scope="session")
@@ -146,3 +154,27 @@ def synced(mirror):
     result = mirror.sync()
     assert result.status == "success", result.error
     return result
+
+
+@pytest.fixture(params=["memory", "redis"])
+def limit_storage(request):
+    """The rate limiter's storage settings: per process, or the shared Redis at TEST_REDIS_URL (cleaned up after)."""
+    from tests.ops_helpers import TEST_REDIS_URL, redis_client, redis_keys, unique_prefix
+
+    if request.param == "memory":
+        yield {"RATE_LIMIT_STORAGE_URI": "memory://"}
+        return
+    redis = redis_client()
+    prefix = unique_prefix()
+    yield {"RATE_LIMIT_STORAGE_URI": TEST_REDIS_URL, "RATE_LIMIT_KEY_PREFIX": prefix}
+    for key in redis_keys(redis, prefix):
+        redis.delete(key)
+
+
+@pytest.fixture(scope="module")
+def http():
+    """One keep-alive HTTP session per module, for tests that send many requests to a live server."""
+    import requests
+
+    with requests.Session() as session:
+        yield session

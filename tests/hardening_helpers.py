@@ -31,9 +31,10 @@ def serving(app):
 class HangingHost:
     """A loopback TCP listener that accepts connections, holds them open and never sends a byte."""
 
-    def __init__(self) -> None:
+    def __init__(self, address: str = "127.0.0.1") -> None:
+        self.address = address  # any of 127.0.0.0/8: distinct addresses are distinct hosts to the fetcher
         self._listener = socket.socket()
-        self._listener.bind(("127.0.0.1", 0))
+        self._listener.bind((address, 0))
         self._listener.listen(128)
         self.port = self._listener.getsockname()[1]
         self.accepted: list[socket.socket] = []
@@ -69,9 +70,9 @@ class HangingHost:
 
 
 @contextmanager
-def hanging_host():
-    """A `HangingHost` for the duration of the block."""
-    host = HangingHost()
+def hanging_host(address: str = "127.0.0.1"):
+    """A `HangingHost` on `address` for the duration of the block."""
+    host = HangingHost(address)
     try:
         yield host
     finally:

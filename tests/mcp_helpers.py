@@ -317,7 +317,7 @@ def _recording(holder: dict, seen: list):
                 environ["wsgi.input"] = io.BytesIO(body)
                 try:
                     seen.append(json.loads(body).get("method"))
-                except (ValueError, AttributeError):
+                except (ValueError, AttributeError, RecursionError):  # not a message, or nested too deep
                     pass
         return holder["app"](environ, start_response)
 

@@ -5,7 +5,8 @@
 - `closed_companies()`: one company per way of not being public;
 - a real Redis (TEST_REDIS_URL, default redis://127.0.0.1:6379/0) that is
   never optional: unreachable means the test fails;
-- `running_gunicorn()`: the app under gunicorn with several workers, over HTTP.
+- `running_gunicorn()`: the app under gunicorn with several workers, over HTTP (`Gunicorn` to stop and
+  start it on the same port).
 """
 
 from __future__ import annotations
@@ -149,47 +150,70 @@ def flask_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "flask", "--app", "wsgi", *args]
 
 
-@contextmanager
-def running_gunicorn(env: dict, workers: int = 2, *extra_args: str):
-    """Serve the app with gunicorn; yields its base URL once it answers /healthz."""
-    port = free_port()
-    env = {**env, "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}"}
-    log = tempfile.TemporaryFile()  # a pipe could fill up with invocation lines and stall the workers
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--workers",
-            str(workers),
-            "--bind",
-            f"127.0.0.1:{port}",
-            *extra_args,
-            "wsgi:create_app()",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
+class Gunicorn:
+    """The app under gunicorn on one port, started and stopped as often as a test needs (the port stays).
+
+    stderr (the invocation log) goes to `log`, a binary file the caller owns.
+    """
+
+    def __init__(self, env: dict, log, workers: int = 2, *extra_args: str, port: int | None = None):
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.env = {**env, "PUBLIC_BASE_URL": self.base}
+        self.log, self.workers, self.extra_args = log, workers, extra_args
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        """Serve, and return once /healthz answers 200."""
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--workers",
+                str(self.workers),
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                *self.extra_args,
+                "wsgi:create_app()",
+            ],
+            cwd=REPO_ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+            start_new_session=True,
+        )
         deadline = time.time() + 30
         while True:
             try:
-                if requests.get(f"{base}/healthz", timeout=5).status_code == 200:
-                    break
+                if requests.get(f"{self.base}/healthz", timeout=5).status_code == 200:
+                    return
             except requests.RequestException:
                 pass  # not listening yet, or a worker still importing
-            if time.time() > deadline or server.poll() is not None:
-                log.seek(0)
-                raise AssertionError(f"gunicorn did not start: {log.read().decode()[-2000:]}")
+            if time.time() > deadline or self.process.poll() is not None:
+                self.stop()
+                self.log.seek(0)
+                raise AssertionError(f"gunicorn did not start: {self.log.read().decode()[-2000:]}")
             time.sleep(0.2)
-        yield base
+
+    def stop(self) -> None:
+        """SIGTERM to the whole process group; wait for it."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(20)
+        self.process = None
+
+
+@contextmanager
+def running_gunicorn(env: dict, workers: int = 2, *extra_args: str):
+    """Serve the app with gunicorn; yields its base URL once it answers /healthz."""
+    log = tempfile.TemporaryFile()  # a pipe could fill up with invocation lines and stall the workers
+    server = Gunicorn(env, log, workers, *extra_args)
+    try:
+        server.start()
+        yield server.base
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(20)
+        server.stop()
         log.close()
 
 

@@ -101,7 +101,9 @@ def test_a_failed_statement_raises_the_drivers_error_and_the_next_read_works(mir
     reader.close()
 
 
-def test_the_gate_reads_through_it_and_disposing_closes_its_connections(mirror, upstream, client):
+def test_cold_reads_go_through_it_and_disposing_closes_its_connections(mirror, upstream, client, app):
+    """A render-cache miss reads its snapshot as one autocommit statement on one reused connection (the warm
+    path reads nothing: the gate state and the render cache answer it)."""
     key = add_company(upstream)
     sync(mirror)
     seen: list[str] = []
@@ -121,11 +123,12 @@ def test_the_gate_reads_through_it_and_disposing_closes_its_connections(mirror, 
     try:
         with postgres_statements(lambda sql: threading.get_ident() == me and seen.append(sql)):
             for _ in range(3):
+                app.extensions["render_cache"].clear()  # each one a miss
                 assert client.get(f"/companies/{key}/pricing.json").status_code == 200
     finally:
         _ReaderConnection.execute = original
     assert len(reads) == 3 and len(set(reads)) == 1  # one connection, reused
-    assert len(seen) == 3 and all("FROM companies" in s for s in seen)
+    assert len(seen) == 3 and all("FROM companies" in s and "offer_groups" in s for s in seen)
     pid = reads[0]
     mirror.engine.dispose()
     with mirror.writer_engine.connect() as admin:

@@ -16,9 +16,9 @@ from sqlalchemy import select, update
 
 from feeds.business_feed import feed_record, make_token
 from mirror import state as st
+from mirror.jsontext import dumps
 from mirror.models import Company
 from tests.test_business_feed import sync, world  # noqa: F401  (the fixture)
-from web.responses import dumps
 
 PAGE = {"page": 2, "page_size": 5}
 

@@ -17,17 +17,10 @@ from __future__ import annotations
 import logging
 import time
 
-import pytest
 import requests
 
 from tests.hardening_helpers import hanging_host, serving
-from tests.ops_helpers import (
-    MCP_HEADERS,
-    TEST_REDIS_URL,
-    redis_client,
-    redis_keys,
-    unique_prefix,
-)
+from tests.ops_helpers import MCP_HEADERS
 from tests.surface_helpers import add_company, sync
 
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -37,27 +30,14 @@ def _get(base: str, path: str, client: str, **headers) -> requests.Response:
     return requests.get(base + path, headers={"X-Forwarded-For": client, **headers}, timeout=10)
 
 
-@pytest.fixture(params=["memory", "redis"])
-def storage(request):
-    """The limiter's storage: per process, or the shared Redis (cleaned up after)."""
-    if request.param == "memory":
-        yield {"RATE_LIMIT_STORAGE_URI": "memory://"}
-        return
-    redis = redis_client()
-    prefix = unique_prefix()
-    yield {"RATE_LIMIT_STORAGE_URI": TEST_REDIS_URL, "RATE_LIMIT_KEY_PREFIX": prefix}
-    for key in redis_keys(redis, prefix):
-        redis.delete(key)
-
-
-def test_one_client_cannot_black_out_a_company_for_the_others(make_app, upstream, storage):
+def test_one_client_cannot_black_out_a_company_for_the_others(make_app, upstream, limit_storage):
     # Budget 4/hour: each client's share is 2 (0.5), the company-wide ceiling 6 (1.5 times the budget).
     app = make_app(
         RATE_LIMIT_PER_COMPANY="4/hour",
         RATE_LIMIT_COMPANY_CLIENT_SHARE="0.5",
         RATE_LIMIT_COMPANY_CEILING="1.5",
         TRUSTED_PROXY_HOPS="1",
-        **storage,
+        **limit_storage,
     )
     key = add_company(upstream)
     other_key = add_company(upstream)
@@ -87,9 +67,9 @@ def test_one_client_cannot_black_out_a_company_for_the_others(make_app, upstream
     assert mcp.status_code == 429 and mcp.json()["error"]["code"] == -32000
 
 
-def test_a_304_costs_nothing_and_a_conditional_200_costs_one(make_app, upstream, storage):
+def test_a_304_costs_nothing_and_a_conditional_200_costs_one(make_app, upstream, limit_storage):
     app = make_app(
-        RATE_LIMIT_PER_COMPANY="2/hour", RATE_LIMIT_COMPANY_CLIENT_SHARE="1", TRUSTED_PROXY_HOPS="1", **storage
+        RATE_LIMIT_PER_COMPANY="2/hour", RATE_LIMIT_COMPANY_CLIENT_SHARE="1", TRUSTED_PROXY_HOPS="1", **limit_storage
     )
     key = add_company(upstream)
     sync(app.extensions["mirror"])

@@ -6,7 +6,7 @@ import pytest
 import requests
 from sqlalchemy import select
 
-from mcp_server.tools import webmcp_tool_definitions
+from agent_tools import webmcp_tool_definitions
 from mirror.models import Company
 from tests.mcp_helpers import live_mcp, module_database, rpc
 

@@ -12,11 +12,10 @@ import base64
 import json
 
 import pytest
-import requests
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS
+from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
 from tests.mcp_helpers import live_mcp, module_database
 
 METHODS = [
@@ -113,12 +112,6 @@ exchanges = near_misses().map(lambda pair: (json.dumps(pair[0]).encode(), pair[1
 def live(request, tmp_path_factory):
     with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def http():
-    with requests.Session() as session:
-        yield session
 
 
 @pytest.mark.parametrize("server", ["company", "provider"])

@@ -11,7 +11,7 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS
+from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
 from mirror.read.company import open_company_view
 from tests.mcp_helpers import (
     BACKENDS,

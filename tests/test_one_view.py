@@ -14,15 +14,15 @@ import inspect
 import pydantic
 import pytest
 
+import agent_tools.company
+import agent_tools.models
+import agent_tools.provider
 import feeds.business_feed
-import mcp_server.tools.company
-import mcp_server.tools.models
-import mcp_server.tools.provider
-from mcp_server.tools import COMPANY_TOOLS, PROVIDER_TOOLS
-from mcp_server.tools.declaration import summarise_schema
+from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
+from agent_tools.declaration import summarise_schema
+from discovery.openapi import openapi
 from mcp_server.ucp.tools import UCP_TOOLS
 from mirror import public_view, urls
-from web.openapi import openapi
 
 VIEW_SHAPES = (
     public_view.AddressView,
@@ -32,7 +32,7 @@ VIEW_SHAPES = (
     public_view.Provenance,
 )
 PROVENANCE_FIELDS = set(public_view.Provenance.model_fields)
-DERIVED_MODULES = (mcp_server.tools.models, mcp_server.tools.company, mcp_server.tools.provider, feeds.business_feed)
+DERIVED_MODULES = (agent_tools.models, agent_tools.company, agent_tools.provider, feeds.business_feed)
 ALL_TOOLS = (*COMPANY_TOOLS, *PROVIDER_TOOLS, *UCP_TOOLS)
 
 

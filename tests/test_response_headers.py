@@ -63,23 +63,24 @@ def _hostile_payloads(seed: int, count: int):
 
 
 def test_pretty_json_is_json_dumps_with_an_indent_of_two():
-    # web.responses.pretty_dumps (the text of every MCP tool result) writes
+    # mirror.jsontext.pretty_dumps (the text of every MCP tool result) writes
     # exactly what the standard library writes, whichever encoder it used.
     import json
 
-    from web.responses import pretty_dumps
+    from mirror.jsontext import pretty_dumps
 
     for payload in _hostile_payloads(11, 3000):
         assert pretty_dumps(payload) == json.dumps(payload, indent=2, ensure_ascii=False)
 
 
 def test_message_json_is_the_compact_dumps():
-    # web.responses.message_dumps (every MCP and A2A body) writes exactly
-    # what web.responses.dumps writes, whichever encoder it used.
-    from web.responses import dumps, message_dumps
+    # web.jsonrpc.serialise (every JSON-RPC body: MCP, UCP, A2A) writes exactly
+    # what mirror.jsontext.dumps writes, as UTF-8, whichever encoder it used.
+    from mirror.jsontext import dumps
+    from web.jsonrpc import serialise
 
     for payload in _hostile_payloads(12, 3000):
-        assert message_dumps(payload) == dumps(payload)
+        assert serialise(payload) == dumps(payload).encode("utf-8")
 
 
 def test_message_json_writes_nan_and_infinities_as_null_whichever_encoder_writes_it():
@@ -89,11 +90,12 @@ def test_message_json_writes_nan_and_infinities_as_null_whichever_encoder_writes
     import json
     import math
 
-    from web.responses import message_dumps, pretty_dumps
+    from mirror.jsontext import pretty_dumps
+    from web.jsonrpc import serialise
 
     for extra in (1, 1e-7, 2**70):
         payload = {"a": [math.nan, {"b": math.inf}], "c": -math.inf, "d": extra, "e": (1.5, math.nan)}
         expected = {"a": [None, {"b": None}], "c": None, "d": extra, "e": [1.5, None]}
-        assert json.loads(message_dumps(payload)) == expected
+        assert json.loads(serialise(payload)) == expected
         assert json.loads(pretty_dumps(payload)) == expected
-        assert "NaN" not in message_dumps(payload) and "Infinity" not in pretty_dumps(payload)
+        assert b"NaN" not in serialise(payload) and "Infinity" not in pretty_dumps(payload)

@@ -333,7 +333,10 @@ def test_every_trade_word_finds_that_trades_products(mirror, trade):
     trade_concepts = {slug for slug, products in CATALOG.items() if trade in concepts.concept_trades(slug)}
     for phrase in TRADE_WORDS[trade]:
         found = skus(mirror, phrase)
-        assert found and all(CONCEPT_OF[sku] in trade_concepts for sku in found), (phrase, [s for s in found if CONCEPT_OF[s] not in trade_concepts])
+        assert found and all(CONCEPT_OF[sku] in trade_concepts for sku in found), (
+            phrase,
+            [s for s in found if CONCEPT_OF[s] not in trade_concepts],
+        )
 
 
 def test_kind_words_and_the_issues_hvac_system(mirror):

@@ -15,7 +15,7 @@ import subprocess
 import pytest
 import requests
 
-from mcp_server.tools import webmcp_tool_definitions
+from agent_tools import webmcp_tool_definitions
 from tests.mcp_helpers import (
     BACKENDS,
     HOSTILE_NAME,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_server.tools import webmcp_tool_definitions
+from agent_tools import webmcp_tool_definitions
 from tests.mcp_helpers import MCP_OFF, TUDI, call_tool, live_mcp, module_database, rpc
 from tests.test_webmcp import BOTH_OFF, TOGGLE, UNKNOWN, WEBMCP_OFF, seed_webmcp_companies, set_channels
 

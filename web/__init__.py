@@ -19,7 +19,7 @@ from web.responses import Response, strong_etag
 
 
 def init_app(app: Flask) -> None:
-    """Hooks, error handlers, the ops blueprint, `usage` and the per-app state, in the order that matters.
+    """Hooks, error handlers, the ops blueprint and the per-app state, in the order that matters.
 
     Observability comes first: its request clock starts before any other
     before-request hook, and its after-request hook (Flask runs them in
@@ -43,7 +43,6 @@ def init_app(app: Flask) -> None:
     limits.init_rate_limits(app, settings)
     app.register_blueprint(health.bp)
     health.register_database_errors(app)
-    observability.register_usage_command(app)
     errors.init_error_handling(app)
     sources.init_source_tracking(app, writer)
 

@@ -1,4 +1,4 @@
-"""Operations endpoints (blueprint `ops`): /healthz, /readyz, /metrics, /openapi.json.
+"""Operations endpoints (blueprint `ops`): /healthz, /readyz, /metrics (/openapi.json: discovery/).
 
 - `/healthz`: the process answers (no database, no work): liveness.
 - `/readyz`: the database answers and the last successful sync is younger
@@ -9,7 +9,6 @@
   are read from `sync_runs` and `sync_state` at scrape time, so they are the
   same whichever worker (or host) answers and include runs made by the
   separate scheduler process.
-- `/openapi.json`: the OpenAPI 3.1 description of every HTTP endpoint.
 """
 
 from __future__ import annotations
@@ -19,28 +18,26 @@ from datetime import UTC, datetime
 from flask import Blueprint, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-from sqlalchemy import func, select, text
 
-from mirror import state as st
 from mirror.lock import sync_running
-from mirror.models import Company, SyncRun
+from mirror.read.figures import SyncFigures, last_success_checked, sync_figures
 from mirror.timestamps import aware, rfc3339
+from mirror.urls import HEALTHZ, METRICS, READYZ
 from web.db import db, settings
 from web.responses import json_response
 
 bp = Blueprint("ops", __name__)
 NO_STORE = {"Cache-Control": "no-store"}
 ROW_KINDS = ("companies_written", "companies_removed", "products_written", "products_removed", "offer_groups_rebuilt")
-RECENT_RUNS = 50
 
 
-@bp.get("/healthz")
+@bp.get(HEALTHZ)
 def healthz() -> Response:
     """Liveness: the process is up and answering."""
     return json_response({"status": "ok"}, headers=NO_STORE)
 
 
-@bp.get("/readyz")
+@bp.get(READYZ)
 def readyz() -> Response:
     """Readiness: database reachable and the mirror fresh enough; 503 with reasons otherwise."""
     threshold = settings().freshness_threshold_seconds
@@ -53,9 +50,7 @@ def readyz() -> Response:
         "freshness_threshold_seconds": threshold,
     }
     try:
-        session = db()
-        session.execute(text("SELECT 1"))
-        last = st.get_time(st.read_state(session), st.LAST_SUCCESS_AT)
+        last = last_success_checked(db())
     except Exception:  # any database failure means "not ready"; the error text stays in our logs
         current_app.logger.warning("readiness: database check failed", exc_info=True)
         report.update(database="unreachable", reasons=["database_unreachable"])
@@ -71,19 +66,11 @@ def readyz() -> Response:
     return json_response(report, 200 if report["ready"] else 503, headers=NO_STORE)
 
 
-@bp.get("/metrics")
+@bp.get(METRICS)
 def metrics() -> Response:
     """Prometheus exposition of the request and sync metrics."""
     registry = scrape_registry()
     return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST, headers=NO_STORE)
-
-
-@bp.get("/openapi.json")
-def openapi_document() -> Response:
-    """The OpenAPI 3.1 document."""
-    from web.openapi import openapi
-
-    return json_response(openapi(settings()), headers={"Cache-Control": "public, max-age=3600"})
 
 
 def scrape_registry() -> CollectorRegistry:
@@ -119,34 +106,25 @@ class SyncCollector:
         up = GaugeMetricFamily("mirror_database_up", "1 when the database answered this scrape.")
         try:
             with self.mirror.Session() as session:
-                figures = _sync_figures(session, sync_running(self.mirror.primary_engine))
+                families = _sync_families(sync_figures(session), sync_running(self.mirror.primary_engine))
         except Exception:
             up.add_metric([], 0)
             yield up
             return
         up.add_metric([], 1)
         yield up
-        yield from figures
+        yield from families
 
 
-def _sync_figures(session, running: bool | None) -> list:
-    by_outcome = session.execute(
-        select(SyncRun.mode, SyncRun.status, func.count()).group_by(SyncRun.mode, SyncRun.status)
-    ).all()
-    recent = session.scalars(
-        select(SyncRun).where(SyncRun.finished_at.is_not(None)).order_by(SyncRun.id.desc()).limit(RECENT_RUNS)
-    ).all()
-    last_success = st.get_time(st.read_state(session), st.LAST_SUCCESS_AT)
-    public = session.scalar(select(func.count()).select_from(Company).where(Company.is_public.is_(True)))
-    in_feed = session.scalar(select(func.count()).select_from(Company).where(Company.in_feed.is_(True)))
+def _sync_families(figures: SyncFigures, running: bool | None) -> list:
     return [
-        *_run_families(by_outcome, running),
-        *_last_run_families(recent),
-        _last_success_family(last_success),
+        *_run_families(figures.runs_by_outcome, running),
+        *_last_run_families(figures.recent_runs),
+        _last_success_family(figures.last_success_at),
         _gauge(
             "mirror_companies",
             "Companies in the mirror by state.",
-            [(["public"], public), (["in_feed"], in_feed)],
+            [(["public"], figures.public_companies), (["in_feed"], figures.feed_companies)],
             ["state"],
         ),
     ]

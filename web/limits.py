@@ -10,13 +10,21 @@ The budgets (docs/operations.md, "The gate chain and rate limits"):
   ceiling, RATE_LIMIT_COMPANY_CEILING times the budget (2: 2000/hour), which
   only many clients together reach. So no single client can black a
   contractor out for everyone. A 304 costs nothing: a conditional request is
-  only checked against the budgets at the gate and charged after the view,
-  when it did not end in 304;
+  charged at the gate like any other (the check and the count are one
+  step in the storage, so concurrent requests cannot all pass one free
+  slot) and given its unit back when it ends in 304 (`refund`);
 - per client, RATE_LIMIT_PER_CLIENT (600/minute): the install-wide
   endpoints (the provider MCP server `POST /mcp` and the business feed
   `/v1/businesses`), keyed by the client's address;
 - per client, UCP_PROFILE_FETCHES_PER_CLIENT (30/minute): UCP calls whose
   agent profile must be fetched (a cache miss); cached profiles cost nothing.
+
+A request is one unit of every budget it meets, charged all or nothing: a
+budget that refuses gives the earlier ones their unit back, so a refused
+request costs nothing. A JSON-RPC batch is one unit per message: the gate
+charges the first, and the transport charges each further message the same
+budgets again (`charge_again`), answering the messages past a limit with
+the limit's JSON-RPC error.
 
 The limits are never declared on routes: a route decorator would run before
 the view, so an unknown key would be counted, and could be refused with a 429
@@ -45,38 +53,41 @@ per interval (per process), not a traceback and a delay per request.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import ipaddress
 import logging
 import math
 import threading
 import time
+from dataclasses import dataclass
 from typing import ClassVar
 
-from flask import Flask, Response, after_this_request, current_app, request
+from flask import Flask, Response, after_this_request, current_app, g, request
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage
+from limits.storage import MemoryStorage, RedisStorage
 
 from mirror.config import Settings
+from web.jsonrpc import RATE_LIMITED, RpcError, serialise
 from web.proxies import UNKNOWN_CLIENT, parse_address
-from web.responses import dumps, json_response
+from web.responses import json_response
 
 log = logging.getLogger(__name__)
 EXTENSION = "rate_limits"
 # A hung Redis must cost a request well under a second, never a worker.
 REDIS_OPTIONS = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
-RATE_LIMITED_RPC_CODE = -32000  # JSON-RPC "server error" range: no standard code for this
 
 
 class RateLimited(Exception):
-    """Raised by the charge functions; carries the finished 429 response and its Retry-After."""
+    """Raised by the charge functions; carries the finished 429 response, its message and Retry-After."""
 
-    def __init__(self, response: Response) -> None:
-        super().__init__("rate limited")
-        self.response = response
-        self.retry_after = int(response.headers.get("Retry-After", "1"))
+    def __init__(self, response: Response, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.response, self.message, self.retry_after = response, message, retry_after
+
+    def rpc_error(self, request_id=None) -> RpcError:
+        """The limit as a JSON-RPC error (a batch's message past the limit; the body of the MCP 429)."""
+        return RpcError(RATE_LIMITED, self.message, data={"retry_after": self.retry_after}, id=request_id)
 
 
 class SweptMemoryStorage(MemoryStorage):
@@ -204,31 +215,101 @@ class Budget:
         self.limiter, self.prefix, self.scope, self.whom = limiter, prefix, scope, whom
         self.items, self.breaker = items, breaker
 
-    def charge(self, identity: str, *, mcp: bool, count: bool = True) -> None:
+    def charge(self, identity: str, *, mcp: bool) -> bool:
         """Count one hit for `identity`; RateLimited (with the 429) past the limit.
 
-        With `count` False the budget is only checked (a conditional request,
-        charged later unless it ends in 304). The counting is Flask-Limiter's:
-        its configured strategy and storage, under the same keys its
-        decorators would use. A storage failure serves the request (fail
-        open) and opens the breaker.
+        The check and the count are one step of the storage (the moving
+        window's acquire: a lock in memory, a Lua script on Redis), so two
+        requests can never both take the last slot. A limit of several
+        items ("10/minute;100/hour") is charged all or nothing. Returns
+        whether the hit was counted: False while the storage is failing
+        (the breaker is open and the request is served unlimited).
         """
         if not self.breaker.allow():
-            return
+            return False
         args = (self.prefix, identity, self.scope)
         strategy = self.limiter.limiter
         try:
-            for item in self.items:
-                if not (strategy.hit(item, *args) if count else strategy.test(item, *args)):
+            for index, item in enumerate(self.items):
+                if not strategy.hit(item, *args):
                     reset_at = strategy.get_window_stats(item, *args).reset_time
-                    raise RateLimited(too_many_requests(item, reset_at, self.whom, mcp=mcp))
+                    _give_back(strategy.storage, [counted.key_for(*args) for counted in self.items[:index]])
+                    raise RateLimited(*too_many_requests(item, reset_at, self.whom, mcp=mcp))
         except RateLimited:
             self.breaker.succeeded()
             raise
         except Exception as error:  # the counter's outage must not become the site's
             self.breaker.failed(error)
-            return
+            return False
         self.breaker.succeeded()
+        return True
+
+    def keys(self, identity: str) -> list[str]:
+        """The storage keys one hit of `identity` counts under (one per item of the limit)."""
+        return [item.key_for(self.prefix, identity, self.scope) for item in self.items]
+
+
+def refund(counted: list[tuple[Budget, str]]) -> None:
+    """Give back one counted hit of each (budget, identity): a 304, or a later budget's refusal; never raises.
+
+    All of them in one step of the storage (one round trip on Redis).
+    """
+    if not counted:
+        return
+    breaker, storage = counted[0][0].breaker, counted[0][0].limiter.limiter.storage
+    if not breaker.allow():
+        return
+    try:
+        _give_back(storage, [key for budget, identity in counted for key in budget.keys(identity)])
+    except Exception as error:
+        breaker.failed(error)
+        return
+    breaker.succeeded()
+
+
+def _give_back(storage, keys: list[str]) -> None:
+    """Drop the newest entry of each moving-window key.
+
+    The newest, not necessarily the caller's own: entries differ only by
+    their time, so the count is exact at once, and for the rest of the
+    window it is at most one lower than it would be (a slot frees when the
+    older entry expires). Other storages keep the hit (a 304 then costs one:
+    never more than the limit, only less generous).
+    """
+    if not keys:
+        return
+    if isinstance(storage, RedisStorage):
+        pipeline = storage.get_connection().pipeline(transaction=False)
+        for key in keys:
+            pipeline.lpop(storage.prefixed_key(key))
+        pipeline.execute()
+    elif isinstance(storage, MemoryStorage):
+        for key in keys:
+            with storage.locks[key]:
+                entries = storage.events.get(key)
+                if entries:
+                    del entries[0]  # the list is newest first
+
+
+@dataclass(frozen=True)
+class Charged:
+    """The budgets one request was charged (each with the identity counted), for a batch's further messages."""
+
+    budgets: tuple[tuple[Budget, str], ...]
+    mcp: bool
+
+
+def _charge_unit(budgets: tuple[tuple[Budget, str], ...], *, mcp: bool) -> list[tuple[Budget, str]]:
+    """One unit of every budget, in order, all or nothing; the (budget, identity) pairs counted."""
+    counted: list[tuple[Budget, str]] = []
+    try:
+        for budget, identity in budgets:
+            if budget.charge(identity, mcp=mcp):
+                counted.append((budget, identity))
+    except RateLimited:
+        refund(counted)
+        raise
+    return counted
 
 
 class RateLimits:
@@ -267,34 +348,47 @@ class RateLimits:
         """Count one request against a (public) company's budgets; RateLimited past either.
 
         First the client's own share of the company (per company and
-        client), then the company-wide ceiling; a client refused for its
-        share spends nothing of the ceiling. A conditional request (a
-        revalidation) is only checked here and charged after the view,
-        unless it ended in 304, which costs nothing.
+        client), then the company-wide ceiling, all or nothing: a client
+        refused for its share spends nothing of the ceiling, and one refused
+        at the ceiling gets its share back. A conditional request (a
+        revalidation) is charged like any other and refunded when it ends in
+        304, which costs nothing.
         """
         identity = f"{plugin_key}/{client_address()}"
+        budgets = ((self.per_company_client, identity), (self.per_company, plugin_key))
+        counted = self._charge(budgets, mcp=mcp)
         environ = request.environ  # the two headers straight from the environ: one lookup each
         conditional = not mcp and bool(environ.get("HTTP_IF_NONE_MATCH") or environ.get("HTTP_IF_MODIFIED_SINCE"))
-        self.per_company_client.charge(identity, mcp=mcp, count=not conditional)
-        self.per_company.charge(plugin_key, mcp=mcp, count=not conditional)
-        if conditional:
+        if conditional and counted:
 
             @after_this_request
-            def charge_unless_not_modified(response: Response) -> Response:
-                if response.status_code != 304:
-                    for budget, who in ((self.per_company_client, identity), (self.per_company, plugin_key)):
-                        # Already answered; the count still tells the next request.
-                        with contextlib.suppress(RateLimited):
-                            budget.charge(who, mcp=False)
+            def refund_if_not_modified(response: Response) -> Response:
+                if response.status_code == 304:  # before it is sent: the client's next request sees the unit back
+                    refund(counted)
                 return response
 
     def charge_client(self, *, mcp: bool = False) -> None:
         """Count one request against this client's budget; RateLimited past it."""
-        self.per_client.charge(client_address(), mcp=mcp)
+        self._charge(((self.per_client, client_address()),), mcp=mcp)
 
     def charge_profile_fetch(self) -> None:
         """Count one agent-profile fetch against this client's budget; RateLimited past it."""
-        self.profile_fetches.charge(client_address(), mcp=True)
+        _charge_unit(((self.profile_fetches, client_address()),), mcp=True)
+
+    def charge_again(self) -> None:
+        """One more unit of every budget this request was charged (a batch's next message); RateLimited past one."""
+        charged = g.get(_CHARGED)
+        if charged is not None:
+            _charge_unit(charged.budgets, mcp=charged.mcp)
+
+    def _charge(self, budgets: tuple[tuple[Budget, str], ...], *, mcp: bool) -> list[tuple[Budget, str]]:
+        counted = _charge_unit(budgets, mcp=mcp)
+        if mcp:  # only JSON-RPC has batches: the request's own budgets, for charge_again
+            g.setdefault(_CHARGED, Charged(budgets, mcp))
+        return counted
+
+
+_CHARGED = "rate_limit_charged"
 
 
 def _drop_request_hooks(app: Flask, limiter: Limiter) -> None:
@@ -316,22 +410,18 @@ def _drop_request_hooks(app: Flask, limiter: Limiter) -> None:
         registry[None] = [hook for hook in registry.get(None, []) if not belongs(hook)]
 
 
-def too_many_requests(item: RateLimitItem, reset_at: float, whom: str, *, mcp: bool) -> Response:
-    """The 429: JSON (JSON-RPC shaped on MCP endpoints) with Retry-After in seconds."""
+def too_many_requests(item: RateLimitItem, reset_at: float, whom: str, *, mcp: bool) -> tuple[Response, str, int]:
+    """The 429 (JSON, a JSON-RPC error on MCP endpoints, with Retry-After in seconds), its message and Retry-After."""
     retry_after = max(1, math.ceil(reset_at - time.time()))  # seconds until a slot frees
     message = f"Rate limit exceeded for {whom} ({item}); retry after {retry_after} s."
     if mcp:
-        body = {
-            "jsonrpc": "2.0",
-            "id": None,
-            "error": {"code": RATE_LIMITED_RPC_CODE, "message": message, "data": {"retry_after": retry_after}},
-        }
-        response = json_response(dumps(body), 429)
+        error = RpcError(RATE_LIMITED, message, data={"retry_after": retry_after})
+        response = json_response(serialise(error.body()), 429)
     else:
         response = json_response({"error": "rate_limited", "message": message, "retry_after": retry_after}, 429)
     response.headers["Retry-After"] = str(retry_after)
     response.headers["Cache-Control"] = "no-store"
-    return response
+    return response, message, retry_after
 
 
 def init_rate_limits(app: Flask, settings: Settings) -> RateLimits:
@@ -354,3 +444,8 @@ def charge_client(*, mcp: bool = False) -> None:
         rate_limits().charge_client(mcp=mcp)
     except RateLimited as limited:
         abort(limited.response)
+
+
+def charge_again() -> None:
+    """A batch's next message: this request's budgets once more; RateLimited (not an abort) past one."""
+    rate_limits().charge_again()

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import orjson
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from mirror.models import Invocation
@@ -151,19 +151,25 @@ def note_mcp_message(message, spec=None) -> None:
         tool = name if isinstance(name, str) and spec is not None and spec.tool(name) is not None else None
         if method == "tools/call" and tool is None:
             tool = "unknown"
-        g.mcp_call = McpCall(method=method, tool=tool, client_name=_client_name(params))
+        earlier = g.get("mcp_call")  # a batch's earlier message: the record keeps the worst outcome the client got
+        outcome = earlier.outcome if earlier is not None else "ok"
+        g.mcp_call = McpCall(method=method, tool=tool, client_name=_client_name(params), outcome=outcome)
     except Exception:  # the log must never break the call it describes
         log.debug("MCP message not noted", exc_info=True)
 
 
 def note_mcp_outcome(result: dict | None = None, *, rpc_error: bool = False) -> None:
-    """Called by the transport with the result (or after a JSON-RPC error)."""
+    """Called by the transport with the result (or after a JSON-RPC error); in a batch the worst one stays.
+
+    An error outranks a tool error, which outranks success, so a batch's
+    line says what the worst of its answers was, not only the last one.
+    """
     call = g.get("mcp_call")
     if call is None:  # refused before it could be parsed
         g.mcp_call = call = McpCall(method="unparsed")
     if rpc_error:
         call.outcome = "rpc_error"
-    elif isinstance(result, dict) and result.get("isError") is True:
+    elif isinstance(result, dict) and result.get("isError") is True and call.outcome == "ok":
         call.outcome = "tool_error"
 
 
@@ -506,96 +512,3 @@ def _observe_response(response: Response, metrics: RequestMetrics, writer: Recor
                 invocation_log.makeRecord(invocation_log.name, logging.INFO, "", 0, InvocationLine(record), (), None)
             )
     writer.record(Invocation, _row(record))
-
-
-# --- the usage report -------------------------------------------------------------------------
-
-
-def usage_rows(session, since: datetime | None = None, company: str | None = None) -> list[dict]:
-    """Per company, tool (or endpoint for plain HTTP) and protocol: calls, agents, errors, mean ms."""
-    from sqlalchemy import case, func, select
-
-    what = func.coalesce(Invocation.tool, Invocation.endpoint)
-    failed = case((Invocation.outcome.in_(("ok",)), 0), else_=1)
-    query = select(
-        Invocation.company_key,
-        what,
-        Invocation.protocol,
-        func.count(),
-        func.count(func.distinct(Invocation.agent)),
-        func.sum(failed),
-        func.avg(Invocation.duration_ms),
-    ).group_by(Invocation.company_key, what, Invocation.protocol)
-    if since is not None:
-        query = query.where(Invocation.recorded_at >= since)
-    if company is not None:
-        query = query.where(Invocation.company_key == company)
-    rows = [
-        {
-            "company": key,
-            "what": name,
-            "protocol": protocol,
-            "calls": calls,
-            "agents": agents,
-            "errors": int(errors or 0),
-            "mean_ms": float(mean or 0),
-        }
-        for key, name, protocol, calls, agents, errors, mean in session.execute(query)
-    ]
-    return sorted(rows, key=lambda r: (r["company"] or "", -r["calls"], r["what"], r["protocol"]))
-
-
-def platform_rows(session, since: datetime | None = None, company: str | None = None) -> list[tuple[str, int, int]]:
-    """(platform, calls, distinct agents), busiest first."""
-    from sqlalchemy import func, select
-
-    query = select(Invocation.platform, func.count(), func.count(func.distinct(Invocation.agent))).group_by(
-        Invocation.platform
-    )
-    if since is not None:
-        query = query.where(Invocation.recorded_at >= since)
-    if company is not None:
-        query = query.where(Invocation.company_key == company)
-    return sorted(((p, c, a) for p, c, a in session.execute(query)), key=lambda r: (-r[1], r[0]))
-
-
-def _usage_command():
-    import click
-    from flask.cli import with_appcontext
-
-    from commands import operator_errors, parse_since, printable
-
-    @click.command("usage")
-    @with_appcontext
-    @click.option("--since", default=None, help="Only calls since: 30m, 24h, 7d or an ISO timestamp.")
-    @click.option("--company", default=None, help="Only this company (pluginKey).")
-    def usage_command(since: str | None, company: str | None) -> None:
-        """Summarise public requests and MCP tool calls per company and tool."""
-        cutoff = parse_since(since)
-        # The database checked as by every command: down or not migrated is one line and its exit code.
-        with operator_errors(), current_app.extensions["mirror"].Session() as session:
-            rows = usage_rows(session, cutoff, company)
-            platforms = platform_rows(session, cutoff, company)
-        if not rows:
-            click.echo("no invocations recorded")
-            return
-        click.echo(
-            f"{'company':<42} {'tool or endpoint':<36} {'protocol':<8} {'calls':>7} {'agents':>7} "
-            f"{'errors':>7} {'mean ms':>8}"
-        )
-        for r in rows:
-            click.echo(
-                f"{printable(r['company'] or '-'):<42} {printable(r['what']):<36} {r['protocol']:<8} "
-                f"{r['calls']:>7} {r['agents']:>7} {r['errors']:>7} {r['mean_ms']:>8.1f}"
-            )
-        click.echo("")
-        click.echo(f"{'platform':<16} {'calls':>7} {'agents':>7}")
-        for platform, calls, agents in platforms:
-            click.echo(f"{printable(platform):<16} {calls:>7} {agents:>7}")
-
-    return usage_command
-
-
-def register_usage_command(app: Flask) -> None:
-    """Attach `flask --app wsgi usage` to the app's CLI."""
-    app.cli.add_command(_usage_command())

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 
 import flask
-import orjson
 from flask import render_template, request
+
+from mirror.jsontext import dumps
 
 
 class Response(flask.Response):
@@ -59,72 +59,6 @@ def json_response(payload, status: int = 200, *, headers: dict | None = None, mi
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
-
-
-def dumps(payload) -> str:
-    """Compact JSON that keeps non-ASCII text as is."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-
-
-# A number in exponent form (1e-05, 1.5e+16) is the one place orjson's digits differ from json's.
-# Found as "a digit, then e or E": every digit maps to 0, e and E to e, the rest to a space,
-# and the text is searched for "0e" (a translation and a search, four times a regex's speed).
-_DIGIT_E = bytes(ord("0") if chr(c).isdigit() and c < 128 else ord("e") if c in b"eE" else ord(" ") for c in range(256))
-
-
-def _by_orjson(payload, option: int) -> str | None:
-    """orjson's text for `payload` when it is the standard library's too, else None.
-
-    orjson writes what `json.dumps(..., ensure_ascii=False)` writes (same
-    separators, same escapes, the same shortest float digits), except a
-    float in exponent form (`1e-05` against `1e-5`), an integer beyond 64
-    bits or a lone surrogate (which it refuses), and NaN or an infinity
-    (which it writes as null). Anything where an `e` follows a digit, even
-    inside a string, is left to the standard library, as is anything orjson
-    refuses.
-    """
-    try:
-        fast = orjson.dumps(payload, option=option)
-    except TypeError:
-        return None
-    return fast.decode("utf-8") if b"0e" not in fast.translate(_DIGIT_E) else None
-
-
-def pretty_dumps(payload) -> str:
-    """`json.dumps(payload, indent=2, ensure_ascii=False)`, NaN and the infinities as null (see `message_dumps`).
-
-    With an indent the standard library encodes in pure Python (its C
-    encoder only writes compact JSON), which was a fifth of an MCP tool
-    call: orjson writes it wherever it writes the same text.
-    """
-    fast = _by_orjson(payload, orjson.OPT_INDENT_2)
-    return fast if fast is not None else json.dumps(_finite(payload), indent=2, ensure_ascii=False)
-
-
-def message_dumps(payload) -> str:
-    """A protocol message's compact JSON (MCP and A2A bodies): `dumps(payload)`, except that NaN and the infinities are null.
-
-    The standard library writes them as `NaN` and `Infinity`, which are not
-    JSON: a strict client could not parse the whole message. orjson writes
-    null, and writes everything else exactly as `dumps` (`_by_orjson`),
-    several times faster; it encodes every MCP response (a tool result
-    carries its structured content and the same JSON as text).
-    """
-    fast = _by_orjson(payload, 0)
-    if fast is not None:
-        return fast
-    return dumps(_finite(payload))
-
-
-def _finite(value):
-    """`value` with every NaN or infinite float replaced by None (containers copied, the rest as is)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
 
 
 def json_error(status: int, error: str, message: str, **extra) -> Response:

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from flask import Response, render_template
 
-from mcp_server.tools import webmcp_tool_definitions
+from agent_tools import webmcp_tool_definitions
 from mirror.channels import Channel
 from mirror.urls import WEBMCP_DEMO, WEBMCP_DEMO_JS, WEBMCP_JS, WEBMCP_SWITCH, flask_rule
 from web.db import settings

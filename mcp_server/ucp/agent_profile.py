@@ -23,10 +23,15 @@ so the fetch is fenced:
   remembered for 15 s, so a dead or hostile URL named on every request is
   not fetched on every request (UCP's "backoff on repeated failures"); a
   failure of the host itself (unresolvable, not public, refusing, hanging)
-  is remembered for every URL on that host;
+  is remembered for every URL on every port and subdomain of its
+  registrable domain (`host_key`), so new subdomains buy no new attempt;
 - at most UCP_PROFILE_FETCH_CONCURRENCY fetches run at once per process;
   past that a call is refused at once with profile_unreachable, never queued,
-  so hanging profile hosts can hold only that many request threads.
+  so hanging profile hosts can hold only that many request threads;
+- one HTTP request spends at most one deadline on profiles however many
+  calls it carries (`RequestDeadline`): the first fetch starts it, each
+  later fetch of that request gets what remains, and a call that finds it
+  spent is refused at once with profile_unreachable.
 
 Failures raise `ProfileError` with the spec's negotiation code
 (`invalid_profile_url`, `profile_unreachable`, `profile_malformed`,
@@ -36,6 +41,8 @@ sends them as JSON-RPC -32001.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import http.client
 import io
 import ipaddress
@@ -50,6 +57,8 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from publicsuffixlist import PublicSuffixList
 
 from mirror.addresses import address_allowed
 
@@ -72,7 +81,7 @@ class ProfileError(Exception):
 
     `host_wide` marks a failure of the host itself (it does not resolve, is
     not public, refuses, hangs or trickles), which is remembered for every
-    URL on that host, not only the one that failed.
+    URL of its registrable domain (`host_key`), not only the one that failed.
     """
 
     def __init__(self, code: str, content: str, *, host_wide: bool = False):
@@ -341,16 +350,62 @@ BUSY_CONTENT = (
     "Too many agent profiles are being fetched right now; this call was not queued. Retry in a few "
     "seconds, or serve the profile with a longer Cache-Control max-age."
 )
+SPENT_CONTENT = (
+    "This request has spent its agent-profile deadline ({seconds:g} s) on other calls' profiles; this call was "
+    "not fetched. Send it on its own, or name one profile for every call of a batch."
+)
+
+
+@functools.cache
+def _public_suffixes() -> PublicSuffixList:
+    """The Public Suffix List snapshot the `publicsuffixlist` package ships (read once; never fetched at run time)."""
+    return PublicSuffixList()
 
 
 def host_key(url: str) -> str | None:
-    """The host a profile URL names, as failures are remembered: `host:port`, lower case; None if unparsable."""
+    """What a host's failure is remembered under: its registrable domain, lower case; None if unparsable.
+
+    A name's registrable domain is its public suffix plus one label, by the
+    Public Suffix List (`a.b.agent.example.co.uk` and `agent.example.co.uk`
+    are `example.co.uk`; `me.github.io` stays `me.github.io`, since
+    `github.io` is a suffix others register under), so every port and every
+    subdomain of one domain shares one memory; a name that is itself a
+    suffix (or `localhost`) is its own key. An IP address is itself, any
+    port; IPv6 by its /64, the block one host is usually given.
+    """
     try:
-        parts = urlsplit(url)
-        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        host = (urlsplit(url).hostname or "").rstrip(".").lower()
     except ValueError:
         return None
-    return f"{(parts.hostname or '').lower()}:{port}" if parts.hostname else None
+    if not host:
+        return None
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return _public_suffixes().privatesuffix(host) or host
+    if address.version == 6:
+        mapped = address.ipv4_mapped
+        return str(mapped) if mapped is not None else str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+class RequestDeadline:
+    """One HTTP request's time for agent profiles: started by its first fetch, shared by every later one."""
+
+    def __init__(self, seconds: float, clock=time.monotonic):
+        self.seconds, self._clock = seconds, clock
+        self._ends: float | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether a fetch of this request has started the clock."""
+        return self._ends is not None
+
+    def remaining(self) -> float:
+        """Seconds left (starting the clock now when no fetch has yet)."""
+        if self._ends is None:
+            self._ends = self._clock() + self.seconds
+        return max(self._ends - self._clock(), 0.0)
 
 
 class AgentProfiles:
@@ -360,8 +415,8 @@ class AgentProfiles:
     hold the request threads: at most `concurrency` fetches run at once in
     this process, and a call that would need one more is refused at once
     (profile_unreachable, BUSY_CONTENT), never queued. A failure of the host
-    itself is remembered for every URL on that host (`host_key`), so a new
-    query string or path does not buy a new attempt.
+    itself is remembered for its whole registrable domain (`host_key`), so
+    a new query string, path, port or subdomain does not buy a new attempt.
     """
 
     def __init__(
@@ -379,17 +434,23 @@ class AgentProfiles:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(concurrency)
 
-    def get(self, url: object, *, before_fetch=None) -> dict:
+    def request_deadline(self) -> RequestDeadline:
+        """A fresh deadline for one HTTP request's fetches (the policy's timeout, in total)."""
+        return RequestDeadline(self.policy.timeout)
+
+    def get(self, url: object, *, before_fetch=None, deadline: RequestDeadline | None = None) -> dict:
         """The profile at `url`, from the cache while fresh; raise ProfileError.
 
-        `before_fetch()` runs only when a fetch is needed (a per-client limit
-        on fetches); it may raise ProfileError to refuse.
+        `before_fetch()` runs only when a fetch actually starts (a slot is
+        free and the request's deadline is not spent): the per-client limit
+        on fetches; it may raise ProfileError to refuse. `deadline` is the
+        request's shared one (None: the policy's own timeout per fetch).
         """
         if not isinstance(url, str):
             raise ProfileError("invalid_profile_url", "The agent profile URL must be a string")
         outcome = self._cached(url)
         if outcome is None:
-            outcome = self._fetch_once(url, before_fetch)
+            outcome = self._fetch_once(url, before_fetch, deadline)
         if isinstance(outcome, ProfileError):
             raise ProfileError(outcome.code, outcome.content)
         return outcome
@@ -406,19 +467,29 @@ class AgentProfiles:
                 return failed[1]
         return None
 
-    def _fetch_once(self, url: str, before_fetch) -> dict | ProfileError:
-        if before_fetch is not None:
-            before_fetch()
+    def _fetch_once(self, url: str, before_fetch, deadline: RequestDeadline | None) -> dict | ProfileError:
+        # Neither refusal below is remembered (not the URL's fault) nor charged (no fetch starts).
+        if deadline is not None and deadline.started and deadline.remaining() <= 0:
+            raise ProfileError("profile_unreachable", SPENT_CONTENT.format(seconds=deadline.seconds))
         if not self._slots.acquire(blocking=False):
-            raise ProfileError("profile_unreachable", BUSY_CONTENT)  # not remembered: not the URL's fault
+            raise ProfileError("profile_unreachable", BUSY_CONTENT)
         try:
-            fetched = self._fetch(url, self.policy)
-            outcome, ttl = fetched.document, fetched.ttl_seconds
-        except ProfileError as error:
-            outcome, ttl = error, FAILURE_TTL_SECONDS
+            if before_fetch is not None:
+                before_fetch()
+            policy, cut_short = self.policy, False
+            if deadline is not None:
+                cut_short = deadline.started  # a later fetch of the request: only what remains
+                policy = dataclasses.replace(policy, timeout=min(policy.timeout, deadline.remaining()))
+            try:
+                fetched = self._fetch(url, policy)
+                outcome, ttl = fetched.document, fetched.ttl_seconds
+            except ProfileError as error:
+                outcome, ttl = error, FAILURE_TTL_SECONDS
         finally:
             self._slots.release()
-        self._remember(url, outcome, ttl)
+        # A failure within less than the full deadline is not the host's to carry: it is not remembered.
+        if not (cut_short and isinstance(outcome, ProfileError)):
+            self._remember(url, outcome, ttl)
         return outcome
 
     def _remember(self, url: str, outcome: dict | ProfileError, ttl: float) -> None:

@@ -16,13 +16,12 @@ import binascii
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from mcp_server.jsonrpc import INVALID_PARAMS, RpcError
 from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY
-from mcp_server.ucp.agent_profile import AgentProfiles
+from mcp_server.ucp.agent_profile import AgentProfiles, ProfileError, RequestDeadline
 from mcp_server.ucp.models import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -42,6 +41,7 @@ from mirror.read.catalog import search_catalog
 from mirror.read.gate import GateEntry
 from mirror.records import normalise_postal_code
 from mirror.render_cache import CompanyRenderings
+from web.jsonrpc import INVALID_PARAMS, RpcError
 
 SEARCH_SCAN_LIMIT = 5000  # products ranked per query; far above any contractor's matching catalog
 SEARCH_VARIANTS = 10  # variants listed per product in a search result
@@ -51,7 +51,12 @@ DETAIL_VARIANTS = 100  # variants listed by get_product
 
 @dataclass
 class UcpContext:
-    """One request's view of one company, plus the agent-profile cache."""
+    """One HTTP request's view of one company, plus the agent-profile cache.
+
+    Made once per request, so the calls of one batch share it: each distinct
+    profile URL is resolved (and negotiated) once, and every fetch of the
+    request shares one deadline (`RequestDeadline`).
+    """
 
     session: Session
     company: GateEntry
@@ -61,6 +66,12 @@ class UcpContext:
     before_fetch: Callable[[], None] | None = None  # the per-client limit on profile fetches (cache misses)
     # After StateMoved: the company gated again at a refreshed state, with its renderings (web/gate.py).
     follow: Callable[[], tuple[GateEntry, CompanyRenderings]] | None = None
+    deadline: RequestDeadline | None = None  # None: the cache's own (one per context)
+    _resolved: dict = field(default_factory=dict)  # profile URL -> Negotiated or ProfileError, this request
+
+    def __post_init__(self) -> None:
+        if self.deadline is None:
+            self.deadline = self.profiles.request_deadline()
 
     @property
     def view(self) -> CompanyView:
@@ -68,8 +79,18 @@ class UcpContext:
         return self.renderings.view
 
     def negotiate(self, profile_url: str) -> Negotiated:
-        """Fetch (or reuse) the agent's profile: its release and the shared capabilities; raise ProfileError."""
-        return negotiate(self.profiles.get(profile_url, before_fetch=self.before_fetch))
+        """The agent's profile (fetched, cached or already resolved by this request), negotiated; raise ProfileError."""
+        outcome = self._resolved.get(profile_url)
+        if outcome is None:
+            try:
+                document = self.profiles.get(profile_url, before_fetch=self.before_fetch, deadline=self.deadline)
+                outcome = negotiate(document)
+            except ProfileError as error:
+                outcome = error
+            self._resolved[profile_url] = outcome
+        if isinstance(outcome, ProfileError):
+            raise ProfileError(outcome.code, outcome.content)
+        return outcome
 
     def storefront(self, release: Release, served: bool) -> ucp.Storefront:
         """What every product and variant of one answer shares, in the release's shapes."""

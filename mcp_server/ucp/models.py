@@ -3,7 +3,7 @@
 They mirror the official schemas (catalog_search.json, catalog_lookup.json,
 the shared types and the `meta` of mcp.openrpc.json) for the fields this
 service reads or writes, and generate each tool's inputSchema and
-outputSchema (mcp_server.tools.declaration.clean_schema).
+outputSchema (agent_tools.declaration.clean_schema).
 
 The arguments are one set: the 2026-08-25 requests differ from 2026-04-08
 only in fields this service ignores (context.location, context.payment).
@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-from mcp_server.tools.declaration import StorableInput
+from agent_tools.declaration import StorableInput
 from mcp_server.ucp import V2026_04_08, V2026_08_25
 
 MAX_LOOKUP_IDS = 50

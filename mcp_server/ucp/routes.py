@@ -33,10 +33,11 @@ from mcp_server.ucp.profile import (
     host_profile_url,
 )
 from mcp_server.ucp.server import company_for_host, company_host, ucp_server
+from mirror.jsontext import dumps
 from mirror.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, flask_rule
 from web.db import db, settings
 from web.gate import following, gate, renderings
-from web.responses import conditional, dumps, not_found_json
+from web.responses import conditional, not_found_json
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
 

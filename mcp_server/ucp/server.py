@@ -15,8 +15,8 @@ import re
 from flask import current_app
 from sqlalchemy.orm import Session
 
+from agent_tools.company import at_gate_state
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
-from mcp_server.tools.company import at_gate_state
 from mcp_server.transport import ServerSpec
 from mcp_server.ucp import UCP_VERSIONS
 from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError

@@ -32,8 +32,7 @@ from typing import Any, Union
 
 from pydantic import TypeAdapter, ValidationError
 
-from mcp_server.jsonrpc import RpcError
-from mcp_server.tools.declaration import ToolSpec, clean_schema, describe_invalid_arguments, tool_success
+from agent_tools.declaration import ToolSpec, clean_schema, describe_invalid_arguments, tool_success
 from mcp_server.ucp import LOOKUP_CAPABILITY, SEARCH_CAPABILITY, catalog
 from mcp_server.ucp.agent_profile import ProfileError
 from mcp_server.ucp.models import (
@@ -46,6 +45,7 @@ from mcp_server.ucp.models import (
     SearchResponse,
 )
 from mcp_server.ucp.versions import RELEASES, Release
+from web.jsonrpc import RpcError
 
 DISCOVERY_ERROR = -32001
 EXAMPLE_PROFILE = "https://agent.example/profiles/shopping-agent.json"

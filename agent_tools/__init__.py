@@ -5,9 +5,9 @@ visitor's browser by webmcp.js); `PROVIDER_TOOLS` are the install-wide
 launcher tools.
 """
 
-from mcp_server.tools.company import COMPANY_TOOLS, CompanyContext
-from mcp_server.tools.declaration import ToolError, ToolSpec, tool_error, tool_success
-from mcp_server.tools.provider import PROVIDER_TOOLS, WIDGET_URI, ProviderContext
+from agent_tools.company import COMPANY_TOOLS, CompanyContext
+from agent_tools.declaration import ToolError, ToolSpec, tool_error, tool_success
+from agent_tools.provider import PROVIDER_TOOLS, WIDGET_URI, ProviderContext
 
 
 def webmcp_tool_definitions() -> list[dict]:

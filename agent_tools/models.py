@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
 
-from mcp_server.tools.declaration import ToolError, ToolOutput
+from agent_tools.declaration import ToolError, ToolOutput
 from mirror.public_view import Provenance, freshness
 from mirror.records import normalise_postal_code
 

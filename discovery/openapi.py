@@ -285,8 +285,8 @@ def _paths() -> dict:
             "ifNoneMatch",
             tags=("discovery",),
         ),
-        "/healthz": _get("Liveness.", {"200": _response("The process answers.", _ref("Health"))}, tags=("ops",)),
-        "/readyz": _get(
+        urls.HEALTHZ: _get("Liveness.", {"200": _response("The process answers.", _ref("Health"))}, tags=("ops",)),
+        urls.READYZ: _get(
             "Readiness: database reachable and the mirror fresh.",
             {
                 "200": _response("Ready.", _ref("Readiness")),
@@ -294,12 +294,12 @@ def _paths() -> dict:
             },
             tags=("ops",),
         ),
-        "/metrics": _get(
+        urls.METRICS: _get(
             "Prometheus metrics.",
             {"200": _response("Text exposition format 0.0.4.", text_plain, "text/plain")},
             tags=("ops",),
         ),
-        "/openapi.json": _get("This document.", {"200": _response("OpenAPI 3.1.", {"type": "object"})}, tags=("ops",)),
+        urls.OPENAPI: _get("This document.", {"200": _response("OpenAPI 3.1.", {"type": "object"})}, tags=("ops",)),
     }
 
 
@@ -382,7 +382,7 @@ def _host_mapped(operations: dict) -> dict:
 
 def openapi(settings: Settings) -> dict:
     """The whole document, with PUBLIC_BASE_URL as its server."""
-    from web.openapi_schemas import parameters_extra, schemas
+    from discovery.openapi_schemas import parameters_extra, schemas
 
     return {
         "openapi": "3.1.0",

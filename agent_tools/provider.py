@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from pydantic import Field
 from sqlalchemy.orm import Session
 
-from mcp_server.tools.company import Coverage, coverage
-from mcp_server.tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
-from mcp_server.tools.models import (
+from agent_tools.company import Coverage, coverage
+from agent_tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
+from agent_tools.models import (
     PostalCodeText,
     ProvenancedOutput,
     limit_argument,

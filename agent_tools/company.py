@@ -14,8 +14,8 @@ from typing import Any, Literal
 from pydantic import Field
 from sqlalchemy.orm import Session
 
-from mcp_server.tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
-from mcp_server.tools.models import (
+from agent_tools.declaration import ToolError, ToolInput, ToolOutput, ToolSpec
+from agent_tools.models import (
     PostalCodeText,
     ProvenancedOutput,
     TierName,

@@ -20,9 +20,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
+from mirror.jsontext import pretty_dumps
 from mirror.storable import REASON as UNSTORABLE_REASON
 from mirror.storable import first_unstorable
-from web.responses import pretty_dumps
 
 UNSTORABLE_ERROR = "unstorable_text"
 

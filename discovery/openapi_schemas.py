@@ -1,4 +1,4 @@
-"""Component schemas and parameters of the OpenAPI document (web/openapi.py).
+"""Component schemas and parameters of the OpenAPI document (discovery/openapi.py).
 
 The schemas of pricing.json, the business feed and the JSON error body are
 generated from the pydantic models that produce or validate those payloads

@@ -1,0 +1,64 @@
+"""JSON text, written one way everywhere: compact and UTF-8 as `json.dumps` writes it, by orjson where that is the same.
+
+Every body, record, tool result and message is serialised by these (the
+surfaces through web/responses.py and web/jsonrpc.py; the tool declarations
+directly). JSON knows no NaN or infinity: `finite` turns them into null
+where a payload could carry one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import orjson
+
+# A number in exponent form (1e-05, 1.5e+16) is the one place orjson's digits differ from json's.
+# Found as "a digit, then e or E": every digit maps to 0, e and E to e, the rest to a space,
+# and the text is searched for "0e" (a translation and a search, four times a regex's speed).
+_DIGIT_E = bytes(ord("0") if chr(c).isdigit() and c < 128 else ord("e") if c in b"eE" else ord(" ") for c in range(256))
+
+
+def dumps(payload) -> str:
+    """Compact JSON that keeps non-ASCII text as is."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def orjson_text(payload, option: int) -> str | None:
+    """orjson's text for `payload` when it is the standard library's too, else None.
+
+    orjson writes what `json.dumps(..., ensure_ascii=False)` writes (same
+    separators, same escapes, the same shortest float digits), except a
+    float in exponent form (`1e-05` against `1e-5`), an integer beyond 64
+    bits or a lone surrogate (which it refuses), and NaN or an infinity
+    (which it writes as null). Anything where an `e` follows a digit, even
+    inside a string, is left to the standard library, as is anything orjson
+    refuses.
+    """
+    try:
+        fast = orjson.dumps(payload, option=option)
+    except TypeError:
+        return None
+    return fast.decode("utf-8") if b"0e" not in fast.translate(_DIGIT_E) else None
+
+
+def pretty_dumps(payload) -> str:
+    """`json.dumps(payload, indent=2, ensure_ascii=False)`, NaN and the infinities as null.
+
+    With an indent the standard library encodes in pure Python (its C
+    encoder only writes compact JSON), which was a fifth of an MCP tool
+    call: orjson writes it wherever it writes the same text.
+    """
+    fast = orjson_text(payload, orjson.OPT_INDENT_2)
+    return fast if fast is not None else json.dumps(finite(payload), indent=2, ensure_ascii=False)
+
+
+def finite(value):
+    """`value` with every NaN or infinite float replaced by None (containers copied, the rest as is)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(item) for item in value]
+    return value

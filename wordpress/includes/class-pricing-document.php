@@ -1,0 +1,183 @@
+<?php
+/**
+ * pricing.json at the boundary: the one rule deciding whether a body is a pricing document this plugin can show.
+ *
+ * @package ContractorPricing
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * A body the mirror answered with 200 is stored only when it parses and has the published shape
+ * (business, categories, currency, price_description, data_provenance, quote_url, last_synced_at,
+ * content_updated_at, freshness_state, content_version). Fields it does not know are ignored.
+ */
+final class Contractor_Pricing_Document {
+
+	const TIERS            = array( 'good', 'better', 'best' );
+	const FRESHNESS_STATES = array( 'fresh', 'stale', 'unavailable' );
+
+	/**
+	 * The decoded document, or null when `$body` is not a pricing document.
+	 *
+	 * @param string $body The response body.
+	 * @return array|null
+	 */
+	public static function parse( $body ) {
+		$document = json_decode( (string) $body, true );
+		return is_array( $document ) && self::is_valid( $document ) ? $document : null;
+	}
+
+	/**
+	 * Whether a decoded body has every field the renderer, the JSON-LD and the sitemap read, each of its type.
+	 *
+	 * @param array $document The decoded body.
+	 * @return bool
+	 */
+	public static function is_valid( array $document ) {
+		$business = isset( $document['business'] ) ? $document['business'] : null;
+		if ( ! is_array( $business ) || ! self::is_text( $business, 'name' ) || ! self::is_address( $business ) ) {
+			return false;
+		}
+		$area = isset( $business['service_area'] ) ? $business['service_area'] : null;
+		if ( ! is_array( $area ) || ! isset( $area['postal_codes'] ) || ! self::is_list_of_text( $area['postal_codes'] ) ) {
+			return false;
+		}
+		if ( ! isset( $document['categories'] ) || ! is_array( $document['categories'] ) || ! self::is_list( $document['categories'] ) ) {
+			return false;
+		}
+		foreach ( $document['categories'] as $category ) {
+			if ( ! self::is_category( $category ) ) {
+				return false;
+			}
+		}
+		return self::is_text( $document, 'currency' )
+			&& self::is_text( $document, 'data_provenance' )
+			&& self::is_optional_text( $document, 'price_description' )
+			&& self::is_optional_url( $document, 'quote_url' )
+			&& self::is_optional_time( $document, 'last_synced_at' )
+			&& self::is_optional_time( $document, 'content_updated_at' )
+			&& self::is_optional_text( $document, 'content_version' )
+			&& isset( $document['freshness_state'] ) && in_array( $document['freshness_state'], self::FRESHNESS_STATES, true );
+	}
+
+	/**
+	 * A time field as a Unix timestamp (fractions dropped), or null.
+	 *
+	 * @param array  $document The decoded document.
+	 * @param string $field    `last_synced_at` or `content_updated_at`.
+	 * @return int|null
+	 */
+	public static function timestamp( array $document, $field ) {
+		return empty( $document[ $field ] ) ? null : self::parse_time( $document[ $field ] );
+	}
+
+	/**
+	 * Whether a category is tiered (an installed system): only those carry `tiers`.
+	 *
+	 * @param array $category One entry of `categories`.
+	 * @return bool
+	 */
+	public static function is_system( array $category ) {
+		return isset( $category['tiers'] ) && is_array( $category['tiers'] );
+	}
+
+	/**
+	 * Seconds since the epoch of an RFC 3339 time, or null.
+	 *
+	 * @param mixed $value The text.
+	 * @return int|null
+	 */
+	private static function parse_time( $value ) {
+		if ( ! is_string( $value ) || ! preg_match( '/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/', $value ) ) {
+			return null;
+		}
+		try {
+			return ( new DateTimeImmutable( $value ) )->getTimestamp();
+		} catch ( Exception $error ) {
+			return null;
+		}
+	}
+
+	private static function is_category( $category ) {
+		if ( ! is_array( $category ) || ! self::is_text( $category, 'name' ) || ! self::is_text( $category, 'slug' )
+			|| ! self::is_price( $category, 'price_low' ) || ! self::is_price( $category, 'price_high' )
+			|| ! isset( $category['offer_count'] ) || ! is_int( $category['offer_count'] ) || $category['offer_count'] < 0 ) {
+			return false;
+		}
+		if ( ! array_key_exists( 'tiers', $category ) ) {
+			return true;
+		}
+		if ( ! is_array( $category['tiers'] ) ) {
+			return false;
+		}
+		foreach ( self::TIERS as $tier ) {
+			if ( ! array_key_exists( $tier, $category['tiers'] ) ) {
+				return false;
+			}
+			if ( null !== $category['tiers'][ $tier ] && ! self::is_price( $category['tiers'], $tier ) ) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static function is_address( array $business ) {
+		if ( ! array_key_exists( 'address', $business ) ) {
+			return false;
+		}
+		$address = $business['address'];
+		if ( null === $address ) {
+			return true;
+		}
+		if ( ! is_array( $address ) || ! self::is_text( $address, 'formatted' ) ) {
+			return false;
+		}
+		foreach ( array( 'line1', 'line2', 'locality', 'region', 'postal_code', 'country' ) as $field ) {
+			if ( ! self::is_optional_text( $address, $field ) ) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static function is_text( array $data, $field ) {
+		return isset( $data[ $field ] ) && is_string( $data[ $field ] ) && '' !== $data[ $field ];
+	}
+
+	private static function is_optional_text( array $data, $field ) {
+		return ! isset( $data[ $field ] ) || is_string( $data[ $field ] );
+	}
+
+	private static function is_optional_url( array $data, $field ) {
+		if ( ! isset( $data[ $field ] ) ) {
+			return true;
+		}
+		$scheme = is_string( $data[ $field ] ) ? wp_parse_url( $data[ $field ], PHP_URL_SCHEME ) : null;
+		return in_array( $scheme, array( 'http', 'https' ), true );
+	}
+
+	private static function is_optional_time( array $data, $field ) {
+		return ! isset( $data[ $field ] ) || null !== self::parse_time( $data[ $field ] );
+	}
+
+	private static function is_price( array $data, $field ) {
+		return isset( $data[ $field ] ) && ( is_int( $data[ $field ] ) || is_float( $data[ $field ] ) ) && $data[ $field ] >= 0;
+	}
+
+	private static function is_list( array $items ) {
+		return array_values( $items ) === $items;
+	}
+
+	private static function is_list_of_text( $items ) {
+		if ( ! is_array( $items ) || ! self::is_list( $items ) ) {
+			return false;
+		}
+		foreach ( $items as $item ) {
+			if ( ! is_string( $item ) ) {
+				return false;
+			}
+		}
+		return true;
+	}
+}

@@ -1,0 +1,205 @@
+<?php
+/**
+ * The plugin's settings: what they are, their defaults, the one rule that checks them, and the mirror's URLs.
+ *
+ * @package ContractorPricing
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * One option (`contractor_pricing_settings`, autoloaded: every page may print the embed tag) holding
+ * the mirror's address, the contractor's plugin key, its trades and the embed switch.
+ */
+final class Contractor_Pricing_Settings {
+
+	const OPTION = 'contractor_pricing_settings';
+	const GROUP  = 'contractor_pricing';
+
+	/** The mirror's routes this plugin reads (the mirror's route table: `/companies/{key}/pricing.json`, `/webmcp.js`). */
+	const PRICING_JSON_PATH = '/companies/{key}/pricing.json';
+	const WEBMCP_JS_PATH    = '/webmcp.js';
+
+	/** The `?source=` label the quote button carries, so the contractor sees which visits came from this site. */
+	const QUOTE_SOURCE = 'wordpress';
+
+	/**
+	 * The trades a contractor can tick (pricing.json does not carry them): the settings page's label and the
+	 * schema.org business type the JSON-LD names for each (the mirror's mapping).
+	 */
+	const TRADES = array(
+		'hvac'       => array(
+			'label'       => 'Heating & cooling (HVAC)',
+			'schema_type' => 'HVACBusiness',
+		),
+		'plumbing'   => array(
+			'label'       => 'Plumbing',
+			'schema_type' => 'Plumber',
+		),
+		'electrical' => array(
+			'label'       => 'Electrical',
+			'schema_type' => 'Electrician',
+		),
+		'roofing'    => array(
+			'label'       => 'Roofing',
+			'schema_type' => 'RoofingContractor',
+		),
+	);
+
+	/** The mirror's plugin keys: letters, digits, `-` and `_`, at most 128 characters. */
+	const KEY_PATTERN = '/^[A-Za-z0-9_-]{1,128}$/';
+
+	/**
+	 * The settings before anything is saved.
+	 *
+	 * @return array
+	 */
+	public static function defaults() {
+		return array(
+			'mirror_url'   => '',
+			'plugin_key'   => '',
+			'trades'       => array(),
+			'webmcp_embed' => false,
+		);
+	}
+
+	/**
+	 * The saved settings, every field present.
+	 *
+	 * @return array
+	 */
+	public static function all() {
+		$saved = get_option( self::OPTION, array() );
+		return array_merge( self::defaults(), is_array( $saved ) ? $saved : array() );
+	}
+
+	/**
+	 * Whether both the mirror's address and the key are set.
+	 *
+	 * @return bool
+	 */
+	public static function is_configured() {
+		$settings = self::all();
+		return '' !== $settings['mirror_url'] && '' !== $settings['plugin_key'];
+	}
+
+	/**
+	 * The company's pricing.json URL, or null when the plugin is not configured.
+	 *
+	 * @return string|null
+	 */
+	public static function pricing_json_url() {
+		return self::company_url( self::PRICING_JSON_PATH );
+	}
+
+	/**
+	 * The mirror's webmcp.js URL, or null when the plugin is not configured.
+	 *
+	 * @return string|null
+	 */
+	public static function webmcp_script_url() {
+		return self::is_configured() ? self::all()['mirror_url'] . self::WEBMCP_JS_PATH : null;
+	}
+
+	/**
+	 * A mirror route with the company's key filled in (percent-encoded), or null when not configured.
+	 *
+	 * @param string $path A route with `{key}`.
+	 * @return string|null
+	 */
+	private static function company_url( $path ) {
+		if ( ! self::is_configured() ) {
+			return null;
+		}
+		$settings = self::all();
+		return $settings['mirror_url'] . str_replace( '{key}', rawurlencode( $settings['plugin_key'] ), $path );
+	}
+
+	/**
+	 * Register the option with its sanitize callback (the settings page and any `update_option` go through it).
+	 */
+	public static function register() {
+		register_setting(
+			self::GROUP,
+			self::OPTION,
+			array(
+				'type'              => 'object',
+				'sanitize_callback' => array( __CLASS__, 'sanitize' ),
+				'default'           => self::defaults(),
+				'show_in_rest'      => false,
+			)
+		);
+	}
+
+	/**
+	 * The one rule for every settings field: the whole submitted option, as the settings form sends it
+	 * (an unticked box is absent). A bad address or key keeps the saved one and says why.
+	 *
+	 * @param mixed $input The submitted settings.
+	 * @return array
+	 */
+	public static function sanitize( $input ) {
+		$current = self::all();
+		$input   = is_array( $input ) ? $input : array();
+		$clean   = self::defaults();
+
+		$url = self::normalise_mirror_url( isset( $input['mirror_url'] ) ? $input['mirror_url'] : '' );
+		if ( null === $url ) {
+			$url = $current['mirror_url'];
+			self::refuse( 'mirror_url', __( 'The mirror address must be an http:// or https:// address with a host, such as https://catalog.example.com; the saved address is kept.', 'contractor-pricing' ) );
+		}
+		$clean['mirror_url'] = $url;
+
+		$key = isset( $input['plugin_key'] ) && is_scalar( $input['plugin_key'] ) ? trim( (string) $input['plugin_key'] ) : '';
+		if ( '' !== $key && ! preg_match( self::KEY_PATTERN, $key ) ) {
+			$key = $current['plugin_key'];
+			self::refuse( 'plugin_key', __( 'The plugin key has letters, digits, "-" and "_" only (at most 128); the saved key is kept.', 'contractor-pricing' ) );
+		}
+		$clean['plugin_key'] = $key;
+
+		$trades                = isset( $input['trades'] ) && is_array( $input['trades'] ) ? array_map( 'strval', $input['trades'] ) : array();
+		$clean['trades']       = array_values( array_intersect( array_keys( self::TRADES ), $trades ) );
+		$clean['webmcp_embed'] = ! empty( $input['webmcp_embed'] );
+		return $clean;
+	}
+
+	/**
+	 * `https://host[:port][/path]` without a trailing slash, query or fragment; '' for empty; null when unusable.
+	 *
+	 * @param mixed $value The submitted address.
+	 * @return string|null
+	 */
+	public static function normalise_mirror_url( $value ) {
+		if ( ! is_scalar( $value ) ) {
+			return null;
+		}
+		$value = trim( (string) $value );
+		if ( '' === $value ) {
+			return '';
+		}
+		$parts = wp_parse_url( $value );
+		if ( ! is_array( $parts ) || empty( $parts['host'] ) || empty( $parts['scheme'] )
+			|| ! in_array( strtolower( $parts['scheme'] ), array( 'http', 'https' ), true )
+			|| isset( $parts['user'] ) || isset( $parts['pass'] ) || isset( $parts['query'] ) || isset( $parts['fragment'] ) ) {
+			return null;
+		}
+		$url = strtolower( $parts['scheme'] ) . '://' . strtolower( $parts['host'] );
+		if ( isset( $parts['port'] ) ) {
+			$url .= ':' . (int) $parts['port'];
+		}
+		$url .= isset( $parts['path'] ) ? rtrim( $parts['path'], '/' ) : '';
+		return esc_url_raw( $url, array( 'http', 'https' ) ) === $url ? $url : null;
+	}
+
+	/**
+	 * Tell the settings page why a field was not saved (outside the admin, nobody is listening).
+	 *
+	 * @param string $field   The field's name.
+	 * @param string $message What to fix.
+	 */
+	private static function refuse( $field, $message ) {
+		if ( function_exists( 'add_settings_error' ) ) {
+			add_settings_error( self::OPTION, 'contractor-pricing-' . $field, $message );
+		}
+	}
+}
