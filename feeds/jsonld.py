@@ -55,5 +55,3 @@ def script_safe_json(data) -> str:
     for unsafe, escaped in _SCRIPT_UNSAFE.items():
         text = text.replace(unsafe, escaped)
     return text
-
-
