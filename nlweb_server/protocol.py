@@ -18,8 +18,8 @@ An answer (`_meta.response_type` "Answer", `_meta.version` "0.54"):
   `{"@type": "Summary", "text": ...}`, as nlweb-core's summarizer adds it).
 A failure: `_meta.response_type` "Failure" and `error` {`code`, `message`}.
 
-Streaming (`prefer.streaming: true`, or `Accept: text/event-stream` when the
-request does not say): server-sent events, each `data:` line one JSON object
+Streaming (`prefer.streaming: true`, or, when the request does not say, an
+`Accept` header preferring `text/event-stream` to JSON): server-sent events, each `data:` line one JSON object
 holding a part of the answer in the protocol's own keys, the `_meta` block
 first; merged in order (lists joined) they are the whole answer above.
 """
@@ -93,10 +93,10 @@ class AskInput(_Section):
         mode = self.prefer.mode if self.prefer else None
         return SUMMARIZE in (mode or LIST).split(",")
 
-    def streaming(self, accept: str) -> bool:
-        """prefer.streaming; when unset, whether the Accept header asks for server-sent events."""
+    def streaming(self, events_preferred: bool) -> bool:
+        """prefer.streaming; when unset, whether the Accept header prefers server-sent events to JSON."""
         asked = self.prefer.streaming if self.prefer else None
-        return asked if asked is not None else EVENT_STREAM in accept
+        return asked if asked is not None else events_preferred
 
     @property
     def max_results(self) -> int:

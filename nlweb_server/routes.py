@@ -145,7 +145,7 @@ def _ask_input() -> AskInput:
 
 def _answer(ask: AskInput, sentence: str, items: list[dict]) -> Response:
     parts = answer_parts(ask, sentence, items)
-    if ask.streaming(request.headers.get("Accept", "")):
+    if ask.streaming(request.accept_mimetypes.best_match(["application/json", EVENT_STREAM]) == EVENT_STREAM):
         response = Response(events(parts), mimetype=EVENT_STREAM)
         response.headers["Access-Control-Allow-Origin"] = "*"
         response.headers["Cache-Control"] = "no-store"
