@@ -69,6 +69,11 @@ def listing(items: Sequence[str], conjunction: str = "and") -> str:
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
+def named(names: Iterable[str]) -> str:
+    """Contractor-written names (categories) in a list, each quoted: “A/C & Gas Furnace”, “Air Filters”."""
+    return ", ".join(quoted(name, 80) for name in names)
+
+
 def possessive(name: str) -> str:
     """Tudi Mechanical Systems' / Prairie Heating & Cooling's."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"
@@ -232,7 +237,7 @@ def coverage_note(business_name: str, postal_code: str, served: bool) -> str:
 
 def nothing_asked(business_name: str, category_names: Sequence[str]) -> str:
     """A question naming nothing to look for ("hello?")."""
-    carried = f" It publishes prices for: {', '.join(category_names)}." if category_names else ""
+    carried = f" It publishes prices for: {named(category_names)}." if category_names else ""
     return f"Ask {business_name} about a kind of system, a size, a tier, a price or a ZIP code.{carried}"
 
 
@@ -242,7 +247,7 @@ def no_match_message(understood: UnderstoodQuery, business_name: str, category_n
     if understood.unrecognised:
         parts.append(f"Not understood: {', '.join(quoted(w, 40) for w in understood.unrecognised)}.")
     if category_names:
-        parts.append(f"It publishes prices for: {', '.join(category_names)}.")
+        parts.append(f"It publishes prices for: {named(category_names)}.")
     else:
         parts.append("It publishes no prices yet.")
     return " ".join(parts)
