@@ -13,7 +13,7 @@ PYTEST_ARGS ?= -n 2
 UCP_SCHEMAS_DIR ?= ../shared/ucp
 MCP_SERVER_CARD_SCHEMA_DIR ?= ../shared/mcp-server-card
 
-.PHONY: run test fuzz lint lint-php conformance docs install install-test tools browser nginx wordpress wordpress-zip services bench-sync bench-serve clean
+.PHONY: run test fuzz lint lint-php conformance docs install install-test tools browser nginx wordpress wordpress-zip services bench-sync bench-serve bench-search clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -104,6 +104,10 @@ bench-sync: install-test services
 
 bench-serve: install-test services
 	$(PY) bench/serve.py
+
+# Relevance and speed of search_catalog on bench/search_queries.json, today's beside main's (bench/search.py).
+bench-search: install-test services
+	$(PY) bench/search.py
 
 clean:
 	rm -rf instance/*.sqlite3* .pytest_cache

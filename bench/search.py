@@ -1,16 +1,38 @@
-"""Search benchmark (issue 15, item 4): `search_catalog` over a large catalog
-with every query new, on the database's full-text index. A benchmark, not a
-test: it prints figures (and --json writes them) for the lead to report.
+"""Search benchmark (issue 24): what `search_catalog` returns for homeowners' questions, and how fast, beside main's.
 
-    .venv/bin/python bench/search.py [--companies 2000 --products 100] [--database URL] [--queries 2000]
-    .venv/bin/python bench/search.py --database sqlite:////tmp/bench-search.sqlite3
+    make bench-search                    # = .venv/bin/python bench/search.py (both catalogs, both databases)
+    .venv/bin/python bench/search.py --large-companies 300 --pairs 8   # a small run, to check it works
+    .venv/bin/python bench/search.py --reuse --only postgresql          # the databases of the last run
 
-The catalog comes from the demo upstream through the real sync (so the index
-is built the way production builds it). The queries are drawn from the words
-and model numbers the catalog holds, each (company, query) pair used once, in
-these shapes: one word, two words, a plural, a model number, a model prefix,
-a word no product has. The timing is `search_catalog` itself, in this
-process, on one warm connection: no HTTP, no render cache.
+The questions and their graded judgments are bench/search_queries.json (its
+`note` says how they were written). Two catalogs, each synced by the real
+sync from the demo upstream into a fresh database on Postgres and on SQLite:
+
+- demo: what `make run` serves (40 companies x 60 products, seed 1, the
+  default messiness, and the docs' example companies such as Tudi);
+- large: bench/serve.py's (10,000 companies x 20 products, seed 1, clean).
+
+Each question is asked of companies of the catalog (every public company
+of the demo; `--pairs` per question, drawn once with a fixed seed, of the
+large one) through two searches: today's (`mirror.read.catalog.search_catalog`,
+through the query step) and the search before issue 24 (the same module
+as commit BASELINE had it, read with `git show`). The judgments grade
+every public product of the company; a (company, question) pair is
+answerable when one grades 2 or more (what was meant, or a close
+substitute), unanswerable when none grades above 0 (pairs with related
+products only count in neither). Reported per catalog, database and search:
+
+- nDCG@5 over the answerable pairs (gain 2^grade - 1, the ideal order of
+  that company's own products);
+- MRR: 1/rank of the first result graded as high as the company's best
+  product for that question (0 when none is in the first 10);
+- zero results: the share of answerable pairs with no result;
+- false matches: the share of unanswerable pairs with any result;
+- p50 / p99 latency of the search call in this process (one warm
+  connection, each call its own snapshot, no HTTP, no render cache).
+
+Targets: nDCG@5 >= 0.9, zero results 0%, false matches <= 2%. The figures
+go to bench/results-search.md (and --json), with the machine's load.
 """
 
 from __future__ import annotations
@@ -18,56 +40,79 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
+import types
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sqlalchemy import create_engine, func, select, text  # noqa: E402
+from sqlalchemy import create_engine, select, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
+from demo.catalog import DemoCatalog  # noqa: E402
 from demo.server import start_in_thread  # noqa: E402
+from mirror.catalog import any_public_product  # noqa: E402
 from mirror.config import normalise_database_url  # noqa: E402
 from mirror.db import make_engine, make_session_factory  # noqa: E402
-from mirror.fulltext import words  # noqa: E402
 from mirror.migrate import upgrade  # noqa: E402
-from mirror.models import Company, Product  # noqa: E402
+from mirror.models import Product  # noqa: E402
 from mirror.read.catalog import search_catalog  # noqa: E402
 from mirror.sync import run_sync  # noqa: E402
 from mirror.upstream import UpstreamClient  # noqa: E402
 
 TOKEN = "bench-token"
+BASELINE = "a1c88c8"  # main before issue 24: its mirror/read/catalog.py is "main's search"
+QUERIES = ROOT / "bench" / "search_queries.json"
+RESULTS = ROOT / "bench" / "results-search.md"
+LIMIT = 10  # the search_catalog tool's default
+ANSWERABLE = 2  # a pair is answerable when a product grades this (what was meant, or a close substitute)
+CATALOGS = {
+    "demo": {"companies": 40, "products": 60, "seed": 1, "examples": True},
+    "large": {"companies": 10_000, "products": 20, "seed": 1, "messiness": 0.0},
+}
+TARGETS = {"ndcg5": 0.9, "zero_results": 0.0, "false_matches": 0.02}
 
 
-def fresh_database(url: str) -> str:
-    """A new, migrated database: a scratch Postgres database, or a new SQLite file."""
-    url = normalise_database_url(url)
+# --- the catalogs ---------------------------------------------------------------------------
+
+
+def database_url(server: str, catalog: str) -> str:
+    """Where one catalog lives on one backend: a scratch Postgres database, or a SQLite file in instance/."""
+    if server == "sqlite":
+        return f"sqlite:///{ROOT / 'instance' / f'bench-search-{catalog}.sqlite3'}"
+    url = make_url(normalise_database_url(server))
+    return url.set(database=f"mirror_bench_search_{catalog}").render_as_string(hide_password=False)
+
+
+def fresh(url: str) -> None:
+    """An empty, migrated database at `url`."""
     if url.startswith("sqlite"):
         path = Path(url.split("///", 1)[-1])
+        path.parent.mkdir(exist_ok=True)
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
     else:
-        server = make_url(url)
-        name = "mirror_bench_search"
-        admin = create_engine(server, isolation_level="AUTOCOMMIT")
+        target = make_url(url)
+        admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
         with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)'))
+            connection.execute(text(f'CREATE DATABASE "{target.database}"'))
         admin.dispose()
-        url = server.set(database=name).render_as_string(hide_password=False)
     upgrade(url)
-    return url
 
 
-def load_catalog(url: str, companies: int, products: int) -> float:
-    """Sync a generated catalog into the database; returns the sync's seconds."""
-    upstream = start_in_thread(companies=companies, products=products, seed=1, token=TOKEN)
+def load(url: str, shape: dict) -> float:
+    """Sync a demo catalog into the database at `url`; the sync's seconds."""
+    upstream = start_in_thread(DemoCatalog(**shape), token=TOKEN)
     engine = make_engine(url, writer=True)
     try:
         started = time.perf_counter()
@@ -80,105 +125,291 @@ def load_catalog(url: str, companies: int, products: int) -> float:
         upstream.stop()
 
 
-def make_queries(session, count: int, seed: int) -> list[tuple[str, str]]:
-    """`count` distinct (company, query) pairs drawn from the catalog's own words."""
-    rng = random.Random(seed)
-    keys = list(session.scalars(select(Company.plugin_key).where(Company.is_public.is_(True))))
-    sample = session.execute(
-        select(Product.plugin_key, Product.name, Product.model_numbers).where(Product.plugin_key.in_(keys[:500]))
-    ).all()
-    vocabulary = sorted({w for row in sample for w in words(row.name) if len(w) > 2 and not w.isdigit()})
-    models = sorted({m for row in sample for m in (row.model_numbers or []) if isinstance(m, str)})
-    shapes = (
-        lambda: rng.choice(vocabulary),
-        lambda: f"{rng.choice(vocabulary)} {rng.choice(vocabulary)}",
-        lambda: f"{rng.choice(vocabulary)}s",
-        lambda: rng.choice(models) if models else rng.choice(vocabulary),
-        lambda: rng.choice(models)[:5] if models else rng.choice(vocabulary)[:3],
-        lambda: f"zq{rng.randrange(10**6)}",
+@dataclass(frozen=True)
+class Item:
+    """One public product, as the judgments see it."""
+
+    sku: str
+    category: str
+    kind: str
+    tier: str | None
+    brand: str | None
+    name: str
+    price: float
+    specs: dict
+
+
+def public_items(session) -> dict[str, list[Item]]:
+    """Every public product, by company."""
+    columns = (
+        Product.plugin_key,
+        Product.sku,
+        Product.category_slug,
+        Product.category_kind,
+        Product.tier,
+        Product.brand,
+        Product.name,
+        Product.price_cents,
+        Product.specs,
     )
-    pairs: set[tuple[str, str]] = set()
-    while len(pairs) < count:
-        pairs.add((rng.choice(keys), rng.choice(shapes)()))
-    ordered = sorted(pairs)
-    rng.shuffle(ordered)
-    return ordered
+    items: dict[str, list[Item]] = {}
+    for key, sku, category, kind, tier, brand, name, cents, specs in session.execute(
+        select(*columns).where(any_public_product())
+    ):
+        spec = specs if isinstance(specs, dict) else {}
+        items.setdefault(key, []).append(Item(sku, category, kind, tier, brand, name, cents / 100, spec))
+    return items
 
 
-def time_searches(url: str, pairs: list[tuple[str, str]]) -> tuple[list[float], int]:
-    """Seconds per search_catalog call, and the total hits returned."""
+# --- the judgments --------------------------------------------------------------------------
+
+
+def _rule_holds(rule: dict, item: Item) -> bool:
+    if "category" in rule and item.category not in rule["category"]:
+        return False
+    if "kind" in rule and item.kind != rule["kind"]:
+        return False
+    if "tier" in rule and item.tier != rule["tier"]:
+        return False
+    if "brand" in rule and (item.brand or "").lower() != rule["brand"]:
+        return False
+    if any(word not in item.name.lower() for word in rule.get("name", [])):
+        return False
+    for key, wanted in rule.get("specs", {}).items():
+        allowed = wanted if isinstance(wanted, list) else [wanted]
+        if item.specs.get(key) not in allowed:
+            return False
+    return "max_price" not in rule or item.price <= rule["max_price"]
+
+
+def grades(question: dict, items: list[Item]) -> dict[str, int]:
+    """Each product's grade for a question: the highest rule it meets (0 for none)."""
+    graded = dict.fromkeys((item.sku for item in items), 0)
+    for rule in question["judgments"]:
+        held = [item for item in items if _rule_holds(rule, item)]
+        if rule.get("pick") == "cheapest" and held:
+            low = min(item.price for item in held)
+            held = [item for item in held if item.price == low]
+        elif rule.get("pick") == "priciest" and held:
+            high = max(item.price for item in held)
+            held = [item for item in held if item.price == high]
+        for item in held:
+            graded[item.sku] = max(graded[item.sku], rule["grade"])
+    return graded
+
+
+def ndcg_at(ranked: list[str], graded: dict[str, int], k: int = 5) -> float:
+    """nDCG@k with gains 2^grade - 1 against the ideal order of the company's own products."""
+
+    def dcg(values: list[int]) -> float:
+        return sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(values[:k]))
+
+    ideal = dcg(sorted(graded.values(), reverse=True))
+    return dcg([graded.get(sku, 0) for sku in ranked]) / ideal if ideal else 0.0
+
+
+def reciprocal_rank(ranked: list[str], graded: dict[str, int]) -> float:
+    """1/rank of the first result graded as high as the company's best product (0 when none is listed)."""
+    best = max(graded.values(), default=0)
+    return next((1 / (i + 1) for i, sku in enumerate(ranked) if graded.get(sku, 0) == best), 0.0)
+
+
+# --- the searches ---------------------------------------------------------------------------
+
+
+def baseline_search():
+    """main's search_catalog (commit BASELINE), read from git; None when git cannot show it."""
+    shown = subprocess.run(
+        ["git", "show", f"{BASELINE}:mirror/read/catalog.py"], cwd=ROOT, capture_output=True, text=True
+    )
+    if shown.returncode != 0:
+        print(f"main's search is left out: git show {BASELINE} failed ({shown.stderr.strip()[:120]})")
+        return None
+    module = types.ModuleType("bench_main_catalog_search")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(shown.stdout, f"{BASELINE}:mirror/read/catalog.py", "exec"), module.__dict__)
+    return module.search_catalog
+
+
+@dataclass
+class Run:
+    """One search over one catalog on one backend: its pairs' outcomes and timings."""
+
+    ndcg: list[float] = field(default_factory=list)
+    rr: list[float] = field(default_factory=list)
+    zero: list[bool] = field(default_factory=list)
+    false_match: list[bool] = field(default_factory=list)
+    related_only: int = 0
+    seconds: list[float] = field(default_factory=list)
+    by_kind: dict[str, list[float]] = field(default_factory=dict)
+
+    def figures(self) -> dict:
+        ordered = sorted(self.seconds)
+
+        def at(share: float) -> float:
+            return round(ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000, 2) if ordered else 0.0
+
+        return {
+            "answerable_pairs": len(self.ndcg),
+            "unanswerable_pairs": len(self.false_match),
+            "related_only_pairs": self.related_only,
+            "ndcg5": round(statistics.fmean(self.ndcg), 3) if self.ndcg else None,
+            "mrr": round(statistics.fmean(self.rr), 3) if self.rr else None,
+            "zero_results": round(sum(self.zero) / len(self.zero), 4) if self.zero else None,
+            "false_matches": round(sum(self.false_match) / len(self.false_match), 4) if self.false_match else None,
+            "p50_ms": at(0.5),
+            "p99_ms": at(0.99),
+            "ndcg5_by_kind": {k: round(statistics.fmean(v), 3) for k, v in sorted(self.by_kind.items())},
+        }
+
+
+def run_searches(url: str, search, pairs: list[tuple[dict, str, dict[str, int]]]) -> Run:
+    """Every (question, company, grades) pair through one search function."""
     engine = make_engine(url)
     factory = make_session_factory(engine)
-    seconds, hits = [], 0
+    outcome = Run()
     try:
         with factory() as session:
-            search_catalog(session, pairs[0][0], "warm up the connection")
+            search(session, pairs[0][1], "warm up the connection")
             session.rollback()
-            for key, query in pairs:
+            for question, key, graded in pairs:
                 started = time.perf_counter()
-                found = search_catalog(session, key, query)
-                seconds.append(time.perf_counter() - started)
-                session.rollback()  # each search its own snapshot, as a request would be
-                hits += len(found.hits)
+                found = search(session, key, question["query"], limit=LIMIT)
+                outcome.seconds.append(time.perf_counter() - started)
+                session.rollback()  # each search its own snapshot, as a request's would be
+                ranked = [hit.sku for hit in found.hits]
+                best = max(graded.values(), default=0)
+                if best >= ANSWERABLE:
+                    outcome.ndcg.append(ndcg_at(ranked, graded))
+                    outcome.rr.append(reciprocal_rank(ranked, graded))
+                    outcome.zero.append(not ranked)
+                    outcome.by_kind.setdefault(question["kind"], []).append(outcome.ndcg[-1])
+                elif best == 0:
+                    outcome.false_match.append(bool(ranked))
+                else:
+                    outcome.related_only += 1
     finally:
         engine.dispose()
-    return seconds, hits
+    return outcome
+
+
+def make_pairs(items: dict[str, list[Item]], questions: list[dict], per_question: int | None, seed: int) -> list:
+    """(question, company, grades) for each question: every company, or `per_question` drawn at random."""
+    keys = sorted(items)
+    pairs = []
+    for index, question in enumerate(questions):
+        chosen = (
+            keys
+            if per_question is None
+            else random.Random(f"{seed}:{index}").sample(keys, min(per_question, len(keys)))
+        )
+        pairs.extend((question, key, grades(question, items[key])) for key in chosen)
+    return pairs
+
+
+# --- the run ----------------------------------------------------------------------------------
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--companies", type=int, default=2000)
-    parser.add_argument("--products", type=int, default=100)
-    parser.add_argument("--queries", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=15)
     parser.add_argument(
         "--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres")
     )
-    parser.add_argument("--reuse", action="store_true", help="search the database as it is (no fresh sync)")
+    parser.add_argument("--only", choices=("postgresql", "sqlite"), help="one backend only")
+    parser.add_argument("--catalog", choices=tuple(CATALOGS), help="one catalog only")
+    parser.add_argument("--large-companies", type=int, default=CATALOGS["large"]["companies"])
+    parser.add_argument("--pairs", type=int, default=25, help="companies asked each question in the large catalog")
+    parser.add_argument("--seed", type=int, default=24)
+    parser.add_argument("--reuse", action="store_true", help="search the databases of the last run (no sync)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where the Markdown report goes")
     args = parser.parse_args()
     logging.getLogger("mirror").setLevel(logging.ERROR)  # the demo's invalid records are expected
-    load_before = os.getloadavg()
-    if args.reuse:
-        url, sync_s = normalise_database_url(args.database), None
-    else:
-        url = fresh_database(args.database)
-        sync_s = load_catalog(url, args.companies, args.products)
-    engine = make_engine(url)
-    with make_session_factory(engine)() as session:
-        pairs = make_queries(session, args.queries, args.seed)
-        product_count = session.scalar(select(func.count()).select_from(Product))
-    engine.dispose()
-    seconds, hits = time_searches(url, pairs)
-    report(args, url, product_count, sync_s, seconds, hits, load_before, os.getloadavg())
-
-
-def _ms(value: float) -> str:
-    return f"{value * 1000:.2f} ms"
-
-
-def report(args, url, product_count, sync_s, seconds, hits, load_before, load_after) -> None:
-    """Print the figures (and write them as JSON when asked)."""
-    ordered = sorted(seconds)
-    figures = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "database": make_url(url).get_backend_name(),
-        "products": product_count,
-        "sync_seconds": round(sync_s, 1) if sync_s is not None else None,
-        "queries": len(seconds),
-        "hits_returned": hits,
-        "searches_per_second": round(len(seconds) / sum(seconds), 1),
-        "median_ms": round(statistics.median(ordered) * 1000, 3),
-        "p95_ms": round(ordered[int(len(ordered) * 0.95) - 1] * 1000, 3),
-        "p99_ms": round(ordered[int(len(ordered) * 0.99) - 1] * 1000, 3),
-        "max_ms": round(ordered[-1] * 1000, 3),
-        "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in load_after],
-    }
-    for name, value in figures.items():
-        print(f"{name:<22} {value}")
+    questions = json.loads(QUERIES.read_text())["queries"]
+    searches = {"today": search_catalog}
+    main_search = baseline_search()
+    if main_search is not None:
+        searches["main"] = main_search
+    backends = [b for b in ("postgresql", "sqlite") if args.only in (None, b)]
+    catalogs = [c for c in CATALOGS if args.catalog in (None, c)]
+    load_before, started = os.getloadavg(), time.monotonic()
+    report = {"questions": len(questions), "rows": []}
+    for catalog in catalogs:
+        shape = dict(CATALOGS[catalog])
+        if catalog == "large":
+            shape["companies"] = args.large_companies
+        for backend in backends:
+            url = database_url(args.database if backend == "postgresql" else "sqlite", catalog)
+            sync_s = None
+            if not args.reuse:
+                fresh(url)
+                sync_s = load(url, shape)
+            engine = make_engine(url)
+            with make_session_factory(engine)() as session:
+                items = public_items(session)
+            engine.dispose()
+            pairs = make_pairs(items, questions, None if catalog == "demo" else args.pairs, args.seed)
+            for name, search in searches.items():
+                figures = run_searches(url, search, pairs).figures()
+                row = {"catalog": catalog, "database": backend, "search": name, **figures}
+                row["products"] = sum(len(v) for v in items.values())
+                row["sync_seconds"] = round(sync_s, 1) if sync_s is not None else None
+                report["rows"].append(row)
+                print(_line(row), flush=True)
+    report["machine"] = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    report["load_average_before"] = [round(x, 2) for x in load_before]
+    report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    report["seconds"] = round(time.monotonic() - started)
+    write_report(report, args)
     if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def _line(row: dict) -> str:
+    return (
+        f"{row['catalog']:<6} {row['database']:<10} {row['search']:<6} nDCG@5 {row['ndcg5']} MRR {row['mrr']} "
+        f"zero {row['zero_results']} false {row['false_matches']} p50 {row['p50_ms']} ms p99 {row['p99_ms']} ms "
+        f"({row['answerable_pairs']} answerable, {row['unanswerable_pairs']} unanswerable pairs)"
+    )
+
+
+def _percent(value) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}%"
+
+
+def write_report(report: dict, args) -> None:
+    """bench/results-search.md: the table, the targets, and the machine's load."""
+    lines = [
+        "# bench/search.py — latest run",
+        "",
+        f"Machine: {report['machine']}. {report['questions']} questions (bench/search_queries.json); "
+        f"{args.pairs} companies a question in the large catalog ({args.large_companies:,} companies). "
+        f"Load average (1/5/15 min): {' / '.join(map(str, report['load_average_before']))} before, "
+        f"{' / '.join(map(str, report['load_average_after']))} after; {report['seconds']} s in all.",
+        "",
+        "| catalog | database | search | nDCG@5 | MRR | zero results (answerable) | false matches (unanswerable) "
+        "| p50 ms | p99 ms | pairs (answerable / not) |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in report["rows"]:
+        lines.append(
+            f"| {row['catalog']} | {row['database']} | {row['search']} | {row['ndcg5']} | {row['mrr']} | "
+            f"{_percent(row['zero_results'])} | {_percent(row['false_matches'])} | {row['p50_ms']} | "
+            f"{row['p99_ms']} | {row['answerable_pairs']} / {row['unanswerable_pairs']} |"
+        )
+    lines += ["", "nDCG@5 by kind of question (today's search):", ""]
+    kinds = sorted({k for row in report["rows"] for k in row["ndcg5_by_kind"]})
+    lines += ["| catalog | database | " + " | ".join(kinds) + " |", "| --- | --- |" + " ---: |" * len(kinds)]
+    for row in report["rows"]:
+        if row["search"] == "today":
+            cells = " | ".join(str(row["ndcg5_by_kind"].get(k, "")) for k in kinds)
+            lines.append(f"| {row['catalog']} | {row['database']} | {cells} |")
+    lines += [
+        "",
+        f"Targets: nDCG@5 >= {TARGETS['ndcg5']}, zero results {TARGETS['zero_results']:.0%}, "
+        f"false matches <= {TARGETS['false_matches']:.0%}.",
+    ]
+    args.results.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -27,17 +27,11 @@ from sqlalchemy import (
     String,
     bindparam,
     cast,
-    column,
-    exists,
     func,
     literal_column,
     select,
-    table,
     text,
-    type_coerce,
 )
-
-from mirror.catalog import any_public_product
 
 TS_CONFIG = "mirror_search"
 VECTOR_COLUMN = "search_vector"
@@ -310,24 +304,6 @@ def fts_trigram_query(word: str) -> str:
     """FTS5 text matching the words that share a trigram with `word` (the trigram tokenizer)."""
     grams = dict.fromkeys(word[i : i + 3] for i in range(len(word) - 2))
     return " OR ".join(f'"{gram}"' for gram in grams)
-
-
-def held_by_a_public_product(dialect: str, word: ColumnElement) -> ColumnElement[bool]:
-    """EXISTS a public product whose name, brand or category holds `word` (a column of letters), by the index.
-
-    The spelling list's check (mirror/sync/words.py, mirror/read/words.py):
-    on Postgres the word's lexeme in weights A-C of the products' vectors,
-    on SQLite a phrase in the name, brand and category columns of products_fts.
-    """
-    word = type_coerce(word, String)
-    if dialect == "postgresql":
-        query = func.to_tsquery(literal_column(f"'{TS_CONFIG}'::regconfig"), word.concat(literal_column("':ABC'")))
-        return exists().where(pg_vector("products").op("@@")(query), any_public_product())
-    fts = FTS_TABLES["products"]
-    match = literal_column("'{name brand category} : \"'").concat(word).concat(literal_column("'\"'"))
-    index = table(fts, column("rowid"))
-    in_index = select(index.c.rowid).where(literal_column(fts).op("MATCH")(match)).correlate_except(index)
-    return exists().where(literal_column("products.rowid").in_(in_index), any_public_product())
 
 
 # --- shared -----------------------------------------------------------------------

@@ -177,7 +177,9 @@ def test_no_match_says_what_the_contractor_does_carry(demo):
         for c in requests.get(f"{demo.url}/companies/{TUDI_KEY}/pricing.json", timeout=10).json()["categories"]
     ]
     carried = ", ".join(f"“{name}”" for name in categories)  # contractor-written names, quoted
-    assert sentence(parsed) == f"Tudi Mechanical Systems lists no roofing. It publishes prices for: {carried}."
+    assert (
+        sentence(parsed) == f"Tudi Mechanical Systems publishes no roofing prices. It publishes prices for: {carried}."
+    )
     assert [item["name"] for item in items(parsed)] == [*categories, "Tudi Mechanical Systems"]
 
 

@@ -12,8 +12,6 @@ catalog itself (the tier and price of each product as the mirror holds it).
 
 from __future__ import annotations
 
-import json
-
 import anyio
 import pytest
 from a2a.types.a2a_pb2 import Part
@@ -61,9 +59,7 @@ def meant(tudi: dict, query: str, skus: list[str], total: int | None = None) -> 
     assert skus, query
     categories = [tudi[sku][0] for sku in skus]
     first_category, first_tier, first_price = tudi[skus[0]]
-    if (
-        query in ("air conditioner", "central air") or query == "furnance"
-    ):  # the A/C & Gas Furnace systems, never an air filter
+    if query in ("air conditioner", "central air", "furnance"):  # the A/C & Gas Furnace systems, no air filter
         assert set(categories) == {ACGF}
     elif query == "heatpump":
         assert set(categories) == {HP}
@@ -188,13 +184,13 @@ def test_the_issues_questions_find_the_businesses_that_sell_them(demo):
         if query in ("heatpump", "furnance", "cheapest heat pump"):  # Prairie has the trade, not the product
             assert ranked[0] == TUDI_KEY and ranked.index(prairie) > 0, (query, ranked)
     plumbers = businesses(demo, {"query": "plumber"})
-    assert next(r["business_id"] for r in plumbers["results"]) == STOREFRONT_ONLY_KEY
+    assert plumbers["results"][0]["business_id"] == STOREFRONT_ONLY_KEY
     assert TUDI_KEY not in {r["business_id"] for r in plumbers["results"]}  # an HVAC contractor is no plumber
     water = businesses(demo, {"query": "water heater installation near 63103"})
     assert water["postal_code"] == "63103" and [r["business_id"] for r in water["results"]] == [STOREFRONT_ONLY_KEY]
     ac = businesses(demo, {"query": "AC repair", "postal_code": "63376"})
     assert {TUDI_KEY, prairie} <= {r["business_id"] for r in ac["results"]}
-    assert json.dumps(ac["understood"]["concepts"][0]["slug"]) == '"air-conditioner"'
+    assert ac["understood"]["concepts"][0]["slug"] == "air-conditioner"
 
 
 def test_the_directory_agent_reads_the_question_too(demo):

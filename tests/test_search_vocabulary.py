@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from mirror.query import concepts
-from mirror.query.vocabulary import CONCEPTS, KIND_WORDS, TRADE_WORDS
+from mirror.query.vocabulary import BRANDS, CONCEPTS, KIND_WORDS, TRADE_WORDS
 from mirror.read.catalog import search_catalog
 from tests.mcp_helpers import BACKENDS, module_database, serve_app
 
@@ -337,6 +337,18 @@ def test_every_trade_word_finds_that_trades_products(mirror, trade):
             phrase,
             [s for s in found if CONCEPT_OF[s] not in trade_concepts],
         )
+
+
+def test_every_brand_the_catalog_carries_finds_its_products_first(mirror):
+    carried: dict[str, set[str]] = {}
+    for sku, _name, _category, _tier, brand, _price, _specs in PRODUCTS.values():
+        if brand:
+            carried.setdefault(brand.lower(), set()).add(sku)
+    checked = [brand for brand in BRANDS if brand in carried]
+    assert len(checked) >= 10
+    for brand in checked:
+        first = skus(mirror, brand)[: len(carried[brand])]
+        assert set(first) == carried[brand], (brand, first)
 
 
 def test_kind_words_and_the_issues_hvac_system(mirror):

@@ -6,7 +6,9 @@ view), validated arguments and the negotiated release
 a dict; the declaration (mcp_server.ucp.tools) validates it against that
 release's output models.
 Invalid requests raise JSON-RPC -32602; business outcomes (unknown ids, no
-coverage) are messages in the response.
+coverage, a search that found nothing) are messages in the response. Free
+text goes through the query step (mirror/query): a search's query, and a
+lookup id that is no id here but names a kind of product.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ the catalogs hold (mirror/read/words.py, mirror/query/spelling.py): the
 approach of the pg_trgm documentation's "Text Search Integration" section, a
 table of the distinct words with a trigram index, searched by distance.
 
-- `search_words(word)`: the distinct words (letters only, lower case, 3 to 64
-  letters) of the public products' names, brands and category names. The
+- `search_words(word)`: the distinct words (ASCII letters, lower case, 3 to 64
+  letters, as the query step reads a question's words) of the public
+  products' names, brands and category names. The
   sync adds the words of the products it writes, in its transaction; a full
   run removes those no public product holds any more (mirror/sync/words.py).
   This revision fills it from the products already there.
@@ -36,7 +37,7 @@ branch_labels = None
 depends_on = None
 
 # The words of a text as the spelling list keeps them (the sync's rule, mirror/sync/words.py).
-_WORD = re.compile(r"[^\W\d_]{3,64}")
+_WORD = re.compile(r"[a-z]{3,64}")
 _FILL_BATCH = 1000
 
 

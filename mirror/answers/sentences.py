@@ -117,15 +117,6 @@ def price_note(business_name: str, price_description: str | None) -> str:
     return f" {possessive(business_name)} price note: {sentence_end(quoted(price_description))}"
 
 
-def asked_for(understood: UnderstoodQuery) -> str:
-    """What a question asked for, in words: the kinds of product, else the trades, else the words typed."""
-    labels = [r.label for r in understood.concepts]
-    labels += [TRADES[t].in_sentence if t in TRADES else t for t in understood.trades]
-    if labels:
-        return listing(list(dict.fromkeys(labels)), "or")
-    return quoted(understood.text, 80)
-
-
 # --- one contractor ----------------------------------------------------------------
 
 
@@ -242,8 +233,16 @@ def nothing_asked(business_name: str, category_names: Sequence[str]) -> str:
 
 
 def no_match_message(understood: UnderstoodQuery, business_name: str, category_names: Sequence[str]) -> str:
-    """A search that found nothing: what was asked, what was not understood, and what the contractor does carry."""
-    parts = [f"{business_name} lists no {asked_for(understood)}."]
+    """A search that found nothing: what was asked, what was not understood, and what the contractor does carry.
+
+    Also the search's own `no_match.message` (mirror/query/views.py) and UCP's no_match note.
+    """
+    labels = [r.label for r in understood.concepts]
+    labels += [TRADES[t].in_sentence if t in TRADES else t for t in understood.trades]
+    if labels:
+        parts = [f"{business_name} publishes no {listing(list(dict.fromkeys(labels)), 'or')} prices."]
+    else:
+        parts = [f"{business_name} publishes nothing matching {quoted(understood.text, 80)}."]
     if understood.unrecognised:
         parts.append(f"Not understood: {', '.join(quoted(w, 40) for w in understood.unrecognised)}.")
     if category_names:

@@ -137,9 +137,15 @@ VOCABULARY_KEYS = (
     | frozenset(units.CURRENCY_WORDS)
     | frozenset(units.NUMBER_WORDS)
 )
-# The words a misspelling may be corrected to.
+# The words a misspelling may be corrected to: those of names, trades, kinds and brands, and typed
+# spellings of five letters and more ("asap" is no "ashp").
+_TYPED = {phrase_key(phrase_words(p)) for concept in CONCEPTS for p in concept.typed}
 CORRECTION_TARGETS = frozenset(
-    word for words, meaning in PHRASES.items() if meaning.role in CORRECTABLE_ROLES for word in words if len(word) >= 3
+    word
+    for words, meaning in PHRASES.items()
+    if meaning.role in CORRECTABLE_ROLES
+    for word in words
+    if len(word) >= 3 and (words not in _TYPED or len(word) >= 5)
 )
 
 
@@ -208,6 +214,23 @@ def member_match(slug: str) -> MemberMatch:
 def catalog_match(slug: str) -> tuple[MemberMatch, ...]:
     """How a catalog names a concept: its own match and each narrower concept's."""
     return tuple(member_match(member) for member in descendants(slug) if BY_SLUG[member].names)
+
+
+def part_match(members) -> tuple[MemberMatch, ...]:
+    """The members of one part of a question, simplified for the index.
+
+    A longer name to stay outside of is dropped when it names another member
+    of the same part (a product named so is one of the part anyway: for the
+    HVAC trade, "ac filter" need not be kept out of the air conditioners), and
+    the members left with nothing to stay outside of become one.
+    """
+    names = {phrase_key(n) for m in members for n in m.names}
+    simplified = [
+        MemberMatch(m.slug, m.names, tuple(w for w in m.not_within if phrase_key(w) not in names)) for m in members
+    ]
+    free = [m for m in simplified if not m.not_within]
+    merged = MemberMatch("+".join(m.slug for m in free), tuple(n for m in free for n in m.names), ()) if free else None
+    return tuple(m for m in simplified if m.not_within) + ((merged,) if merged else ())
 
 
 @cache

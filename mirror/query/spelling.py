@@ -31,7 +31,7 @@ from mirror.query.text import edit_distance, key, similarity, trigrams
 KNOWN, SPLIT, CORRECTED, UNKNOWN = "known", "split", "corrected", "unknown"
 MIN_CORRECTED = 4  # shorter words are left as typed
 MIN_SPLIT = 5
-SIMILAR_PER_WORD = 20  # catalog words a lexicon returns per asked word
+SIMILAR_PER_WORD = 30  # nearest words of the spelling list a lexicon considers per asked word
 
 
 @dataclass(frozen=True)

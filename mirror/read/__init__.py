@@ -9,7 +9,8 @@ same statement (mirror.db.statement_rows).
 - `gate`: which companies are open, held in memory per process and kept
   within a second of the database (the warm path reads nothing else);
 - `company`: one company's snapshot (row, offer groups, last run) and its view;
-- `catalog`: a company's products: search, the tiers of a category;
+- `catalog`: a company's products: search (through the query step, mirror/query), the tiers of a category;
+- `words`: a company's words in the spelling list, the query step's lexicon;
 - `businesses`: the feed businesses the provider tools answer for;
 - `feed`: the business feed's pages and changes walks;
 - `figures`: health, metrics and usage figures.

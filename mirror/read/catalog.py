@@ -29,8 +29,9 @@ The order, best first:
    name or from `specs`), the tier asked ("best air conditioner");
 4. price, when the question asks for an order ("cheapest heat pump");
 5. a model number equal to the keywords, separators ignored (`ML17XP1-036`);
-6. relevance: a word in the name or model numbers (weight A), the brand (B),
-   the category, SKU or tier (C) outweighs one only in the description (D);
+6. with keywords, their relevance: a word in the name or model numbers
+   (weight A), the brand (B), the category, SKU or tier (C) outweighs one
+   only in the description (D); concepts without keywords: the cheapest first;
 7. then price, name and SKU, so ties are stable.
 Words are stemmed (filters = filter) and keywords match by prefix from three
 letters. When a keyword matched nothing, the catalog's spelling list
@@ -158,7 +159,7 @@ def search_catalog(
     found = _search(session, gated, plugin_key, understood, filters, limit)
     if found.unmatched and any(word.isalpha() for word in found.unmatched):
         checked = {word for keyword in found.unmatched for word in keyword.split() if word.isalpha()}
-        better = understand(understood.text, CatalogLexicon(session), check=checked)
+        better = understand(understood.text, CatalogLexicon(session, plugin_key), check=checked)
         if better.corrections:
             found = _search(session, gated, plugin_key, better, filters, limit)
         found = CatalogSearch(found.hits, found.total, found.terms, better, found.unmatched)
@@ -299,7 +300,12 @@ class _Shape:
 
 
 def _match_params(dialect: str, plugin_key: str, plan: _Plan) -> dict:
-    """The full-text query texts (`any_match`, `rank_query`, `concept_i`, `term_i`, `size_i`) and size bounds."""
+    """The full-text query texts (`any_match`, `rank_query`, `concept_i`, `term_i`, `size_i`) and size bounds.
+
+    `rank_query` is what relevance ranks by: the keywords (and, without concepts, the sizes). Concepts only
+    choose and order the candidates: ranking by a concept's many names cost a millisecond a row on
+    Postgres and told nothing the order did not.
+    """
     params: dict = {}
     postgres = dialect == "postgresql"
     concepts = [
@@ -317,9 +323,9 @@ def _match_params(dialect: str, plugin_key: str, plan: _Plan) -> dict:
         params["any_match"] = within(joiner.join(f"({c})" for c in concepts))
     elif plan.mode == WORDS:
         params["any_match"] = within(joiner.join(f"({t})" for t in (*terms, *sizes)))
-    if postgres and plan.mode != BROWSE:
-        positives = [ft.pg_any_phrase([n for m in c for n in m.names]) for c in plan.concepts]
-        params["rank_query"] = " | ".join(f"({t})" for t in (*positives, *terms, *sizes))
+    ranked_by = [*terms, *sizes] if plan.mode == WORDS else terms  # relevance is the keywords' (and sizes')
+    if ranked_by:
+        params["rank_query"] = within(joiner.join(f"({t})" for t in ranked_by))
     for i, text in enumerate(concepts):
         params[f"concept_{i}"] = within(text)
     for i, text in enumerate(terms):
@@ -358,8 +364,11 @@ def _statement(shape: _Shape):
     match = _pg_matcher() if postgres else _sqlite_matcher()
     concept_hits = [ft.as_int(match(f"concept_{i}")) for i in range(shape.concepts)]
     term_hits = [ft.as_int(match(f"term_{i}")) for i in range(shape.terms)]
-    spec_matches = [_spec_match(shape.dialect, quantity, i, texts) for i, (quantity, texts) in enumerate(shape.sizes)]
-    size_hits = [ft.as_int(or_(match(f"size_{i}"), spec)) for i, spec in enumerate(spec_matches)]
+    size_matches = [
+        _size_match(shape.dialect, quantity, i, texts, match(f"size_{i}"))
+        for i, (quantity, texts) in enumerate(shape.sizes)
+    ]
+    size_hits = [ft.as_int(size) for size in size_matches]
     parts = [*term_hits, *size_hits]
     if shape.tiers:
         parts.append(
@@ -373,14 +382,15 @@ def _statement(shape: _Shape):
     filters = [public_products_filter(bindparam("plugin_key"))]
     relevance = None
     if shape.mode == CONCEPTS or shape.mode == WORDS:
-        statement, candidates, relevance = _candidates(shape, statement, spec_matches)
+        words = [match(f"term_{i}") for i in range(shape.terms)] + size_matches if shape.mode == WORDS else []
+        statement, candidates, relevance = _candidates(shape, statement, words)
         filters.append(candidates)
     elif shape.kind:  # a browse of one kind: "cheapest system"
         filters.append(Product.category_kind == bindparam("kind", type_=String))
     filters += _caller_filters(shape)
 
     order = []
-    if concept_hits:
+    if len(concept_hits) > 1:  # with one part, every candidate is it
         order.append(_sum(concept_hits).desc())
     if kind_hit is not None and shape.mode != BROWSE:
         order.append(kind_hit.desc())
@@ -392,6 +402,8 @@ def _statement(shape: _Shape):
         order.append(Product.price_cents.desc())
     if term_hits:
         order.append(_exact_model(shape.dialect).desc())
+    if shape.mode == CONCEPTS and not term_hits:  # all what was asked: the cheapest first, as a price list starts
+        order.append(Product.price_cents)
     if relevance is not None:
         order.append(relevance)
     order += [Product.price_cents, Product.name.collate("C") if postgres else Product.name, Product.sku]
@@ -425,23 +437,45 @@ def _sqlite_matcher():
     return lambda name: rowid.in_(ft.fts_rowids(fts, None, name))
 
 
-def _candidates(shape: _Shape, statement, spec_matches: list):
-    """The statement joined to what may match, the condition for a candidate, and the relevance order."""
-    spec_only = or_(*spec_matches) if shape.mode == WORDS and spec_matches else None
+def _candidates(shape: _Shape, statement, words: list):
+    """The statement joined to what may match, the condition for a candidate, and the relevance order.
+
+    Concepts: the products the index finds for `any_match`. Keywords and sizes (`words`): the products
+    matching one of them, a size as `_size_match` says (the index finds names, not `specs`). Relevance
+    (`rank_query`) only when there are keywords or sizes to rank by.
+    """
+    ranked = shape.terms > 0 or (shape.mode == WORDS and bool(shape.sizes))
     if shape.dialect == "postgresql":
         vector = ft.pg_vector("products")
-        any_match = vector.op("@@")(ft.pg_tsquery(None, "any_match"))
+        candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if not words else or_(*words)
+        if not ranked:
+            return statement, candidates, None
         rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, ft.pg_tsquery(None, "rank_query"))
-        return statement, any_match if spec_only is None else or_(any_match, spec_only), rank.desc()
+        return statement, candidates, rank.desc()
     fts = ft.FTS_TABLES["products"]
     rowid = literal_column("products.rowid")
-    # Materialised: the index is read once, then joined to the rows by rowid
-    # (as a plain subquery SQLite may re-run the MATCH for every product).
-    hits = ft.fts_hits(fts, None, FTS_WEIGHTS, "any_match").cte("hits").prefix_with("MATERIALIZED")
-    if spec_only is None:
-        return statement.join(hits, hits.c.rowid == rowid), true(), hits.c.score
+    if not words:
+        # Materialised: the index is read once, then joined to the rows by rowid
+        # (as a plain subquery SQLite may re-run the MATCH for every product).
+        found = ft.fts_rowids(fts, None, "any_match").cte("found").prefix_with("MATERIALIZED")
+        statement = statement.join(found, found.c.rowid == rowid)
+    if not ranked:
+        return statement, true(), None
+    hits = ft.fts_hits(fts, None, FTS_WEIGHTS, "rank_query").cte("hits").prefix_with("MATERIALIZED")
     joined = statement.outerjoin(hits, hits.c.rowid == rowid)
-    return joined, or_(hits.c.rowid.is_not(None), spec_only), func.coalesce(hits.c.score, 0.0)
+    return joined, or_(*words) if words else true(), func.coalesce(hits.c.score, 0.0)
+
+
+def _size_match(dialect: str, quantity: str, i: int, texts: int, in_name):
+    """Whether a product is size `i`: by its `specs` when they state the quantity, else by its name.
+
+    Specs are the catalog's own figures; a name's numbers can mislead the index ("3.5 ton" holds the
+    words "5 ton").
+    """
+    stated = or_(*(_spec_number(dialect, key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
+    if QUANTITIES[quantity].text_specs:
+        stated = or_(stated, *(_spec_text(dialect, key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
+    return case((stated, _spec_match(dialect, quantity, i, texts)), else_=in_name)
 
 
 def _spec_match(dialect: str, quantity: str, i: int, texts: int):

@@ -256,6 +256,8 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
         except _RECORD_VALUE_ERRORS as error:
             skip_invalid(run, "product", f"{key}/{sku}", f"unusable ({type(error).__name__})")
             continue
+        if run.mode == "full":  # a full run's spelling list is every product it walked (mirror/sync/words.py)
+            note_product(run, values)
         if old is None:
             inserts.append({"plugin_key": key, "sku": sku, **values})
         elif old.record_hash != values["record_hash"]:
@@ -263,7 +265,8 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
         else:
             continue
         run.touched_catalogs.add(key)
-        note_product(run, values)
+        if run.mode != "full":
+            note_product(run, values)
         slugs = run.touched_groups.setdefault(key, set())
         slugs.add(values["category_slug"])
         if old is not None:
