@@ -89,13 +89,12 @@ def search_feed_businesses(
     if understood is not None and postal_code is None:
         postal_code = understood.postal_code
     statement = select(Company).where(Company.in_feed.is_(True), Company.is_public.is_(True))
-    if understood is not None:
-        score = _query_score(session.get_bind().dialect.name, understood)
-        if score is None:  # nothing to look for in the words
-            return BusinessSearch([], 0, postal_code, understood)
+    # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
+    score = _query_score(session.get_bind().dialect.name, understood) if understood is not None else None
+    if score is not None:
         statement = statement.add_columns(score).where(score > 0)
     rows = session.execute(statement.order_by(Company.name, Company.plugin_key)).all()
-    scored = [(row[0], row[1] if understood is not None else 0) for row in rows]
+    scored = [(row[0], row[1] if score is not None else 0) for row in rows]
     if postal_code is not None:
         scored = [(c, s) for c, s in scored if postal_code in (c.service_postal_codes or [])]
     groups = _groups_of(session, [c.plugin_key for c, _ in scored])

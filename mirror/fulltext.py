@@ -14,6 +14,12 @@ from three characters on) or, for a multi-part term, when its compact form
 (`ml17xp1036`) prefixes an indexed compact model number. Both databases stem
 with the Porter/Snowball English rules and keep stop words, so plural and
 singular meet and the two backends agree.
+
+The query step (mirror/query) adds phrases: what a concept or a size is
+called in a catalog, as adjacent words (`heat <-> pump`, `"heat pump"`),
+restricted to where a product says what it is (its name, model numbers and
+category: `CONCEPT_WEIGHTS`, `CONCEPT_COLUMNS`), each name kept outside the
+longer names of other concepts (`& !(...)`, `NOT`).
 """
 
 from __future__ import annotations

@@ -342,7 +342,7 @@ CONCEPTS: tuple[Concept, ...] = (
         (PLUMBING,),
         names=("heat pump water heater", "hybrid water heater", "heat pump hot water heater"),
         typed=("hpwh", "hybrid hot water heater", "hybrid heater"),
-        parents=("water-heater",),
+        parents=("water-heater", "tank-water-heater"),  # a heat pump water heater heats a storage tank
     ),
     Concept(
         "water-softener",
