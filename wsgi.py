@@ -19,6 +19,7 @@ import demo
 import discovery
 import feeds
 import mcp_server
+import nlweb_server
 import web
 import webmcp
 from mirror.config import Settings, settings_or_exit
@@ -40,6 +41,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     mcp_server.init_app(app)
     webmcp.init_app(app)
     a2a_server.init_app(app)
+    nlweb_server.init_app(app)
     commands.init_app(app)
     discovery.init_app(app)  # above the surfaces: it describes them
     demo.init_app(app)  # the demo upstream's own command (`make run` and the tests serve it)

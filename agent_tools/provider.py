@@ -22,7 +22,8 @@ from agent_tools.models import (
     text_argument,
 )
 from mirror import state as st
-from mirror.business_search import find_feed_company, search_feed_businesses
+from mirror.answers.sentences import category_spread_sentence
+from mirror.business_search import PriceSpread, find_feed_company, search_feed_businesses
 from mirror.channels import Channel, company_open
 from mirror.config import Settings
 from mirror.models import Company
@@ -164,6 +165,14 @@ class BusinessResult(ProvenancedOutput):
     mcp_url: str | None
 
 
+class InstalledPriceRange(ToolOutput):
+    category: str
+    price_low: Money = Field(description="The lowest published price of the category among all the businesses found.")
+    price_high: Money = Field(description="The highest, likewise; never an average.")
+    business_count: int = Field(description="How many businesses found publish prices for the category.")
+    currency: str | None = Field(description="null when the businesses publish in more than one currency.")
+
+
 class BusinessSearchResults(ToolOutput):
     results: list[BusinessResult]
     result_count: int
@@ -173,6 +182,11 @@ class BusinessSearchResults(ToolOutput):
     message: str
     understood: UnderstoodView | None = Field(
         default=None, description="How the query was read (trades, kinds of product, keywords); null without one."
+    )
+    installed_price_range: InstalledPriceRange | None = Field(
+        default=None,
+        description="With a category: its published installed price range across all the businesses found "
+        "(each result has its own price_range and quote_url); null without a category.",
     )
 
 
@@ -187,6 +201,11 @@ def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> Busi
     results = [_business_result(ctx.settings, m, whole_run, now) for m in found.matches]
     total = found.total
     message = f"{total} business(es) matched." if total else "No business matched; try fewer filters."
+    spread = found.spread
+    if args.category is not None and total:
+        named = spread.category_name if spread is not None else args.category
+        shown = None if spread is None else (spread.price_low_cents, spread.price_high_cents, spread.business_count)
+        message = category_spread_sentence(named, found.postal_code, shown, spread.currency if spread else None)
     return BusinessSearchResults(
         results=results,
         result_count=len(results),
@@ -195,6 +214,19 @@ def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> Busi
         category=args.category,
         message=message,
         understood=found.understood.view() if found.understood is not None else None,
+        installed_price_range=_installed_range(spread),
+    )
+
+
+def _installed_range(spread: PriceSpread | None) -> InstalledPriceRange | None:
+    if spread is None:
+        return None
+    return InstalledPriceRange(
+        category=spread.category_name,
+        price_low=cents_to_decimal(spread.price_low_cents),
+        price_high=cents_to_decimal(spread.price_high_cents),
+        business_count=spread.business_count,
+        currency=spread.currency,
     )
 
 
@@ -260,7 +292,8 @@ PROVIDER_TOOLS: tuple[ToolSpec, ...] = (
         description="Find contractors on this platform that serve a US postal code, sell a category (slug such as "
         "central-ac, or its name) and/or match keywords (name, trade or category). Each result has the "
         "business_id to pass to request_service or check_service_area, its price range for the "
-        "category, its own MCP server URL and its quote link.",
+        "category, its own MCP server URL and its quote link. With a category, installed_price_range is the "
+        "published range across all the businesses found (never an average).",
         input_model=SearchBusinessesInput,
         output_model=BusinessSearchResults,
         handler=search_businesses,

@@ -346,6 +346,33 @@ def _a2a_endpoint(summary: str, keyed: bool) -> dict:
     }
 
 
+def _ask_endpoint(summary: str, keyed: bool) -> dict:
+    """POST one NLWeb question: an Answer (JSON, or server-sent events when asked), or a 4xx Failure."""
+    failure = _ref("AskFailure")
+    responses = {
+        "200": {
+            "description": "An Answer (NLWeb 0.54): one JSON object, or, when `prefer.streaming` (or `Accept: "
+            "text/event-stream`) asks, server-sent events whose `data:` objects merge into it.",
+            "content": {JSON: {"schema": _ref("AskAnswer")}, "text/event-stream": {"schema": {"type": "string"}}},
+        },
+        "400": _response("The request is not a valid NLWeb ask request (a Failure naming the field).", failure),
+        "413": _response("The body is over 16 KiB.", failure),
+        "415": _response("The Content-Type is not application/json.", failure),
+        "429": RATE_LIMITED,
+    }
+    if keyed:
+        responses["404"] = _response("Unknown key, not public or `a2a` switched off (the one JSON 404).", _ref("Error"))
+    return {
+        "post": {
+            "summary": summary,
+            "tags": ["nlweb"],
+            "parameters": _p(*(("key",) if keyed else ()), "source"),
+            "requestBody": {"required": True, "content": _content(_ref("AskRequest"))},
+            "responses": responses,
+        }
+    }
+
+
 def _discovery_paths() -> dict:
     """The AI Catalog, the MCP server cards and the A2A agent cards and endpoints."""
     card = "application/mcp-server-card+json"
@@ -366,6 +393,10 @@ def _discovery_paths() -> dict:
         urls.COMPANY_A2A: _a2a_endpoint("One A2A JSON-RPC request to a contractor's agent.", True),
         urls.ROOT_A2A: _a2a_endpoint(
             "One A2A JSON-RPC request to the directory agent (or a COMPANY_HOSTS company's).", False
+        ),
+        urls.COMPANY_ASK: _ask_endpoint("One question to a contractor (NLWeb ask): its answer and items.", True),
+        urls.ROOT_ASK: _ask_endpoint(
+            "One question to the directory (NLWeb ask): published prices across the businesses serving a ZIP.", False
         ),
     }
 
@@ -390,7 +421,7 @@ def openapi(settings: Settings) -> dict:
             "title": f"{settings.provider_name} contractor mirror",
             "version": "1.0.0",
             "description": "Contractors' own published installed prices, service areas and quote links: JSON-LD, "
-            "pricing.json, hosted pages, the business feed, MCP and UCP endpoints, and operations "
+            "pricing.json, hosted pages, the business feed, MCP, UCP, A2A and NLWeb endpoints, and operations "
             "endpoints. Everything is public and read-only. Unknown, not-public and switched-off "
             "keys all answer the same 404.",
         },

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from feeds.business_feed import PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, FeedPage
 from mirror.public_view import ErrorBody, PricingDocument
+from nlweb_server.protocol import PROTOCOL_VERSION, AskInput
 
 TIMESTAMP = {"type": ["string", "null"], "format": "date-time"}
 
@@ -118,6 +119,30 @@ def _rpc_schemas() -> dict:
     }
 
 
+def _ask_schemas() -> dict:
+    """NLWeb /ask: the request (generated from the boundary model), the answer and the failure."""
+    meta = _object(
+        {
+            "response_type": {"enum": ["Answer", "Failure"]},
+            "version": {"const": PROTOCOL_VERSION},
+            "response_format": {"enum": ["chatgpt_app", "conv_search"]},
+        },
+        required=["response_type", "version"],
+    )
+    items = {"type": "array", "items": {"type": "object", "required": ["@type"]}}
+    text = _object({"Type": {"const": "text"}, "Text": {"type": "string"}})
+    return {
+        **generated(("AskRequest", AskInput)),
+        "AskAnswer": _object(
+            {"_meta": meta, "structuredData": items, "content": {"type": "array", "items": text}, "results": items},
+            required=["_meta"],
+        ),
+        "AskFailure": _object(
+            {"_meta": meta, "error": _object({"code": {"type": "string"}, "message": {"type": "string"}})}
+        ),
+    }
+
+
 def _other_schemas() -> dict:
     return {
         "JsonLd": _object({"@context": {"type": "string"}, "@graph": {"type": "array", "items": {"type": "object"}}}),
@@ -146,4 +171,4 @@ def _other_schemas() -> dict:
 def schemas() -> dict:
     """Every component schema."""
     models = generated(("Error", ErrorBody), ("PricingDocument", PricingDocument), ("FeedPage", FeedPage))
-    return {**_other_schemas(), **models, **_rpc_schemas()}
+    return {**_other_schemas(), **models, **_rpc_schemas(), **_ask_schemas()}

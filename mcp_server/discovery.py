@@ -122,6 +122,9 @@ def llms_txt(settings: Settings) -> str:
         "",
         "## Directory",
         f"- [Business feed]({base}{urls.BUSINESS_FEED}): every listed contractor; its id is the plugin_key below",
+        f"- [Ask the directory]({base}{urls.ROOT_ASK}): NLWeb ask (POST JSON): published installed prices "
+        "across the businesses serving a ZIP",
+        f"- [Directory agent]({base}{urls.AGENT_CARD}): A2A 1.0 (POST {base}{urls.ROOT_A2A})",
         "",
         "## Per-company surfaces ({plugin_key} is the business feed id)",
         f"- {company(urls.PRICING_JSON)}: prices by category as JSON",
@@ -130,6 +133,8 @@ def llms_txt(settings: Settings) -> str:
         f"- {company(urls.QUOTE_PAGE)}: request a quote",
         f"- {company(urls.UCP_PROFILE)}: UCP business profile (catalog over MCP at {company(urls.UCP_MCP)})",
         f"- [WebMCP embed]({base}{urls.WEBMCP_JS}): registers the per-company tools in a visitor's browser",
+        f"- {company(urls.COMPANY_ASK)}: NLWeb ask (POST JSON): answers in a sentence with schema.org items",
+        f"- {company(urls.COMPANY_AGENT_CARD)}: A2A agent card (JSON-RPC at {company(urls.COMPANY_A2A)})",
         "",
     ]
     return "\n".join(lines)

@@ -46,6 +46,17 @@ def find_feed_company(session: Session, business_id: str) -> Company | None:
 
 
 @dataclass(frozen=True)
+class PriceSpread:
+    """The asked category's published prices across every match: lowest, highest, how many businesses."""
+
+    category_name: str
+    price_low_cents: int
+    price_high_cents: int
+    business_count: int
+    currency: str | None  # None when the businesses publish in more than one currency
+
+
+@dataclass(frozen=True)
 class BusinessSearch:
     """The matches (at most `limit`), how many in all, the ZIP searched and how the keywords were read."""
 
@@ -53,6 +64,7 @@ class BusinessSearch:
     total: int
     postal_code: str | None
     understood: UnderstoodQuery | None
+    spread: PriceSpread | None = None  # with a category: its prices across all the matches (not only the page)
 
 
 def search_feed_businesses(
@@ -95,7 +107,22 @@ def search_feed_businesses(
             continue
         matches.append((-points, BusinessMatch(company=company, group=group, category_count=len(own))))
     matches.sort(key=lambda pair: pair[0])  # stable: name order kept within a score
-    return BusinessSearch([m for _, m in matches[:limit]], len(matches), postal_code, understood)
+    found = [m for _, m in matches]
+    return BusinessSearch(found[:limit], len(found), postal_code, understood, _spread(found) if category else None)
+
+
+def _spread(matches: list[BusinessMatch]) -> PriceSpread | None:
+    groups = [m.group for m in matches if m.group is not None]
+    if not groups:
+        return None
+    currencies = {g.currency for g in groups}
+    return PriceSpread(
+        category_name=groups[0].category_name,
+        price_low_cents=min(g.price_low_cents for g in groups),
+        price_high_cents=max(g.price_high_cents for g in groups),
+        business_count=len(groups),
+        currency=currencies.pop() if len(currencies) == 1 else None,
+    )
 
 
 def _groups_of(session: Session, keys: list[str]) -> dict[str, list[OfferGroup]]:

@@ -264,7 +264,9 @@ class Settings(BaseSettings):
         "1000/hour", "every keyed request for one company, all surfaces together"
     )
     rate_limit_per_client: RateLimit = setting(
-        "600/minute", "per client address: the provider server `POST /mcp` and the feed `/v1/businesses` together"
+        "600/minute",
+        "per client address: the provider server `POST /mcp`, the feed `/v1/businesses` and the directory's "
+        "`POST /ask` together",
     )
     rate_limit_storage_uri: StorageUri = setting(
         "memory://", "where the counts live; `redis://host:6379/0` shares them across workers and hosts"

@@ -28,6 +28,7 @@ WEBMCP_MCP = "/companies/{key}/webmcp/mcp"  # webmcp.js's calls (the `webmcp` sw
 COMPANY_SERVER_CARD = "/companies/{key}/mcp/server-card"
 COMPANY_AGENT_CARD = "/companies/{key}/.well-known/agent-card.json"
 COMPANY_A2A = "/companies/{key}/a2a"
+COMPANY_ASK = "/companies/{key}/ask"  # NLWeb: the contractor's answers (its `a2a` switch)
 PROVIDER_MCP = "/mcp"
 BUSINESS_FEED = "/v1/businesses"
 # Answered for the company mapped to the request's Host (COMPANY_HOSTS).
@@ -41,6 +42,7 @@ PROVIDER_SERVER_CARD = "/mcp/server-card"
 COMPANY_TEMPLATE_SERVER_CARD = "/mcp/company-server-card"
 AGENT_CARD = "/.well-known/agent-card.json"  # the directory agent (or a COMPANY_HOSTS company's)
 ROOT_A2A = "/a2a"
+ROOT_ASK = "/ask"  # NLWeb: the directory's answers across contractors
 LLMS_TXT = "/llms.txt"
 # Operations (not per company; never rate limited, never logged as invocations).
 HEALTHZ = "/healthz"

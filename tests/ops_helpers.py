@@ -74,6 +74,7 @@ KEYED_SURFACES = (
     Surface("mcp server card", "GET", "/companies/{key}/mcp/server-card", ("mcp",)),
     Surface("a2a agent card", "GET", "/companies/{key}/.well-known/agent-card.json", ("a2a",)),
     Surface("a2a agent", "POST", "/companies/{key}/a2a", ("a2a",), body=A2A_SEND),
+    Surface("nlweb ask", "POST", "/companies/{key}/ask", ("a2a",), body={"query": {"text": "furnace"}}),
     Surface(
         "ucp release profile",
         "GET",

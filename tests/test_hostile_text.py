@@ -1,4 +1,4 @@
-"""Contractor text is data on every web surface of issue 3 (JSON-LD, pricing.json, the hosted pages).
+"""Contractor text is data on every web surface of issue 3 (JSON-LD, pricing.json, the hosted pages) and in answers.
 
 Hostile text goes in through the demo upstream's mutation API (a company
 name, its price description, a category name, a product name and brand, and
@@ -17,6 +17,7 @@ import lxml.html
 import pytest
 
 from feeds.pages import BIDI_CONTROLS
+from mirror.answers.sentences import quoted
 from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, extruct_graphs, ld_json_blocks, sync
 
 HOSTILE = [
@@ -73,6 +74,20 @@ def test_jsonld_document_decodes_to_the_text_and_cannot_close_a_script(hostile, 
     assert business["name"] == text
     assert text in {node["name"] for node in categories}
     assert all(node["offers"]["description"] == text for node in categories)
+
+
+def test_answers_quote_the_text_as_data(hostile, client):
+    key, text = hostile
+    question = {"query": {"text": "cheapest installed system"}, "prefer": {"mode": "summarize"}}
+    answer = client.post(f"/companies/{key}/ask", json=question).get_json()
+    (content,) = answer["content"]
+    # The category and the price note are the contractor's words, each inside its quotation marks
+    # (cut at a word boundary: mirror/answers/sentences.py, `quoted`).
+    assert f"for {quoted(text, 80)} starts at $100 (Good)." in content["Text"]
+    assert f"price note: {quoted(text)}" in content["Text"]
+    assert {item["name"] for item in answer["structuredData"]} >= {text}
+    nothing = client.post(f"/companies/{key}/ask", json={"query": {"text": "hello"}, "prefer": {"mode": "summarize"}})
+    assert quoted(text, 80) in nothing.get_json()["content"][0]["Text"]
 
 
 @pytest.mark.parametrize("surface", ["pricing", "quote"])

@@ -177,6 +177,24 @@ def test_refusals_are_logged_with_their_outcome(make_app, upstream, lines):
     ]
 
 
+def test_ask_requests_are_logged_like_every_surface(site, lines):
+    app, client, key = site
+    client.post(f"/companies/{key}/ask", json={"query": {"text": "furnace"}})
+    client.post(f"/companies/{key}/ask", json={"query": {}})
+    client.post(f"/companies/{UNKNOWN_KEY}/ask", json={"query": {"text": "furnace"}})
+    client.post("/ask?source=agent-x", json={"query": {"text": "furnace near 63376"}})
+    got = [
+        (e["endpoint"], e["protocol"], e["status"], e["outcome"], e["company_key"], e["source"]) for e in lines.entries
+    ]
+    assert got == [
+        ("/companies/<key>/ask", "http", 200, "ok", key, None),
+        ("/companies/<key>/ask", "http", 400, "client_error", key, None),
+        ("/companies/<key>/ask", "http", 404, "not_found", None, None),
+        ("/ask", "http", 200, "ok", None, "agent-x"),
+    ]
+    assert [row.endpoint for row in _rows(app)] == ["/companies/<key>/ask"] * 3 + ["/ask"]
+
+
 def test_probes_are_not_invocations(site, lines):
     _, client, _ = site
     for path in ("/healthz", "/readyz", "/metrics"):

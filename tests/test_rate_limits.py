@@ -112,6 +112,17 @@ def test_the_feed_and_the_provider_server_share_a_per_client_budget(make_app, up
     assert other.get("/v1/businesses").status_code == 200
 
 
+def test_the_directory_ask_draws_on_the_same_per_client_budget(make_app, upstream):
+    app = make_app(RATE_LIMIT_PER_CLIENT="2/minute")
+    sync(app.extensions["mirror"])
+    client = app.test_client()
+    question = {"query": {"text": "furnace near 63376"}}
+    assert client.post("/ask", json=question).status_code == 200
+    assert client.get("/v1/businesses").status_code == 200
+    _assert_refusal(client.post("/ask", json=question))
+    _assert_refusal(client.post("/ask", data="{", content_type="application/json"))  # the limit comes first
+
+
 def test_an_ipv6_client_is_one_client_across_its_64(make_app, upstream):
     app = make_app(RATE_LIMIT_PER_CLIENT="2/minute")
     clients = []

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mirror.answers.sentences import no_match_message
 from mirror.query.understand import UnderstoodQuery
 
 
@@ -120,22 +121,6 @@ class NoMatch(_Shape):
         """The answer for `categories` (anything with name, slug and kind: the view's CategoryView)."""
         carried = [CarriedCategory(name=c.name, slug=c.slug, kind=c.kind) for c in categories]
         return cls(message=no_match_message(understood, business_name, [c.name for c in carried]), categories=carried)
-
-
-def no_match_message(understood: UnderstoodQuery, business_name: str, category_names: list[str]) -> str:
-    """One sentence: what was looked for, what was not understood, and what the contractor does carry."""
-    labels = [r.label for r in understood.concepts]
-    if labels:
-        parts = [f"{business_name} publishes no {' or '.join(labels)} prices."]
-    else:
-        parts = [f"{business_name} publishes nothing matching {understood.text.strip()[:80]!r}."]
-    if understood.unrecognised:
-        parts.append(f"Not understood: {', '.join(understood.unrecognised)}.")
-    if category_names:
-        parts.append(f"It publishes prices for: {', '.join(category_names)}.")
-    else:
-        parts.append("It publishes no prices yet.")
-    return " ".join(parts)
 
 
 def _number(value: Decimal) -> int | float:

@@ -13,6 +13,7 @@ same statement (mirror.db.statement_rows).
 - `words`: a company's words in the spelling list, the query step's lexicon;
 - `businesses`: the feed businesses the provider tools answer for;
 - `feed`: the business feed's pages and changes walks;
+- `prices`: the feed businesses' products serving one ZIP, for the directory's price answer;
 - `figures`: health, metrics and usage figures.
 """
 

@@ -1,0 +1,164 @@
+"""The install's answer across contractors: published installed prices near a ZIP, business by business.
+
+    answer = answer_directory(session, settings, "how much does a heat pump cost near 63376?")
+    answer.sentence  # "Published installed prices for a heat pump near 63376: $8,500 to $15,200 across
+                     #  1 business. Tudi Mechanical Systems: $8,500 to $15,200, quote: http://..."
+
+Only the mirror holds first-party installed prices, so the directory can say
+what the businesses that serve a ZIP publish for the kind of product asked:
+the range across them (lowest to highest published price, never an average)
+and each business's own range with its quote link. The products are the
+feed businesses' public products that are what the question names
+(mirror/read/prices.py), narrowed here to the sizes, tiers and price bounds
+it asks. A question naming no kind of product ("plumber near 63103") is
+answered with the businesses the business search finds.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from mirror.answers import sentences as say
+from mirror.answers.products import checkable, of_sizes, of_tiers
+from mirror.business_search import search_feed_businesses
+from mirror.config import Settings
+from mirror.public_view import company_urls
+from mirror.query import UnderstoodQuery, understand
+from mirror.read.prices import FeedProduct, feed_products
+from mirror.trades import TRADES
+
+PRICE, NEEDS_ZIP, NO_MATCH, LIST, NOTHING = "price", "needs_zip", "no_match", "list", "nothing_asked"
+FORMS = (PRICE, NEEDS_ZIP, NO_MATCH, LIST, NOTHING)
+SHOWN_BUSINESSES = 10  # businesses a price answer names beside the range (the range covers them all)
+
+
+@dataclass(frozen=True)
+class BusinessPrices:
+    """One business's published prices for what was asked."""
+
+    plugin_key: str
+    name: str
+    currency: str
+    price_low_cents: int
+    price_high_cents: int
+    offer_count: int
+    quote_url: str
+    category_slugs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DirectoryAnswer:
+    """The directory's answer: the form, the sentence, the question as read, and the businesses it names."""
+
+    form: str
+    sentence: str
+    understood: UnderstoodQuery
+    postal_code: str | None
+    businesses: tuple[BusinessPrices, ...] = ()  # a price answer: the businesses named, cheapest first
+    business_keys: tuple[str, ...] = ()  # every answer: the keys of the businesses named, in order
+
+
+def answer_directory(
+    session: Session, settings: Settings, text: str, *, postal_code: str | None = None, limit: int = SHOWN_BUSINESSES
+) -> DirectoryAnswer:
+    """The answer to `text` across the business feed (`postal_code`, when given, wins over one in the text)."""
+    understood = understand(text)
+    postal_code = postal_code or understood.postal_code
+    subject = _subject(understood)
+    if subject and (understood.concepts or _asks_price(understood)):
+        return _prices(session, settings, understood, subject, postal_code, limit)
+    if not understood.has_subject and postal_code is None:
+        return DirectoryAnswer(
+            NOTHING,
+            "Ask about a kind of system or a trade, and a ZIP code: the businesses serving it and their prices.",
+            understood,
+            None,
+        )
+    found = search_feed_businesses(
+        session, postal_code=postal_code, query=text if understood.has_subject else None, limit=limit
+    )
+    names = [m.company.name for m in found.matches]
+    sentence = say.directory_list_sentence(found.postal_code, names, found.total)
+    keys = tuple(m.company.plugin_key for m in found.matches)
+    return DirectoryAnswer(LIST, sentence, understood, found.postal_code, business_keys=keys)
+
+
+def _asks_price(understood: UnderstoodQuery) -> bool:
+    price = understood.price
+    return bool(price.order or price.max_cents is not None or price.min_cents is not None or understood.tiers)
+
+
+def _subject(understood: UnderstoodQuery) -> str:
+    """What was asked: "3-ton heat pump", or a trade's products ("plumbing") ("" when neither is named)."""
+    labels = list(dict.fromkeys(r.label for r in understood.concepts))
+    if not labels and understood.trades:
+        labels = [f"{TRADES[t].in_sentence} system" for t in understood.trades if t in TRADES]
+    if not labels:
+        return ""
+    return " ".join((*(say.size_label(s) for s in checkable(understood.sizes)), say.listing(labels)))
+
+
+def _prices(session, settings, understood, subject, postal_code, limit) -> DirectoryAnswer:
+    if postal_code is None:
+        return DirectoryAnswer(NEEDS_ZIP, say.directory_needs_zip(subject), understood, None)
+    products = _narrowed(feed_products(session, understood, postal_code), understood)
+    ranked = _by_business(settings, products)
+    if not ranked:
+        return DirectoryAnswer(NO_MATCH, say.directory_none_sentence(subject, postal_code), understood, postal_code)
+    by_currency: dict[str, list[BusinessPrices]] = defaultdict(list)
+    for business in ranked:
+        by_currency[business.currency].append(business)
+    parts, shown = [], []
+    for currency, businesses in by_currency.items():
+        named = businesses[:limit]
+        spread = (
+            min(b.price_low_cents for b in businesses),
+            max(b.price_high_cents for b in businesses),
+            len(businesses),
+        )
+        rows = [(b.name, b.price_low_cents, b.price_high_cents, b.quote_url) for b in named]
+        parts.append(say.directory_price_sentence(subject, postal_code, spread, rows, currency))
+        shown += named
+    sentence = " ".join(parts) + say.not_understood(understood.unrecognised)
+    keys = tuple(b.plugin_key for b in shown)
+    return DirectoryAnswer(PRICE, sentence, understood, postal_code, tuple(shown), keys)
+
+
+def _narrowed(products: list[FeedProduct], understood: UnderstoodQuery) -> list[FeedProduct]:
+    """The products of the sizes, tiers and price bounds asked."""
+    sizes = checkable(understood.sizes)
+    if sizes:
+        products = of_sizes(products, sizes)
+    products = of_tiers(products, understood.tiers)
+    price = understood.price
+    if price.max_cents is not None:
+        products = [p for p in products if p.price_cents <= price.max_cents]
+    if price.min_cents is not None:
+        products = [p for p in products if p.price_cents >= price.min_cents]
+    return products
+
+
+def _by_business(settings: Settings, products: list[FeedProduct]) -> list[BusinessPrices]:
+    """Each business's range, cheapest business first (then by name and key)."""
+    grouped: dict[str, list[FeedProduct]] = defaultdict(list)
+    for product in products:
+        grouped[product.plugin_key].append(product)
+    ranked = []
+    for key, own in grouped.items():
+        prices = [p.price_cents for p in own]
+        ranked.append(
+            BusinessPrices(
+                plugin_key=key,
+                name=own[0].business_name,
+                currency=own[0].currency,
+                price_low_cents=min(prices),
+                price_high_cents=max(prices),
+                offer_count=len(own),
+                quote_url=company_urls(settings, key)["quote_page_url"],
+                category_slugs=tuple(dict.fromkeys(p.category_slug for p in own)),
+            )
+        )
+    return sorted(ranked, key=lambda b: (b.price_low_cents, b.name, b.plugin_key))

@@ -1,0 +1,128 @@
+"""Installed prices across the businesses of the business feed that serve one ZIP: the directory's price answer.
+
+"How much does a heat pump cost near 63376?" is answered from the public
+products of the feed's businesses (`Company.in_feed`, the set the provider
+tools and the directory agent answer for) whose service area lists the ZIP
+and that are one of the kinds of product the question names (by their names
+and categories, exactly as the catalog search decides what a product is:
+mirror/query's concept matches on the full-text index). One statement,
+built once per shape with SQLAlchemy and run by mirror.db.statement_rows;
+the answer (mirror/answers/directory.py) narrows by size, tier and price and
+reports each business's own range, never an average.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sqlalchemy import String, and_, bindparam, cast, exists, func, literal_column, or_, select
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Session
+
+from mirror import fulltext as ft
+from mirror.catalog import any_public_product
+from mirror.db import statement_rows
+from mirror.models import Company, Product
+from mirror.query import UnderstoodQuery
+
+MAX_CONCEPTS = 4  # parts of a question matched (each a concept or a trade): more are ignored
+# The seller, under its own name: mirror.catalog's public-product rule checks `companies` itself (a correlated
+# EXISTS), which the seller's row must not be mistaken for.
+_SELLER = Company.__table__.alias("seller")
+
+
+@dataclass(frozen=True)
+class FeedProduct:
+    """One public product of a feed business serving the ZIP."""
+
+    plugin_key: str
+    business_name: str
+    currency: str
+    sku: str
+    name: str
+    category_name: str
+    category_slug: str
+    tier: str | None
+    price_cents: int
+    specs: dict
+
+
+_COLUMNS = (
+    _SELLER.c.plugin_key,
+    _SELLER.c.name,
+    _SELLER.c.currency,
+    Product.sku,
+    Product.name,
+    Product.category_name,
+    Product.category_slug,
+    Product.tier,
+    Product.price_cents,
+    Product.specs,
+)
+
+
+def feed_products(session: Session, understood: UnderstoodQuery, postal_code: str) -> list[FeedProduct]:
+    """The public products, of the feed's businesses serving `postal_code`, that are what `understood` names.
+
+    Each business's products cheapest first; none when the question names no
+    kind of product (nor a trade).
+    """
+    parts = understood.concept_matches()[:MAX_CONCEPTS]
+    if not parts:
+        return []
+    dialect = session.get_bind().dialect.name
+    params: dict = {"postal_code": postal_code}
+    for i, members in enumerate(parts):
+        if dialect == "postgresql":
+            params[f"concept_{i}"] = ft.pg_concept_query(members, ft.CONCEPT_WEIGHTS)
+        else:
+            params[f"concept_{i}"] = ft.fts_concept_query(members, ft.CONCEPT_COLUMNS)
+    rows = statement_rows(session, _statement(dialect, len(parts)), params)
+    return [
+        FeedProduct(
+            plugin_key=row[0],
+            business_name=row[1],
+            currency=row[2],
+            sku=row[3],
+            name=row[4],
+            category_name=row[5],
+            category_slug=row[6],
+            tier=row[7],
+            price_cents=row[8],
+            specs=row[9] if isinstance(row[9], dict) else {},
+        )
+        for row in rows
+    ]
+
+
+@lru_cache(maxsize=16)
+def _statement(dialect: str, concepts: int):
+    """The statement for `concepts` parts of a question on one dialect (every value a bound parameter)."""
+    if dialect == "postgresql":
+        matches = [ft.pg_matches("products", None, f"concept_{i}") for i in range(concepts)]
+    else:
+        rowid = literal_column("products.rowid")
+        fts = ft.FTS_TABLES["products"]
+        matches = [rowid.in_(ft.fts_rowids(fts, None, f"concept_{i}")) for i in range(concepts)]
+    return (
+        select(*_COLUMNS)
+        .join_from(Product, _SELLER, _SELLER.c.plugin_key == Product.plugin_key)
+        .where(
+            _SELLER.c.in_feed.is_(True),
+            _SELLER.c.is_public.is_(True),
+            any_public_product(),
+            or_(*matches),
+            _serves(dialect),
+        )
+        .order_by(_SELLER.c.plugin_key, Product.price_cents, Product.sku)
+    )
+
+
+def _serves(dialect: str):
+    """Whether the company's service area lists :postal_code (a JSON array of 5-digit ZIPs)."""
+    wanted = bindparam("postal_code", type_=String)
+    if dialect == "postgresql":
+        return cast(_SELLER.c.service_postal_codes, JSONB).contains(func.jsonb_build_array(wanted))
+    codes = func.json_each(_SELLER.c.service_postal_codes).table_valued("value").alias("zip")
+    return exists(select(literal_column("1")).select_from(codes).where(and_(codes.c.value == wanted)))
