@@ -23,10 +23,9 @@ from agent_tools.models import (
 )
 from mirror import state as st
 from mirror.answers.sentences import category_spread_sentence
-from mirror.business_search import PriceSpread, find_feed_company, search_feed_businesses
 from mirror.channels import Channel, company_open
 from mirror.config import Settings
-from mirror.models import Company
+from mirror.models import KEY_LENGTH, Company
 from mirror.public_view import (
     AddressView,
     CategoryView,
@@ -38,11 +37,12 @@ from mirror.public_view import (
 )
 from mirror.query.views import UnderstoodView
 from mirror.read import ReadSession as Session
+from mirror.read.businesses import PriceSpread, find_feed_company, search_feed_businesses
 from mirror.read.company import load_company_snapshot
 
 WIDGET_URI = "ui://widget/request-service.html"
 BusinessId = text_argument(
-    128,
+    KEY_LENGTH,
     "The contractor's provider_business_id (its pluginKey) as listed in the business feed or returned by "
     "search_businesses. Not the listing's own id.",
 )
@@ -67,7 +67,7 @@ class ProviderContext:
         company = find_feed_company(self.session, business_id)
         if company is None:
             raise ToolError(
-                f"No business found for business_id {business_id[:128]!r}. Pass the provider_business_id "
+                f"No business found for business_id {business_id[:KEY_LENGTH]!r}. Pass the provider_business_id "
                 "from the business feed, or find one with search_businesses."
             )
         return company

@@ -177,6 +177,32 @@ def test_companies_that_are_not_public_are_left_out(client, mirror, world, overr
 
 
 @pytest.mark.parametrize(
+    "overrides",
+    [{"storefront_live": False}, {"status": "churned"}],
+    ids=["storefront-off", "churned"],
+)
+def test_a_feed_business_that_stops_being_public_leaves_every_feed_read_in_the_same_sync(mirror, world, overrides):
+    # The provider's reads (mirror/read/businesses.py, prices.py) trust `in_feed` alone: the sync must clear it
+    # in the commit that makes the company non-public, or a private company would still be found.
+    from mirror.read.businesses import find_feed_company, search_feed_businesses
+
+    add_company(world, "leaving-co")
+    sync(mirror)
+    with mirror.WriterSession() as session:
+        assert find_feed_company(session, "leaving-co") is not None
+        found = search_feed_businesses(session, query="Gateway Heating", limit=100).matches
+        assert "leaving-co" in {m.company.plugin_key for m in found}
+    world.catalog.touch_company("leaving-co", **overrides)
+    sync(mirror)
+    with mirror.WriterSession() as session:
+        row = session.get(Company, "leaving-co")
+        assert row is not None and row.is_public is False and row.in_feed is False
+        assert find_feed_company(session, "leaving-co") is None
+        found = search_feed_businesses(session, query="Gateway Heating", limit=100).matches
+        assert "leaving-co" not in {m.company.plugin_key for m in found}
+
+
+@pytest.mark.parametrize(
     "switch, listed",
     [("quote", False), ("feed", False), ("jsonld", True), ("mcp", True), ("webmcp", True), ("pricing", True)],
 )

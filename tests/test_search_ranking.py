@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from mirror.business_search import search_feed_businesses
 from mirror.fulltext import search_terms
+from mirror.read.businesses import search_feed_businesses
 from mirror.read.catalog import search_catalog
 from tests.mcp_helpers import MCP_OFF, TUDI, seed_known_companies
 

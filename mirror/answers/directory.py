@@ -23,10 +23,10 @@ from sqlalchemy.orm import Session
 
 from mirror.answers import sentences as say
 from mirror.answers.products import checkable, of_sizes, of_tiers
-from mirror.business_search import search_feed_businesses
 from mirror.config import Settings
 from mirror.public_view import company_urls
 from mirror.query import UnderstoodQuery, understand
+from mirror.read.businesses import search_feed_businesses
 from mirror.read.prices import FeedProduct, feed_products
 from mirror.trades import TRADES
 

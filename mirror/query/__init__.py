@@ -19,7 +19,7 @@
 
 This package reads no database: the catalog's words come in through a
 `Lexicon` (mirror/read/words.py), and the searches that use the understood
-query live in the read layer (mirror/read/catalog.py, mirror/business_search.py).
+query live in the read layer (mirror/read/catalog.py, mirror/read/businesses.py).
 """
 
 from mirror.query.spelling import Lexicon, LexiconAnswer

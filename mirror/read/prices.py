@@ -110,7 +110,6 @@ def _statement(dialect: str, concepts: int):
         .join_from(Product, _SELLER, _SELLER.c.plugin_key == Product.plugin_key)
         .where(
             _SELLER.c.in_feed.is_(True),
-            _SELLER.c.is_public.is_(True),
             any_public_product(),
             or_(*matches),
             _serves(dialect),

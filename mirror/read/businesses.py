@@ -1,8 +1,10 @@
-"""Install-wide read-side queries over the businesses in the business feed.
+"""The businesses of the business feed, found by ZIP, category and a question (the provider's search_businesses).
 
 The provider MCP server answers for exactly the companies the business feed
-lists (`Company.in_feed`: public, quote and feed switches on, complete contact
-data), so every query here starts from that flag and nothing else.
+lists (`Company.in_feed`, which the sync sets in the same commit as the facts
+it is made of: public, quote and feed switches on, complete contact data;
+mirror/businesses.py), so every query here starts from that flag and nothing
+else.
 
 A query goes through the query step (mirror/query): the kinds of product it
 names are matched against the products a business sells (their names and
@@ -21,11 +23,9 @@ from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
 from mirror.catalog import any_public_product
-from mirror.models import Company, OfferGroup, Product
+from mirror.models import KEY_LENGTH, Company, OfferGroup, Product
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.concepts import catalog_match, trade_concepts
-
-_MAX_KEY = 128
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,10 @@ class BusinessMatch:
 
 def find_feed_company(session: Session, business_id: str) -> Company | None:
     """The company with this pluginKey when it is in the business feed, else None."""
-    if not business_id or len(business_id) > _MAX_KEY:
+    if not business_id or len(business_id) > KEY_LENGTH:
         return None
     company = session.get(Company, business_id)
-    return company if company is not None and company.in_feed and company.is_public else None
+    return company if company is not None and company.in_feed else None
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def search_feed_businesses(
     understood = understand(query) if query else None
     if understood is not None and postal_code is None:
         postal_code = understood.postal_code
-    statement = select(Company).where(Company.in_feed.is_(True), Company.is_public.is_(True))
+    statement = select(Company).where(Company.in_feed.is_(True))
     # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
     score = _query_score(session.get_bind().dialect.name, understood) if understood is not None else None
     if score is not None:
