@@ -30,6 +30,7 @@ from web.db import db, settings
 from web.gate import following, gate, renderings
 from web.jsonrpc import INVALID_REQUEST, RpcError, result_body, serialise
 from web.limits import charge_client
+from web.observability import note_rpc_error
 from web.responses import Response, conditional
 
 CHANNEL = Channel.A2A
@@ -97,6 +98,7 @@ def _serve(agent: Agent, make_context) -> Response:
     try:
         message = parse_request(body)
     except RpcError as error:
+        note_rpc_error()
         return _json(error.body())
     if message.is_notification_or_response:
         return Response(status=202)  # a notification is never answered (JSON-RPC 2.0), as on MCP
@@ -106,6 +108,7 @@ def _serve(agent: Agent, make_context) -> Response:
         return _json(result_body(message.id, answer(agent, make_context(), message)))
     except RpcError as error:
         error.id = message.id
+        note_rpc_error()
         return _json(error.body())
 
 

@@ -50,7 +50,7 @@ from web.db import settings as current_settings
 from web.jsonrpc import INVALID_REQUEST, Message, RpcError, decode_body, message_from, result_body, serialise
 from web.limits import RateLimited, charge_again
 from web.observability import note_mcp_message, note_mcp_outcome
-from web.responses import Response
+from web.responses import Response, cors_preflight
 
 MAX_BODY_BYTES = 16 * 1024
 ALLOWED_REQUEST_HEADERS = "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name"
@@ -218,11 +218,10 @@ def preflight(spec_origins: frozenset[str] | None) -> Response:
     origin = request.headers.get("Origin")
     if spec_origins is not _ANY_ORIGIN and not _origin_allowed(spec_origins, origin):
         return _plain_error(403, "Origin not allowed")
-    response = Response(status=204)
-    response.headers["Access-Control-Allow-Methods"] = "POST, OPTIONS"
-    response.headers["Access-Control-Allow-Headers"] = ALLOWED_REQUEST_HEADERS
-    response.headers["Access-Control-Max-Age"] = "86400"
-    _cors_headers(response, spec_origins, origin)
+    response = cors_preflight(ALLOWED_REQUEST_HEADERS)
+    if spec_origins is not _ANY_ORIGIN:
+        del response.headers["Access-Control-Allow-Origin"]
+        _cors_headers(response, spec_origins, origin)
     return response
 
 

@@ -44,11 +44,13 @@ from web.db import db, settings
 from web.gate import following, gate, renderings
 from web.jsonrpc import RpcError, decode_body
 from web.limits import charge_client
-from web.responses import Response, json_response
+from web.responses import Response, cors_preflight, json_response
 
 CHANNEL = Channel.A2A  # the natural-language agent channel: the A2A agent's switch
 MAX_BODY_BYTES = 16 * 1024
 NO_STORE = {"Cache-Control": "no-store"}
+# What a browser's fetch() of /ask sends beyond the CORS-safelisted: a JSON body and Accept for the stream.
+REQUEST_HEADERS = "Content-Type, Accept"
 
 
 class Refused(Exception):
@@ -59,7 +61,7 @@ class Refused(Exception):
         self.response = response
 
 
-@bp.post(urls.flask_rule(urls.COMPANY_ASK))
+@bp.post(urls.flask_rule(urls.COMPANY_ASK), provide_automatic_options=False)
 def company_ask(key: str) -> Response:
     """One question to a contractor: its answer sentence and the schema.org items it is about."""
     company = gate(key, CHANNEL)
@@ -79,7 +81,14 @@ def company_ask(key: str) -> Response:
     return _answer(ask, sentence, items)
 
 
-@bp.post(urls.ROOT_ASK)
+@bp.route(urls.flask_rule(urls.COMPANY_ASK), methods=["OPTIONS"])
+@bp.route(urls.ROOT_ASK, methods=["OPTIONS"])
+def ask_preflight(key: str | None = None) -> Response:
+    """CORS preflight from any site, so a chat widget on a contractor's own page can ask (the key is not looked up)."""
+    return cors_preflight(REQUEST_HEADERS)
+
+
+@bp.post(urls.ROOT_ASK, provide_automatic_options=False)
 def directory_ask() -> Response:
     """One question to the directory: prices and businesses across the business feed."""
     charge_client()

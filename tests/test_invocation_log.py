@@ -177,22 +177,26 @@ def test_refusals_are_logged_with_their_outcome(make_app, upstream, lines):
     ]
 
 
-def test_ask_requests_are_logged_like_every_surface(site, lines):
+def test_ask_and_a2a_requests_are_logged_with_their_protocol(site, lines):
     app, client, key = site
     client.post(f"/companies/{key}/ask", json={"query": {"text": "furnace"}})
     client.post(f"/companies/{key}/ask", json={"query": {}})
     client.post(f"/companies/{UNKNOWN_KEY}/ask", json={"query": {"text": "furnace"}})
     client.post("/ask?source=agent-x", json={"query": {"text": "furnace near 63376"}})
+    client.options("/ask")  # a browser's preflight is plain HTTP
+    client.post(f"/companies/{key}/a2a", data="{", headers={"Content-Type": "application/json", "A2A-Version": "1.0"})
     got = [
         (e["endpoint"], e["protocol"], e["status"], e["outcome"], e["company_key"], e["source"]) for e in lines.entries
     ]
     assert got == [
-        ("/companies/<key>/ask", "http", 200, "ok", key, None),
-        ("/companies/<key>/ask", "http", 400, "client_error", key, None),
-        ("/companies/<key>/ask", "http", 404, "not_found", None, None),
-        ("/ask", "http", 200, "ok", None, "agent-x"),
+        ("/companies/<key>/ask", "nlweb", 200, "ok", key, None),
+        ("/companies/<key>/ask", "nlweb", 400, "client_error", key, None),
+        ("/companies/<key>/ask", "nlweb", 404, "not_found", None, None),
+        ("/ask", "nlweb", 200, "ok", None, "agent-x"),
+        ("/ask", "http", 204, "ok", None, None),
+        ("/companies/<key>/a2a", "a2a", 200, "rpc_error", key, None),
     ]
-    assert [row.endpoint for row in _rows(app)] == ["/companies/<key>/ask"] * 3 + ["/ask"]
+    assert [row.protocol for row in _rows(app)] == ["nlweb"] * 4 + ["http", "a2a"]
 
 
 def test_probes_are_not_invocations(site, lines):

@@ -347,3 +347,36 @@ def test_mcp_switched_off_after_load_leaves_the_tools_working(live, site, browse
             set_channels(live, TOGGLE, mcp=True)
     assert answer["name"] == "Toggle Plumbing"
     assert sorted(t["name"] for t in remaining) == sorted(TOOL_NAMES)
+
+
+# In the page: a chat widget on the contractor's own site asks the mirror's NLWeb /ask (a cross-origin JSON POST,
+# so the browser sends a CORS preflight first).
+ASK = """async ([url, question, stream]) => {
+  const headers = {"Content-Type": "application/json"};
+  if (stream) headers["Accept"] = "text/event-stream";
+  const response = await fetch(url, {method: "POST", headers,
+    body: JSON.stringify({query: {text: question}, prefer: {mode: "summarize"}})});
+  return {status: response.status, type: response.headers.get("Content-Type"), body: await response.text()};
+}"""
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "event-stream"])
+def test_a_contractors_own_page_can_ask_the_mirror_across_origins(live, site, browsers, stream):
+    import requests
+
+    url = f"{live.url}/companies/{TUDI}/ask"
+    question = "How much is central air?"
+    with visit(browsers("polyfill"), site.page("/ask-widget", polyfill=False)) as seen:
+        got = seen.page.evaluate(ASK, [url, question, stream])
+        assert_quiet(seen)
+    assert got["status"] == 200, got
+    direct = requests.post(
+        url,
+        json={"query": {"text": question}, "prefer": {"mode": "summarize"}},
+        headers={"Accept": "text/event-stream"} if stream else {},
+        timeout=10,
+    )
+    assert got["type"] == direct.headers["Content-Type"]
+    assert ("text/event-stream" in got["type"]) is stream
+    assert "installed price" in got["body"] and "Central AC" in got["body"]
+    assert got["body"] == direct.text  # the same answer a server-side client gets

@@ -4,7 +4,7 @@ Every public request (and so every MCP call: one POST is one JSON-RPC
 message) produces, after its response is final:
 
 - one JSON line on the `mirror.invocations` logger: endpoint (the route
-  rule, never the raw path), method, protocol (`mcp`, `webmcp` or `http`),
+  rule, never the raw path), method, protocol (`mcp`, `webmcp`, `a2a`, `nlweb` or `http`),
   the MCP method and tool, the detected agent platform, the `?source=`
   label, status, outcome, duration, the company key the gate let through,
   and `agent`, a keyed hash of the client's address and User-Agent;
@@ -54,6 +54,7 @@ import orjson
 from flask import Flask, Response, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
+from mirror import urls
 from mirror.models import Invocation
 from mirror.timestamps import rfc3339
 from web.gate import GateResult
@@ -173,6 +174,11 @@ def note_mcp_outcome(result: dict | None = None, *, rpc_error: bool = False) -> 
         call.outcome = "tool_error"
 
 
+def note_rpc_error() -> None:
+    """Called by a JSON-RPC surface other than MCP (the A2A agents) that answered an error: the outcome is rpc_error."""
+    g.rpc_error = True
+
+
 def _client_name(params: dict) -> str | None:
     info = params.get("clientInfo")
     meta = params.get("_meta")
@@ -235,17 +241,30 @@ class RequestMetrics:
 # --- the request hooks ----------------------------------------------------------------------
 
 
-def _outcome(status: int, call: McpCall | None, gated: GateResult | None) -> str:
+def _outcome(status: int, call: McpCall | None, gated: GateResult | None, rpc_error: bool) -> str:
     if gated is not None and gated.outcome != "served":
         return gated.outcome
     if status >= 500:
         return "server_error"
     if status >= 400:
         return "client_error"
-    return call.outcome if call is not None else "ok"
+    if call is not None:
+        return call.outcome
+    return "rpc_error" if rpc_error else "ok"
+
+
+# The POST endpoints that speak a protocol of their own besides MCP: the A2A agents and NLWeb /ask.
+_POST_PROTOCOLS = {
+    urls.flask_rule(urls.COMPANY_A2A): "a2a",
+    urls.ROOT_A2A: "a2a",
+    urls.flask_rule(urls.COMPANY_ASK): "nlweb",
+    urls.ROOT_ASK: "nlweb",
+}
 
 
 def _protocol(call: McpCall | None, rule: str, method: str) -> str:
+    if call is None and method == "POST" and rule in _POST_PROTOCOLS:
+        return _POST_PROTOCOLS[rule]
     if call is None and not (rule.endswith("/mcp") and method == "POST"):
         return "http"
     # webmcp.js names itself in clientInfo (under _meta): a custom header would need a CORS allowance.
@@ -276,7 +295,7 @@ def invocation_record(response: Response, duration: float, hash_key: bytes) -> d
         "platform": detect_platform(user_agent, call.client_name if call else None),
         "source": clean_label(label) if label.strip() else None,
         "status": status,
-        "outcome": _outcome(status, call, gated),
+        "outcome": _outcome(status, call, gated, state.get("rpc_error", False)),
         "duration_ms": round(duration * 1000, 1),
         "company_key": gated.company_key if gated else None,
         "agent": agent_id(hash_key, current.remote_addr, user_agent),

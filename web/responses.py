@@ -61,6 +61,16 @@ def json_response(payload, status: int = 200, *, headers: dict | None = None, mi
     return response
 
 
+def cors_preflight(allow_headers: str, allow_methods: str = "POST, OPTIONS") -> Response:
+    """204 to a browser's CORS preflight, open to any origin (a surface with an allow-list narrows the origin)."""
+    response = Response(status=204)
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    response.headers["Access-Control-Allow-Methods"] = allow_methods
+    response.headers["Access-Control-Allow-Headers"] = allow_headers
+    response.headers["Access-Control-Max-Age"] = "86400"  # a day: the answer never varies by request
+    return response
+
+
 def json_error(status: int, error: str, message: str, **extra) -> Response:
     """A small JSON error body; every refusal is one of these."""
     return json_response({"error": error, "message": message, **extra}, status)
