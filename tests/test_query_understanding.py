@@ -16,7 +16,7 @@ from mirror.query import LexiconAnswer, understand
 from mirror.query import concepts as c
 from mirror.query.text import edit_distance, similarity, tokenize
 from mirror.query.units import Size
-from mirror.query.vocabulary import CONCEPTS, PRICE_SORT_WORDS, TIER_WORDS, TRADE_WORDS
+from mirror.query.vocabulary import CONCEPTS, INCLUSION_WORDS, PRICE_SORT_WORDS, TIER_WORDS, TRADE_WORDS
 from mirror.trades import TIERS, TRADES
 
 
@@ -114,6 +114,14 @@ def test_postal_codes_and_coverage_questions():
     assert understand("plumber near 63376-1234").postal_code == "63376"
     assert understand("24000 btu").postal_code is None  # a size, not a ZIP
     assert understand("under 12000").postal_code is None and understand("under 12000").price.max_cents == 1200000
+
+
+@pytest.mark.parametrize("word", INCLUSION_WORDS)
+def test_inclusion_words_ask_what_a_price_includes_and_name_no_product(word):
+    asked = understand(f"furnace {word}")
+    assert asked.asks_inclusion and word in asked.ignored and word not in asked.keywords
+    assert [c.slug for c in asked.concepts] == [c.slug for c in understand("furnace").concepts]
+    assert not understand("furnace").asks_inclusion
 
 
 def test_longest_phrase_wins_and_every_word_is_accounted_for():

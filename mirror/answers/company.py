@@ -49,9 +49,6 @@ PRICE, COVERAGE, COMPARISON, INCLUDED, NO_MATCH, NOTHING = (
     "nothing_asked",
 )
 FORMS = (PRICE, COVERAGE, COMPARISON, INCLUDED, NO_MATCH, NOTHING)
-# Words asking what a price covers. The query step reads them as keywords (they name no product);
-# the answer takes them as the "included" question and searches without them.
-INCLUSION_WORDS = frozenset({"included", "include", "includes", "including", "inclusive", "covered", "covers"})
 SEARCH_LIMIT = 50  # hits read to answer: a catalog's matches for one question fit
 MAX_CATEGORIES = 3  # categories one price answer covers (the search's first ones)
 
@@ -69,7 +66,8 @@ class CompanyAnswer:
 
 def answer_company(session: Session, company: GateEntry | str, view: CompanyView, text: str) -> CompanyAnswer:
     """The answer to `text` from one company's catalog (see the module docstring)."""
-    understood, asks_included = _read(text)
+    understood = understand(text)
+    asks_included = understood.asks_inclusion
     name = view.business.name
     postal_code = understood.postal_code
     served = view.serves(postal_code) if postal_code else None
@@ -97,16 +95,6 @@ def answer_company(session: Session, company: GateEntry | str, view: CompanyView
     if understood.asks_comparison or len(understood.tiers) >= 2:
         return _comparison(session, company, view, found, understood, categories[0], served, tail)
     return _price(session, company, view, found, understood, categories, served, tail)
-
-
-def _read(text: str) -> tuple[UnderstoodQuery, bool]:
-    """The question as the query step reads it, less the words asking what is included (and whether there were any)."""
-    understood = understand(text)
-    inclusion = [word for word in understood.keywords if word.lower() in INCLUSION_WORDS]
-    if not inclusion:
-        return understood, False
-    kept = tuple(word for word in understood.keywords if word not in inclusion)
-    return replace(understood, keywords=kept, ignored=(*understood.ignored, *inclusion)), True
 
 
 def _categories(view: CompanyView, found: CatalogSearch) -> list[CategoryView]:

@@ -26,6 +26,7 @@ from mirror.query.vocabulary import (
     CONCEPTS,
     COVERAGE_WORDS,
     FILLER_WORDS,
+    INCLUSION_WORDS,
     KIND_WORDS,
     PRICE_BOUND_WORDS,
     PRICE_SORT_WORDS,
@@ -37,7 +38,7 @@ from mirror.trades import TIERS, TRADES
 
 Phrase = tuple[str, ...]
 
-CONCEPT, HINT, BRAND, TRADE, KIND, SORT, BOUND, TIER, COVERAGE, COMPARISON, FILLER = (
+CONCEPT, HINT, BRAND, TRADE, KIND, SORT, BOUND, TIER, COVERAGE, COMPARISON, INCLUSION, FILLER = (
     "concept",
     "hint",
     "brand",
@@ -48,6 +49,7 @@ CONCEPT, HINT, BRAND, TRADE, KIND, SORT, BOUND, TIER, COVERAGE, COMPARISON, FILL
     "tier",
     "coverage",
     "comparison",
+    "inclusion",
     "filler",
 )
 # Roles whose words a misspelling may be corrected to (never to a filler, price or tier word).
@@ -93,6 +95,8 @@ def _entries():
         yield phrase, Meaning(COVERAGE, "")
     for phrase in COMPARISON_WORDS:
         yield phrase, Meaning(COMPARISON, "")
+    for phrase in INCLUSION_WORDS:
+        yield phrase, Meaning(INCLUSION, "")
     for phrase in FILLER_WORDS:
         yield phrase, Meaning(FILLER, "")
 

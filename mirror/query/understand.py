@@ -38,6 +38,7 @@ from mirror.query.concepts import (
     COVERAGE,
     FILLER,
     HINT,
+    INCLUSION,
     KIND,
     SORT,
     TIER,
@@ -114,6 +115,7 @@ class UnderstoodQuery:
     postal_code: str | None = None
     asks_coverage: bool = False  # "do you serve ...", "near ..."
     asks_comparison: bool = False  # "good vs best", "compare"
+    asks_inclusion: bool = False  # "what is included", "includes"
     keywords: tuple[str, ...] = ()  # matched as typed: brands, model numbers, other words
     ignored: tuple[str, ...] = ()  # words with no product meaning ("how much is a new ...")
     corrections: tuple[Correction, ...] = ()
@@ -223,6 +225,7 @@ class _Reader:
         self.price_words: list[str] = []
         self.tiers: list[str] = []
         self.comparison = False
+        self.inclusion = False
         self.postal_code: str | None = None
         self.coverage = False
         self.keywords: list[str] = []
@@ -248,6 +251,7 @@ class _Reader:
             "postal_code": self.postal_code,
             "asks_coverage": self.coverage,
             "asks_comparison": self.comparison,
+            "asks_inclusion": self.inclusion,
             "keywords": tuple(dict.fromkeys(self.keywords)),
             "ignored": tuple(self.ignored),
         }
@@ -319,6 +323,9 @@ class _Reader:
             self.ignored.extend(words)
         elif role == COVERAGE:
             self.coverage = True
+            self.ignored.extend(words)
+        elif role == INCLUSION:
+            self.inclusion = True
             self.ignored.extend(words)
         elif role == FILLER:
             self.ignored.extend(words)

@@ -847,6 +847,16 @@ COMPARISON_WORDS: tuple[str, ...] = (
     "differences",
 )
 
+# Words that ask what a price includes ("what is included with a furnace?").
+INCLUSION_WORDS: tuple[str, ...] = (
+    "included",
+    "include",
+    "includes",
+    "including",
+    "inclusive",
+    "covered",
+)
+
 # Words that carry no product meaning in a question ("how much is a new ... installed?").
 FILLER_WORDS: tuple[str, ...] = (
     "a",
