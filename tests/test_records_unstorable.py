@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from mirror.offers import record_hash
 from mirror.records import CompanyRecord, InvalidRecord, ProductRecord, parse_company, parse_product
 from mirror.storable import first_unstorable
+from tests.mcp_helpers import TUDI_ADDRESS
 
 # The contract's example records (docs/contracts/upstream.md), every field filled.
 COMPANY = {
@@ -25,17 +26,7 @@ COMPANY = {
     "storefront_live": True,
     "phone": "(415) 555-1234",
     "website": "tudi-mechanical.example",
-    "address": {
-        "line1": "12 Main St",
-        "line2": "Suite 4",
-        "city": "Wentzville",
-        "state": "MO",
-        "postal_code": "63385",
-        "country": "US",
-        "latitude": 38.8114,
-        "longitude": -90.8529,
-        "updated_at": "2026-08-30T19:33:42Z",
-    },
+    "address": {**TUDI_ADDRESS, "updated_at": "2026-08-30T19:33:42Z"},
     "service_area": {"postal_codes": ["63376", "63385"]},
     "settings": {
         "currency": "USD",

@@ -31,6 +31,17 @@ def _key(session: Session, company: GateEntry) -> str:
     return company.plugin_key
 
 
+def _within(query, slugs: Iterable[str] | None, min_cents: int | None, max_cents: int | None):
+    """`query` narrowed to some categories (None: all) and to a price range (either end open)."""
+    if slugs is not None:
+        query = query.where(Product.category_slug.in_(sorted(set(slugs))))
+    if min_cents is not None:
+        query = query.where(Product.price_cents >= min_cents)
+    if max_cents is not None:
+        query = query.where(Product.price_cents <= max_cents)
+    return query
+
+
 def _price_order():
     return (Product.price_cents, Product.name, Product.sku)
 
@@ -44,13 +55,7 @@ def products_in_categories(
     max_cents: int | None = None,
 ) -> list[Product]:
     """Public products of a company (of some categories), cheapest first within the price bounds."""
-    query = select_public_products(_key(session, company))
-    if slugs is not None:
-        query = query.where(Product.category_slug.in_(sorted(set(slugs))))
-    if min_cents is not None:
-        query = query.where(Product.price_cents >= min_cents)
-    if max_cents is not None:
-        query = query.where(Product.price_cents <= max_cents)
+    query = _within(select_public_products(_key(session, company)), slugs, min_cents, max_cents)
     return list(session.scalars(query.order_by(*_price_order())))
 
 
@@ -72,13 +77,9 @@ def ranked_skus(
     max_cents: int | None = None,
 ) -> list[tuple[str, str]]:
     """(category slug, SKU) of public products within the bounds, cheapest first (a browse, no query)."""
-    query = select_public_products(_key(session, company), Product.category_slug, Product.sku)
-    if slugs is not None:
-        query = query.where(Product.category_slug.in_(sorted(set(slugs))))
-    if min_cents is not None:
-        query = query.where(Product.price_cents >= min_cents)
-    if max_cents is not None:
-        query = query.where(Product.price_cents <= max_cents)
+    query = _within(
+        select_public_products(_key(session, company), Product.category_slug, Product.sku), slugs, min_cents, max_cents
+    )
     return [(row.category_slug, row.sku) for row in session.execute(query.order_by(*_price_order()))]
 
 
