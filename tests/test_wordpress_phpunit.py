@@ -22,7 +22,7 @@ from tests.wordpress_helpers import WordPressSite, new_site
 
 PLUGIN = REPO_ROOT / "wordpress"
 PHPUNIT_DIR = REPO_ROOT / "tests" / "wordpress"
-SUITES = {"PollerTest", "RendererTest", "SitemapTest", "UninstallTest"}
+SUITES = {"DocumentTest", "PollerTest", "RendererTest", "SitemapTest", "UninstallTest"}
 
 
 @pytest.fixture
