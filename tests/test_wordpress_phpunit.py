@@ -24,7 +24,15 @@ from tests.wordpress_helpers import WordPressSite, new_site
 
 PLUGIN = REPO_ROOT / "wordpress"
 PHPUNIT_DIR = REPO_ROOT / "tests" / "wordpress"
-SUITES = {"DocumentTest", "PollerTest", "RendererTest", "SettingsTest", "SitemapTest", "StructuredDataTest", "UninstallTest"}
+SUITES = {
+    "DocumentTest",
+    "PollerTest",
+    "RendererTest",
+    "SettingsTest",
+    "SitemapTest",
+    "StructuredDataTest",
+    "UninstallTest",
+}
 
 
 @pytest.fixture
