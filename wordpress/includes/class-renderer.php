@@ -9,7 +9,7 @@ defined( 'ABSPATH' ) || exit;
 
 /**
  * Lays out what Contractor_Pricing_Content says. Every value goes through esc_html, esc_attr or
- * esc_url; contractor text (names, the price description) sits in <bdi> so right-to-left text
+ * esc_url; contractor text (names, brands, the price description) sits in <bdi> so right-to-left text
  * cannot reorder the words around it.
  */
 final class Contractor_Pricing_Renderer {
