@@ -166,6 +166,10 @@ class PricingCategory(_View):
         description="Every published option of the category, cheapest first (then by name and SKU); "
         "as many as offer_count."
     )
+    image_url: str | None = Field(
+        description="The category's image: its cheapest published option's that has one (ties by SKU); "
+        "null when none has. The JSON-LD describes a category with an image as a Product, else as a Service.",
+    )
 
 
 class CategoryView(PricingCategory):
@@ -176,8 +180,9 @@ class CategoryView(PricingCategory):
     search_catalog and compare_tiers.
     """
 
+    # (This docstring is the tool schemas' description of a category.) Tool
+    # results carry neither the options nor the image: pricing.json does.
     options: list[PricingOption] = Field(default_factory=list, exclude=True)
-    # Read by the JSON-LD (Product image); not part of the published category object.
     image_url: str | None = Field(default=None, exclude=True)
 
 
@@ -201,6 +206,9 @@ class PricingBusiness(_View):
     )
     address: AddressView | None
     service_area: ServiceAreaView
+    geo: GeoView | None = Field(description="The business's coordinates; null unless both are known and in range.")
+    phone: str | None = Field(description="The phone number as E.164 (+1 and ten digits); null when it has none.")
+    website: str | None = Field(description="The business's website (http or https); null when it has none.")
 
 
 class BusinessView(PricingBusiness):
@@ -208,9 +216,6 @@ class BusinessView(PricingBusiness):
 
     plugin_key: str
     business_types: list[str]
-    geo: GeoView | None
-    phone: str | None
-    website: str | None
 
 
 def _published_order(schema: dict, _model: type) -> None:

@@ -71,8 +71,12 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
             option("HP-BETTER", "Heat pump, better", "better", 11006),
             option("HP-BEST", "Heat pump, best", "best", Decimal("14200.5")),
         ],
+        # The image of its cheapest option with one (the JSON-LD's Product image).
+        "image_url": "https://images.example/hp-good.jpg",
     }
     assert softener["tiers"] == {"good": 2499, "better": None, "best": None} and softener["kind"] == "system"
+    assert softener["image_url"] is None  # no option has an image
+    assert filters["image_url"] == "https://images.example/flt-4.jpg"
     assert "tiers" not in filters and filters["price_high"] == Decimal("60.05") and filters["kind"] == "accessory"
     # Accessories are listed cheapest first, without a tier.
     assert filters["options"] == [
@@ -90,6 +94,10 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
     }
     assert document["business"]["service_area"] == {"postal_code_count": 2, "postal_codes": ["63376", "63385"]}
     assert document["business"]["trades"] == ["hvac", "plumbing"]
+    # The normalised contact data the JSON-LD carries (docs/contracts/surfaces.md).
+    assert document["business"]["phone"] == "+16365550134"
+    assert document["business"]["website"] == "https://ridgeline.example"
+    assert document["business"]["geo"] == {"latitude": Decimal("38.8114"), "longitude": Decimal("-90.8529")}
     assert document["price_description"] == PRICE_DESCRIPTION
     assert document["quote_url"] == f"{BASE_URL}/companies/{key}/quote"
     assert document["freshness_state"] == "fresh"
@@ -102,6 +110,15 @@ def test_quote_url_is_null_when_the_quote_switch_is_off(upstream, mirror, client
     document = client.get(path(key)).get_json()
     assert document["quote_url"] is None
     assert document["price_description"] is None
+
+
+def test_contact_facts_the_contractor_has_not_published_are_null(upstream, mirror, client):
+    address = {"line1": "12 Main St", "city": "Wentzville", "state": "MO", "postal_code": "63385", "country": "US"}
+    key = add_company(upstream, phone="555-0134", website=None, address=address)  # a phone that is not a US number
+    sync(mirror)
+    business = client.get(path(key)).get_json()["business"]
+    assert (business["phone"], business["website"], business["geo"]) == (None, None, None)
+    assert business["address"]["formatted"] == "12 Main St, Wentzville, MO 63385"
 
 
 def test_strong_etag_and_conditional_requests(upstream, mirror, client):

@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import time
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -27,7 +28,7 @@ import lxml.html
 import pytest
 import requests
 
-from demo.examples import TUDI_KEY
+from demo.examples import STOREFRONT_ONLY_KEY, TUDI_KEY
 from demo.vocabulary import HOSTILE_TEXT
 from feeds.pages import format_money
 from tests.surface_helpers import (
@@ -50,11 +51,14 @@ from tests.wordpress_helpers import (
 
 pytestmark = pytest.mark.slow
 
-TRADES = ["hvac"]  # Tudi's trades upstream (demo/examples.py); pricing.json does not carry them, the settings do
 BLOCK_PAGE = "/our-prices/"  # made by scripts/wordpress_site.sh install, holding the block
 SHORTCODE_PAGE = "/prices-shortcode/"
 PRICE_CHANGE = ("HPAH-2T-GOOD", "8500.00", "8637.25")  # Tudi's cheapest HP & Air Handler, its Good tier
 SCREENSHOT_ENV = "WORDPRESS_SCREENSHOT"  # also write the docs' side-by-side screenshot there
+# The companies whose WordPress page is read against the content rules (docs/pricing-page.md): Tudi (HVAC,
+# two systems with a size per option, and filters) and Gateway Plumbing & Drain (plumbing, one option a tier).
+RULES_COMPANIES = [TUDI_KEY, STOREFRONT_ONLY_KEY]
+TIER_GROUPS = ("good", "better", "best", None)  # the option lists' groups, in order ("Other options" last)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +76,6 @@ def site(demo, tmp_path_factory):
     """The WordPress site, configured for Tudi, with its first poll done."""
     wordpress = new_site(demo.url, TUDI_KEY)
     try:
-        wordpress.cli("configure", "trades=" + ",".join(TRADES))
         wordpress.cli(
             "page",
             "Prices (shortcode)",
@@ -103,7 +106,12 @@ def pricing_document(demo, key: str = TUDI_KEY) -> dict:
 
 def plugin_section(html: str) -> lxml.html.HtmlElement:
     """The plugin's section of a page (exactly one)."""
-    [section] = lxml.html.fromstring(html).find_class("contractor-pricing")
+    return plugin_section_of(lxml.html.fromstring(html))
+
+
+def plugin_section_of(page: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """The plugin's section of a parsed page (exactly one)."""
+    [section] = page.find_class("contractor-pricing")
     return section
 
 
@@ -138,34 +146,25 @@ def expected_categories(document: dict) -> dict[str, dict]:
     return expected
 
 
-def expected_graph(mirror_graph: dict, page_url: str, site_url: str) -> dict:
+def expected_graph(mirror_graph: dict, mirror_base: str, page_url: str) -> dict:
     """The mirror's own graph of the company (its .jsonld: the same view pricing.json is), as the page must carry it.
 
-    The differences are the ones pricing.json forces: @ids under the page; the business's url is this
-    site, and telephone and geo (not in pricing.json) are left out; each category is a Service provided
-    by the business, since pricing.json carries no image.
+    pricing.json carries every fact the mirror's JSON-LD rules read, so the only difference is where the
+    graph lives: its @ids are under the page's URL instead of the .jsonld document's.
     """
-    business_id = page_url + "#business"
-    business, *categories = mirror_graph["@graph"]
-    nodes = [
-        {
-            **{name: value for name, value in business.items() if name not in ("geo", "telephone")},
-            "@id": business_id,
-            "url": site_url,
-        }
-    ]
-    for category in categories:
-        slug = category["@id"].split("#category-", 1)[1]
-        nodes.append(
-            {
-                "@type": "Service",
-                "@id": f"{page_url}#category-{slug}",
-                "name": category["name"],
-                "provider": {"@id": business_id},
-                "offers": {**category["offers"], "seller": {"@id": business_id}},
+
+    def rebased(value):
+        if isinstance(value, dict):
+            return {
+                name: page_url + item[len(mirror_base) :] if name == "@id" else rebased(item)
+                for name, item in value.items()
             }
-        )
-    return {"@context": mirror_graph["@context"], "@graph": nodes}
+        if isinstance(value, list):
+            return [rebased(item) for item in value]
+        return value
+
+    assert all(node["@id"].startswith(mirror_base + "#") for node in mirror_graph["@graph"])
+    return rebased(mirror_graph)
 
 
 def sitemap_entries(site: WordPressSite) -> dict[str, str | None] | None:
@@ -228,7 +227,6 @@ def test_the_page_shows_every_category_and_tier_price_as_pricing_json_has_them(s
     section = plugin_section(html).text_content()
     assert document["price_description"] in section
     assert document["data_provenance"] in section
-    assert "Tudi Mechanical Systems publishes its own installed prices for 3 categories" in section
 
 
 def test_the_quote_button_is_the_quote_url_with_the_site_as_its_source(site, demo):
@@ -244,11 +242,17 @@ def test_the_quote_button_is_the_quote_url_with_the_site_as_its_source(site, dem
 
 def test_the_json_ld_is_the_graph_of_the_same_data_and_validates(site, demo):
     document = pricing_document(demo)
-    mirror_graph = requests.get(f"{demo.url}/companies/{TUDI_KEY}.jsonld", timeout=10).json()
+    mirror_base = f"{demo.url}/companies/{TUDI_KEY}.jsonld"
+    mirror_graph = requests.get(mirror_base, timeout=10).json()
     html = site.page(BLOCK_PAGE)
     page_url = site.url + BLOCK_PAGE
     [extracted] = extruct_graphs(html, page_url)
-    assert extracted == expected_graph(mirror_graph, page_url, site.url + "/")
+    assert extracted == expected_graph(mirror_graph, mirror_base, page_url)
+    # Products with their image, the business with its phone, coordinates and website, as the mirror has them.
+    business, *categories = extracted["@graph"]
+    assert {node["@type"] for node in categories} == {"Product"} and all(node["image"] for node in categories)
+    assert business["telephone"] == document["business"]["phone"] and business["url"] == document["business"]["website"]
+    assert (business["geo"]["latitude"], business["geo"]["longitude"]) == tuple(document["business"]["geo"].values())
     assert validate_structured_data(html)["errors"] == []
     # And it is pricing.json's data: every category, its range and its tier prices (strings with two decimals).
     prices = graph_offer_prices(extracted)
@@ -268,6 +272,150 @@ def test_the_json_ld_is_the_graph_of_the_same_data_and_validates(site, demo):
     assert len(ld_json_blocks(html)) == 1
     assert lxml.html.fromstring(html).xpath("//head/script[@type='application/ld+json']")
     assert ld_json_blocks(site.page("/sample-page/")) == []
+
+
+# --- the content rules (docs/pricing-page.md), as the hosted page follows them ---------------------
+
+
+@contextmanager
+def showing(site: WordPressSite, key: str):
+    """The site configured for company `key` (and its first poll done); Tudi again after."""
+    if key == TUDI_KEY:
+        yield
+        return
+    site.cli("configure", f"plugin_key={key}")
+    try:
+        assert site.run_cron()["outcome"] == "changed"
+        yield
+    finally:
+        site.cli("configure", f"plugin_key={TUDI_KEY}")
+        assert site.run_cron()["outcome"] == "changed"
+
+
+@pytest.fixture(scope="module")
+def rule_pages(site, demo) -> dict[str, tuple[lxml.html.HtmlElement, lxml.html.HtmlElement, dict]]:
+    """Per company of RULES_COMPANIES: the WordPress page, the hosted pricing page and pricing.json, read once."""
+    pages = {}
+    for key in RULES_COMPANIES:
+        with showing(site, key):
+            pages[key] = (
+                lxml.html.fromstring(site.page(BLOCK_PAGE)),
+                lxml.html.fromstring(demo_hosted_page(demo, key)),
+                pricing_document(demo, key),
+            )
+    return pages
+
+
+def words(element) -> str:
+    """An element's text as a person reads it (every run of white space, a no-break space too, as one space)."""
+    return " ".join(element.text_content().split())
+
+
+def row_text(row) -> str:
+    """A tier row's cells, each as a person reads it."""
+    return " ".join(words(cell) for cell in row.xpath("./th | ./td"))
+
+
+def card(page, slug: str):
+    """A category's element on either page: the one carrying its data-slug."""
+    [element] = page.xpath(f"//*[@data-slug='{slug}']")
+    return element
+
+
+def money(value) -> str:
+    return format_money(Decimal(str(value)), "USD")
+
+
+@pytest.mark.parametrize("key", RULES_COMPANIES, ids=["tudi", "gateway"])
+def test_the_headline_counts_only_installed_systems(rule_pages, key):
+    page, hosted, document = rule_pages[key]
+    headlines = [
+        (h.get("class").split("--")[-1], words(h))
+        for h in plugin_section_of(page).find_class("contractor-pricing__headline")
+    ]
+    lows: dict[str, list[Decimal]] = {"system": [], "accessory": []}
+    for category in document["categories"]:
+        lows[category["kind"]].append(Decimal(str(category["price_low"])))
+    # Systems first, then parts and add-ons, each from the lowest price of its own kind only.
+    assert [kind for kind, _ in headlines] == [kind for kind in ("system", "accessory") if lows[kind]]
+    for kind, text in headlines:
+        assert text.endswith(" from " + money(min(lows[kind]))), text
+    assert [text for _, text in headlines] == [words(h) for h in hosted.find_class("headline")]
+    if key == TUDI_KEY:  # the issue's own example: the $60.05 filters are not where installed systems start
+        assert [text for _, text in headlines] == [
+            "Installed heating and cooling systems from $8,500",
+            "Parts and add-ons from $60.05",
+        ]
+    # The page's description says the same, as the hosted page's does.
+    [description] = page.xpath("//head/meta[@name='description']/@content")
+    assert description == hosted.xpath("//head/meta[@name='description']/@content")[0]
+
+
+@pytest.mark.parametrize("key", RULES_COMPANIES, ids=["tudi", "gateway"])
+def test_each_tier_row_names_its_starting_options_brand_and_size_as_pricing_json_has_them(rule_pages, key):
+    page, hosted, document = rule_pages[key]
+    checked = 0
+    for category in (c for c in document["categories"] if c["kind"] == "system"):
+        rows = {
+            row.get("data-tier-row"): row
+            for row in card(plugin_section_of(page), category["slug"]).xpath(".//tr[@data-tier-row]")
+        }
+        assert list(rows) == ["good", "better", "best"]
+        for tier, row in rows.items():
+            options = [option for option in category["options"] if option["tier"] == tier]
+            if not options:
+                assert row_text(row).endswith("Not offered")
+                continue
+            first = options[0]  # the starting option: the first (cheapest) of its tier
+            [what] = row.find_class("contractor-pricing__what")
+            if first["brand"]:
+                assert [words(b) for b in what.find_class("contractor-pricing__brand")] == [first["brand"]]
+            facts = [words(f) for f in what.find_class("contractor-pricing__fact")]
+            assert facts[: len(first["efficiency"])] == first["efficiency"]
+            sizes = [
+                (words(s.find_class("contractor-pricing__size")[0]), words(s))
+                for s in row.find_class("contractor-pricing__size-price")
+            ]
+            if sizes:  # every option of the tier has a size of its own: each with its price
+                assert sizes == [(o["size"], f"{o['size']} {money(o['price'])}") for o in options]
+            elif first["size"]:
+                assert first["size"] in facts
+            assert words(row.xpath("./td")[0]) == money(category["tiers"][tier])
+            checked += 1
+        # Word for word what the hosted page's row says.
+        hosted_rows = card(hosted, category["slug"]).xpath(".//tr[@data-tier-row]")
+        assert [row_text(row) for row in rows.values()] == [row_text(row) for row in hosted_rows]
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("key", RULES_COMPANIES, ids=["tudi", "gateway"])
+def test_the_options_named_are_the_published_ones_as_many_as_offer_count(rule_pages, key):
+    page, hosted, document = rule_pages[key]
+    for category in document["categories"]:
+        [details] = card(plugin_section_of(page), category["slug"]).xpath(".//details")
+        assert details.get("open") is None  # closed by default, opens without JavaScript
+        count = category["offer_count"]
+        assert words(details.xpath("./summary")[0]) == (
+            "1 published option" if count == 1 else f"All {count} published options"
+        )
+        named = [
+            (
+                item.get("data-sku"),
+                words(item.find_class("contractor-pricing__option-name")[0]),
+                words(item.find_class("contractor-pricing__option-price")[0]),
+            )
+            for item in details.xpath(".//li")
+        ]
+        assert len(named) == count == len(category["options"])
+        by_group = sorted(
+            category["options"], key=lambda o: TIER_GROUPS.index(o["tier"])
+        )  # stable: cheapest first within a group
+        assert named == [(o["sku"], o["name"], money(o["price"])) for o in by_group]
+        hosted_named = [
+            (item.get("data-sku"), words(item.find_class("option-name")[0]), words(item.find_class("option-price")[0]))
+            for item in card(hosted, category["slug"]).xpath(".//details//li")
+        ]
+        assert named == hosted_named
 
 
 # --- the sitemap ------------------------------------------------------------------------------
@@ -412,10 +560,8 @@ def save_settings(site: WordPressSite, **fields) -> str:
     settings_url = site.url + "/wp-admin/options-general.php?page=contractor-pricing"
     form = form_fields(admin.get(settings_url, timeout=30).text, "options.php")
     assert form.get("_wpnonce") and form.get("option_page") == "contractor_pricing"
+    assert not [name for name in form if "trades" in name]  # pricing.json carries the trades, not the settings
     data = {**form, **{f"contractor_pricing_settings[{name}]": value for name, value in fields.items()}}
-    if "trades" not in fields:
-        data = {k: v for k, v in data.items() if k != "contractor_pricing_settings[trades]"}
-    data["contractor_pricing_settings[trades][]"] = TRADES
     response = admin.post(site.url + "/wp-admin/options.php", data=data, timeout=30)
     assert response.status_code == 200, response.text[:500]
     return response.text
@@ -455,7 +601,7 @@ def test_check_connection_says_what_it_found(site, demo):
 
 
 def test_hostile_contractor_text_renders_as_text(site, demo):
-    """The demo's hostile strings (demo/vocabulary.py) as a company's name, price note and category names."""
+    """The demo's hostile strings (demo/vocabulary.py) as a company's name, price note, category, product and brand names."""
     hostile = list(HOSTILE_TEXT)
     company = demo.admin(
         "POST",
@@ -476,6 +622,7 @@ def test_hostile_contractor_text_renders_as_text(site, demo):
             f"/companies/{key}/products/H{index}",
             {
                 "name": text,
+                "brand": text,
                 "category": {"name": text, "slug": f"hostile-{index}", "kind": "system"},
                 "tier": "good",
                 "price": f"{100 + index}.00",
@@ -492,6 +639,10 @@ def test_hostile_contractor_text_renders_as_text(site, demo):
         assert [a for element in section.iter() for a in element.attrib if a.lower().startswith("on")] == []
         names = {entry["name"] for entry in shown_categories(html).values()}
         assert names == set(hostile)
+        # As brands in the tier rows and option names in the lists: each is text, isolated in <bdi>.
+        brands = section.xpath(".//bdi[contains(@class, 'contractor-pricing__brand')]")
+        options = section.xpath(".//li//bdi[contains(@class, 'contractor-pricing__option-name')]")
+        assert sorted(b.text_content() for b in brands) == sorted(o.text_content() for o in options) == sorted(hostile)
         assert hostile[0] in section.text_content() and hostile[1] in section.text_content()
         [block] = ld_json_blocks(html)
         assert "<" not in block and ">" not in block
@@ -502,7 +653,8 @@ def test_hostile_contractor_text_renders_as_text(site, demo):
     finally:
         save_settings(site, mirror_url=demo.url, plugin_key=TUDI_KEY)
         assert site.run_cron()["outcome"] == "changed"
-    assert plugin_section(site.page(BLOCK_PAGE)).text_content().startswith("Tudi Mechanical Systems")
+    [name] = plugin_section(site.page(BLOCK_PAGE)).find_class("contractor-pricing__business-name")
+    assert name.text_content() == "Tudi Mechanical Systems"
 
 
 # --- the browser embed ---------------------------------------------------------------------------
@@ -568,12 +720,12 @@ def screenshot_side_by_side(page, site: WordPressSite, demo, tmp_path: Path) -> 
         Path(os.environ[SCREENSHOT_ENV]).write_bytes(path.read_bytes())
 
 
-def hosted_url(demo) -> str:
-    return f"{demo.url}/companies/{TUDI_KEY}/pricing"
+def hosted_url(demo, key: str = TUDI_KEY) -> str:
+    return f"{demo.url}/companies/{key}/pricing"
 
 
-def demo_hosted_page(demo) -> str:
-    response = requests.get(hosted_url(demo), timeout=10)
+def demo_hosted_page(demo, key: str = TUDI_KEY) -> str:
+    response = requests.get(hosted_url(demo, key), timeout=10)
     assert response.status_code == 200
     return response.text
 

@@ -15,14 +15,24 @@ from xml.etree import ElementTree
 
 import pytest
 
+from feeds.pages import CURRENCY_SYMBOLS
 from mirror.public_view import PricingDocument
+from mirror.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
 from mirror.urls import PRICING_JSON, WEBMCP_JS
 from tests.conftest import REPO_ROOT
 from tests.wordpress_helpers import WordPressSite, new_site
 
 PLUGIN = REPO_ROOT / "wordpress"
 PHPUNIT_DIR = REPO_ROOT / "tests" / "wordpress"
-SUITES = {"PollerTest", "RendererTest", "SitemapTest", "UninstallTest"}
+SUITES = {
+    "DocumentTest",
+    "PollerTest",
+    "RendererTest",
+    "SettingsTest",
+    "SitemapTest",
+    "StructuredDataTest",
+    "UninstallTest",
+}
 
 
 @pytest.fixture
@@ -74,6 +84,30 @@ def test_the_plugin_reads_the_mirrors_routes():
         check=True,
     )
     assert json.loads(done.stdout) == [PRICING_JSON, WEBMCP_JS]
+
+
+def test_the_plugins_trade_tier_and_currency_words_are_the_mirrors():
+    """The plugin's copies of mirror/trades.py (headline nouns, business types, tier titles) and of the pages' money symbols."""
+    script = (
+        "define('ABSPATH', '/'); function __($text, $domain) { return $text; }"
+        "require $argv[1]; require $argv[2];"
+        "echo json_encode([Contractor_Pricing_Content::trade_systems(), Contractor_Pricing_Structured_Data::BUSINESS_TYPES,"
+        " Contractor_Pricing_Structured_Data::NO_TRADE_TYPE, Contractor_Pricing_Content::TIER_LABELS,"
+        " Contractor_Pricing_Content::CURRENCY_SYMBOLS]);"
+    )
+    includes = PLUGIN / "includes"
+    done = subprocess.run(
+        ["php", "-r", script, str(includes / "class-pricing-content.php"), str(includes / "class-structured-data.php")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    systems, types, no_trade, tiers, symbols = json.loads(done.stdout)
+    assert systems == {slug: trade.systems for slug, trade in TRADES.items()}
+    assert types == {slug: trade.schema_type for slug, trade in TRADES.items()}
+    assert no_trade == GENERIC_BUSINESS_TYPE
+    assert tiers == {slug: tier.title for slug, tier in TIERS_BY_SLUG.items()}
+    assert symbols == CURRENCY_SYMBOLS
 
 
 def field(text: str, name: str) -> str:

@@ -4,7 +4,7 @@
  *
  *   WORDPRESS_CONFIG=NAME WORDPRESS_HOST=127.0.0.1:PORT php cli.php COMMAND [ARGS]
  *
- *   configure FIELD=VALUE...   change plugin settings (through the plugin's sanitize rule); trades=hvac,plumbing
+ *   configure FIELD=VALUE...   change plugin settings (through the plugin's sanitize rule)
  *   page TITLE CONTENT         publish a page; prints {"id":..,"url":..}
  *   poll                       run the poll event now (as WP-Cron would); prints the stored status
  *   due                        make the scheduled poll due now, so the next GET /wp-cron.php runs it
@@ -33,7 +33,7 @@ switch ( $command ) {
 		$settings = Contractor_Pricing_Settings::all();
 		foreach ( $args as $pair ) {
 			list( $field, $value ) = array_pad( explode( '=', $pair, 2 ), 2, '' );
-			$settings[ $field ]    = 'trades' === $field ? array_filter( explode( ',', $value ) ) : $value;
+			$settings[ $field ]    = $value;
 		}
 		update_option( Contractor_Pricing_Settings::OPTION, $settings );
 		contractor_pricing_cli_print( Contractor_Pricing_Settings::all() );

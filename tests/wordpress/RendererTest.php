@@ -1,6 +1,7 @@
 <?php
 /**
- * The renderer: what a stored pricing document looks like on the page, through the block and the shortcode.
+ * The renderer: what a stored pricing document looks like on the page, through the block and the shortcode,
+ * by the content rules of docs/pricing-page.md.
  *
  * @package ContractorPricing
  */
@@ -9,8 +10,6 @@
  * Rendered HTML is read back with DOMDocument, as a browser would parse it.
  */
 class RendererTest extends Contractor_Pricing_TestCase {
-
-	const HOSTILE = '</script><script>alert(1)</script> "><img src=x onerror=alert(1)> Ignore previous instructions :) Wordpress -- «Confort» مرحبا ‮exe‬ 🔥';
 
 	public function test_without_a_copy_the_page_says_pricing_is_unavailable() {
 		$html = Contractor_Pricing_Renderer::render();
@@ -24,22 +23,173 @@ class RendererTest extends Contractor_Pricing_TestCase {
 
 		$this->assertSame(
 			array(
-				'ac-gas-furnace' => array( 'A/C & Gas Furnace', '$11,006 – $29,644', array( 'good' => '$11,006', 'better' => '$14,074', 'best' => '$26,540' ) ),
-				'water-softener' => array( 'Water Softener', '$2,499', array( 'good' => '$2,499' ) ),
-				'air-filters'    => array( 'Air Filters', '$60.05 – $186.04', array() ),
+				'ac-gas-furnace' => array( 'A/C & Gas Furnace', 'Installed price range', '$11,006 – $29,644', array( 'good' => '$11,006', 'better' => '$14,074', 'best' => '$26,540' ) ),
+				'water-softener' => array( 'Water Softener', 'Installed price', '$2,499', array( 'good' => '$2,499' ) ),
+				'air-filters'    => array( 'Air Filters', null, '$60.05 – $186.04', array() ),
 			),
 			$this->categories( $page )
 		);
 		$text = $page->textContent;
-		$this->assertStringContainsString( 'Tudi Mechanical Systems publishes its own installed prices for 3 categories, from $60.05 to $29,644.', $text );
 		$this->assertSame( 2, substr_count( $text, 'Not offered' ), 'the softener has no Better and no Best' );
-		$this->assertStringContainsString( 'Larger or premium installs in this category cost up to $29,644.', $text );
 		$this->assertStringContainsString( 'Fully-installed price. Includes installation and permits.', $text );
 		$this->assertStringContainsString( "These are the contractor's own first-party installed prices", $text );
 		$this->assertStringContainsString( 'Serves ZIP codes 63301, 63376.', $text );
 		$time = ( new DOMXPath( $page ) )->query( '//time' )->item( 0 );
 		$this->assertSame( '2026-12-01T10:00:00Z', $time->getAttribute( 'datetime' ) );
 		$this->assertSame( 'December 1, 2026', $time->textContent );
+		// Never a claim of what a price depends on: each size's own price is shown instead.
+		$this->assertDoesNotMatchRegularExpression( '/larger|premium|depends on|rise with/i', $text );
+	}
+
+	public function test_a_headline_per_kind_each_from_its_own_categories() {
+		$this->store( self::document() );
+		$this->assertSame(
+			array(
+				'system'    => 'Installed heating and cooling systems from $2,499',
+				'accessory' => 'Parts and add-ons from $60.05',
+			),
+			$this->headlines( Contractor_Pricing_Renderer::render() ),
+			'the $60.05 filters never set where installed systems start'
+		);
+		$this->assertSame(
+			'Tudi Mechanical Systems: installed heating and cooling systems from $2,499; parts and add-ons from $60.05.',
+			Contractor_Pricing_Content::description( self::document() )
+		);
+	}
+
+	/**
+	 * The business's trades name its systems only when it has exactly one that is known.
+	 *
+	 * @return array[]
+	 */
+	public function trades() {
+		return array(
+			'hvac'            => array( array( 'hvac' ), 'Installed heating and cooling systems from $2,499' ),
+			'plumbing'        => array( array( 'plumbing' ), 'Installed plumbing systems from $2,499' ),
+			'several'         => array( array( 'hvac', 'plumbing' ), 'Installed systems from $2,499' ),
+			'none'            => array( array(), 'Installed systems from $2,499' ),
+			'only an unknown' => array( array( 'landscaping' ), 'Installed systems from $2,499' ),
+		);
+	}
+
+	/**
+	 * @dataProvider trades
+	 *
+	 * @param string[] $trades   business.trades.
+	 * @param string   $headline The systems' headline.
+	 */
+	public function test_the_systems_headline_is_named_after_the_one_trade( array $trades, $headline ) {
+		$document                       = self::document();
+		$document['business']['trades'] = $trades;
+		$this->assertSame( $headline, Contractor_Pricing_Content::headlines( $document )[0]['text'] );
+	}
+
+	public function test_without_categories_the_headline_says_nothing_is_published_and_only_kinds_published_get_one() {
+		$this->store( self::document( array( 'categories' => array() ) ) );
+		$page = $this->parse( Contractor_Pricing_Renderer::render() );
+		$this->assertSame( array(), $this->headlines( Contractor_Pricing_Renderer::render() ) );
+		$this->assertStringContainsString( 'Tudi Mechanical Systems has not published any installed prices yet.', self::text( $page ) );
+		$this->assertSame( 'Tudi Mechanical Systems has not published any installed prices yet.', Contractor_Pricing_Content::description( self::document( array( 'categories' => array() ) ) ) );
+
+		$accessories_only = self::document();
+		array_splice( $accessories_only['categories'], 0, 2 );
+		$this->assertSame( array( 'accessory' ), array_column( Contractor_Pricing_Content::headlines( $accessories_only ), 'kind' ) );
+	}
+
+	public function test_each_tier_row_says_what_its_starting_option_is() {
+		$this->store( self::document() );
+		$rows = $this->tier_rows( Contractor_Pricing_Renderer::render() );
+		// Every option of the tier has its own size: each size with its price, and the size leaves the "what" line.
+		$this->assertSame(
+			array(
+				'good'   => array( 'Good Carrier · 14.3 SEER2 · 80% AFUE 3 ton $11,006 · 4 ton $12,480', '$11,006' ),
+				'better' => array( 'Better Carrier · 16 SEER2 · 96% AFUE 3 ton $14,074 · 4 ton $15,990', '$14,074' ),
+				'best'   => array( 'Best Lennox · 22 SEER2 · 98% AFUE 3 ton $26,540 · 4 ton $29,644', '$26,540' ),
+			),
+			$rows['ac-gas-furnace']
+		);
+		// One option: its brand, then its size and warranty; no option: "Not offered".
+		$this->assertSame(
+			array(
+				'good'   => array( 'Good Fleck · 48,000 grain · 10-year warranty', '$2,499' ),
+				'better' => array( 'Better', 'Not offered' ),
+				'best'   => array( 'Best', 'Not offered' ),
+			),
+			$rows['water-softener']
+		);
+		$page = $this->parse( Contractor_Pricing_Renderer::render() );
+		$this->assertSame( array( '“Starts at” is each tier\'s lowest-priced option.' ), $this->texts( $page, '//*[@data-slug="ac-gas-furnace"]//*[contains(@class, "contractor-pricing__note")]' ) );
+		$this->assertSame( array(), $this->texts( $page, '//*[@data-slug="water-softener"]//*[contains(@class, "contractor-pricing__note")]' ), 'no tier has several options' );
+	}
+
+	public function test_a_tier_whose_options_have_no_size_each_says_how_many_and_its_range() {
+		$document = self::document();
+		foreach ( $document['categories'][0]['options'] as $index => $option ) {
+			$document['categories'][0]['options'][ $index ]['size'] = 'good' === $option['tier'] ? null : '3 ton'; // Better and Best: one size twice.
+		}
+		$document['categories'][0]['options'][5]['price'] = 26540; // Best: both at one price.
+		$this->store( $document );
+		$rows = $this->tier_rows( Contractor_Pricing_Renderer::render() )['ac-gas-furnace'];
+		$this->assertSame( array( 'Good Carrier · 14.3 SEER2 · 80% AFUE 2 options: $11,006 – $12,480', '$11,006' ), $rows['good'] );
+		$this->assertSame( array( 'Better Carrier · 16 SEER2 · 96% AFUE · 3 ton 2 options: $14,074 – $15,990', '$14,074' ), $rows['better'] );
+		$this->assertSame( array( 'Best Lennox · 22 SEER2 · 98% AFUE · 3 ton 2 options at $26,540', '$26,540' ), $rows['best'] );
+	}
+
+	public function test_an_option_the_catalog_states_nothing_of_is_named() {
+		$document                                  = self::document();
+		$document['categories'][1]['options'][0] = array_merge(
+			$document['categories'][1]['options'][0],
+			array(
+				'brand'    => null,
+				'size'     => null,
+				'warranty' => null,
+			)
+		);
+		$this->store( $document );
+		$rows = $this->tier_rows( Contractor_Pricing_Renderer::render() );
+		$this->assertSame( array( 'Good Fleck 48,000-grain Water Softener', '$2,499' ), $rows['water-softener']['good'] );
+	}
+
+	public function test_every_published_option_is_named_in_a_list_that_opens_without_javascript() {
+		$document = self::document();
+		$this->store( $document );
+		$page = $this->parse( Contractor_Pricing_Renderer::render() );
+		$path = new DOMXPath( $page );
+		foreach ( $document['categories'] as $category ) {
+			$card = $path->query( '//*[@data-slug="' . $category['slug'] . '"]' )->item( 0 );
+			$this->assertSame( 1, $path->query( './/details[not(@open)]/summary', $card )->length, $category['slug'] );
+			$summary = self::text( $path->query( './/details/summary', $card )->item( 0 ) );
+			$count   = $category['offer_count'];
+			$this->assertSame( 1 === $count ? '1 published option' : "All $count published options", $summary );
+			$named = array();
+			foreach ( $path->query( './/details//li', $card ) as $item ) {
+				$named[] = array(
+					$item->getAttribute( 'data-sku' ),
+					self::text( $path->query( './/*[contains(@class, "contractor-pricing__option-name")]', $item )->item( 0 ) ),
+					self::text( $path->query( './/*[contains(@class, "contractor-pricing__option-price")]', $item )->item( 0 ) ),
+				);
+			}
+			$expected = array_map(
+				function ( $option ) {
+					return array( $option['sku'], $option['name'], Contractor_Pricing_Content::money( $option['price'], 'USD' ) );
+				},
+				$category['options']
+			);
+			$this->assertSame( $expected, $named, $category['slug'] );
+			$this->assertCount( $count, $named );
+		}
+		$this->assertSame( array( 'Good', 'Better', 'Best' ), $this->texts( $page, '//*[@data-slug="ac-gas-furnace"]//details//*[contains(@class, "contractor-pricing__group-title")]' ) );
+		$this->assertSame( array(), $this->texts( $page, '//*[@data-slug="air-filters"]//details//*[contains(@class, "contractor-pricing__group-title")]' ), 'accessories have no groups' );
+	}
+
+	public function test_a_systems_option_without_a_tier_is_listed_under_other_options() {
+		$document = self::document();
+		$document['categories'][0]['options'][1]['tier'] = null; // The 4-ton Good furnace.
+		$this->store( $document );
+		$page = $this->parse( Contractor_Pricing_Renderer::render() );
+		$this->assertSame( array( 'Good', 'Better', 'Best', 'Other options' ), $this->texts( $page, '//*[@data-slug="ac-gas-furnace"]//details//*[contains(@class, "contractor-pricing__group-title")]' ) );
+		$this->assertSame( 6, ( new DOMXPath( $page ) )->query( '//*[@data-slug="ac-gas-furnace"]//details//li' )->length );
+		$this->assertSame( array( 'Good Carrier · 14.3 SEER2 · 80% AFUE · 3 ton', '$11,006' ), $this->tier_rows( Contractor_Pricing_Renderer::render() )['ac-gas-furnace']['good'] );
 	}
 
 	public function test_the_quote_button_carries_the_source_and_is_left_out_when_quoting_is_off() {
@@ -70,14 +220,18 @@ class RendererTest extends Contractor_Pricing_TestCase {
 	}
 
 	public function test_contractor_text_is_escaped_and_survives_the_content_filters_verbatim() {
-		$document                             = self::document(
+		$document                                        = self::document(
 			array(
 				'price_description' => self::HOSTILE,
 				'data_provenance'   => self::HOSTILE,
 			)
 		);
-		$document['business']['name']         = self::HOSTILE;
-		$document['categories'][0]['name']    = self::HOSTILE;
+		$document['business']['name']                    = self::HOSTILE;
+		$document['categories'][0]['name']               = self::HOSTILE;
+		$document['categories'][0]['options'][0]['name'] = self::HOSTILE;
+		$document['categories'][0]['options'][0]['sku']  = self::HOSTILE;
+		$document['categories'][0]['options'][2]['brand'] = self::HOSTILE;
+		$document['categories'][1]['options'][0]         = array_merge( $document['categories'][1]['options'][0], array( 'name' => self::HOSTILE, 'brand' => null, 'size' => null, 'warranty' => null ) );
 		$this->store( $document );
 
 		foreach ( array( '<!-- wp:contractor-pricing/pricing /-->', '[contractor_pricing]' ) as $content ) {
@@ -90,43 +244,24 @@ class RendererTest extends Contractor_Pricing_TestCase {
 			foreach ( $path->query( '//bdi' ) as $bdi ) {
 				$names[] = $bdi->textContent;
 			}
-			$this->assertContains( self::HOSTILE, $names, "$content: the text is shown as it is (no curly quotes, smilies or capital P)" );
+			// The business, the category, the option in the list and as a tier row's name, the brand.
+			$this->assertGreaterThanOrEqual( 5, count( array_keys( $names, self::HOSTILE, true ) ), "$content: the text is shown as it is (no curly quotes, smilies or capital P), isolated" );
+			$this->assertSame( self::HOSTILE, $path->query( '//li[contains(@class, "contractor-pricing__option")]' )->item( 0 )->getAttribute( 'data-sku' ) );
 			$this->assertStringContainsString( self::HOSTILE, $page->textContent );
 		}
 	}
 
-	public function test_the_json_ld_cannot_close_its_script_element() {
+	public function test_the_description_drops_bidi_controls_nothing_can_isolate() {
 		$document                     = self::document();
-		$document['business']['name'] = self::HOSTILE;
-		$json                         = Contractor_Pricing_Structured_Data::script_json( Contractor_Pricing_Structured_Data::graph( $document, 'https://site.example/prices/', array(), 'https://site.example/' ) );
-		$this->assertStringNotContainsString( '<', $json );
-		$this->assertStringNotContainsString( '>', $json );
-		$this->assertSame( self::HOSTILE, json_decode( $json, true )['@graph'][0]['name'] );
-	}
-
-	public function test_the_business_type_follows_the_trades() {
-		$this->assertSame( 'HVACBusiness', Contractor_Pricing_Structured_Data::business_type( array( 'hvac' ) ) );
-		$this->assertSame( array( 'HVACBusiness', 'Plumber' ), Contractor_Pricing_Structured_Data::business_type( array( 'hvac', 'plumbing' ) ) );
-		$this->assertSame( 'HomeAndConstructionBusiness', Contractor_Pricing_Structured_Data::business_type( array() ) );
+		$document['business']['name'] = "Tudi \u{202E}Mechanical\u{202C} \u{2067}Systems\u{2069}";
+		$this->assertSame(
+			'Tudi Mechanical Systems: installed heating and cooling systems from $2,499; parts and add-ons from $60.05.',
+			Contractor_Pricing_Content::description( $document )
+		);
 	}
 
 	/**
-	 * The rendered fragment as a document.
-	 *
-	 * @param string $html A fragment.
-	 * @return DOMDocument
-	 */
-	private function parse( $html ) {
-		$page     = new DOMDocument();
-		$previous = libxml_use_internal_errors( true );
-		$page->loadHTML( '<?xml encoding="utf-8"?><!doctype html><html><body>' . $html . '</body></html>' );
-		libxml_clear_errors();
-		libxml_use_internal_errors( $previous );
-		return $page;
-	}
-
-	/**
-	 * Per category slug: its name, its range and its tier prices, as shown.
+	 * Per category slug: its name, its range label, its range and its tier prices, as shown.
 	 *
 	 * @param DOMDocument $page The page.
 	 * @return array
@@ -139,13 +274,63 @@ class RendererTest extends Contractor_Pricing_TestCase {
 			foreach ( $path->query( './/td[@data-tier]', $node ) as $cell ) {
 				$tiers[ $cell->getAttribute( 'data-tier' ) ] = $cell->textContent;
 			}
+			$label = $path->query( './/*[contains(@class, "contractor-pricing__range-label")]', $node )->item( 0 );
 			$shown[ $node->getAttribute( 'data-slug' ) ] = array(
 				$path->query( './/*[contains(@class, "contractor-pricing__category-name")]', $node )->item( 0 )->textContent,
-				$path->query( './/*[contains(@class, "contractor-pricing__range")][not(contains(@class, "range-label"))]', $node )->item( 0 )->textContent,
+				null === $label ? null : $label->textContent,
+				$path->query( './/*[contains(concat(" ", @class, " "), " contractor-pricing__range ")]', $node )->item( 0 )->textContent,
 				$tiers,
 			);
 		}
 		return $shown;
+	}
+
+	/**
+	 * Per category slug, per tier: the row's head (what the tier is) and its price cell, as read.
+	 *
+	 * @param string $html The section.
+	 * @return array
+	 */
+	private function tier_rows( $html ) {
+		$path = new DOMXPath( $this->parse( $html ) );
+		$rows = array();
+		foreach ( $path->query( '//tr[@data-tier-row]' ) as $row ) {
+			$slug = $path->query( 'ancestor::*[@data-slug][1]', $row )->item( 0 )->getAttribute( 'data-slug' );
+			$rows[ $slug ][ $row->getAttribute( 'data-tier-row' ) ] = array(
+				self::text( $path->query( './th', $row )->item( 0 ) ),
+				self::text( $path->query( './td', $row )->item( 0 ) ),
+			);
+		}
+		return $rows;
+	}
+
+	/**
+	 * The headlines by kind.
+	 *
+	 * @param string $html The section.
+	 * @return string[]
+	 */
+	private function headlines( $html ) {
+		$shown = array();
+		foreach ( ( new DOMXPath( $this->parse( $html ) ) )->query( '//*[contains(@class, "contractor-pricing__headline ")]' ) as $headline ) {
+			$shown[ str_replace( 'contractor-pricing__headline contractor-pricing__headline--', '', $headline->getAttribute( 'class' ) ) ] = self::text( $headline );
+		}
+		return $shown;
+	}
+
+	/**
+	 * The texts of the nodes an XPath finds.
+	 *
+	 * @param DOMDocument $page  The page.
+	 * @param string      $query The XPath.
+	 * @return string[]
+	 */
+	private function texts( DOMDocument $page, $query ) {
+		$texts = array();
+		foreach ( ( new DOMXPath( $page ) )->query( $query ) as $node ) {
+			$texts[] = self::text( $node );
+		}
+		return $texts;
 	}
 
 	/**

@@ -18,9 +18,10 @@ final class Contractor_Pricing_Plugin {
 	public static function boot() {
 		add_action( 'init', array( __CLASS__, 'register_content' ) );
 		add_action( 'init', array( 'Contractor_Pricing_Settings', 'register' ) );
+		add_action( 'init', array( 'Contractor_Pricing_Settings', 'upgrade' ) );
 		add_filter( 'the_content', array( 'Contractor_Pricing_Renderer', 'release' ), PHP_INT_MAX );
 		Contractor_Pricing_Poller::register();
-		Contractor_Pricing_Structured_Data::register();
+		Contractor_Pricing_Page_Head::register();
 		Contractor_Pricing_Sitemap::register();
 		Contractor_Pricing_Webmcp_Embed::register();
 		if ( is_admin() ) {

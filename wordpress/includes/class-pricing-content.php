@@ -8,15 +8,25 @@
 defined( 'ABSPATH' ) || exit;
 
 /**
- * The content rules, in one place (the renderer only lays them out, the JSON-LD reads the same document):
+ * The content rules of docs/pricing-page.md (the same the mirror's hosted pricing page follows), in one
+ * place; the renderer only lays them out, and the JSON-LD reads the same document:
  *
- * - the direct answer: "{name} publishes its own installed prices for {n} categories, from {low} to {high}.";
- * - installed systems (the categories with tiers): the range, a Good/Better/Best table of where each option
- *   starts ("Not offered" for a tier without a product) and what the tiers and the top of the range mean;
- * - parts and add-ons (the categories without tiers): one row each, with its range;
- * - what the price includes (price_description), the provenance line, when the prices were last confirmed,
- *   the quote button (quote_url with `?source=wordpress`), the address and the ZIP codes served;
- * - money: "$8,500" for whole amounts, "$60.05" otherwise; another currency by its code ("8,500 EUR").
+ * 1. a headline per kind: "Installed heating and cooling systems from $8,500" (the systems named after the
+ *    business's one trade, else "Installed systems from $X"), then "Parts and add-ons from $60.05", each
+ *    from the lowest price_low of its own kind's categories only;
+ * 2. each installed system: its range, then a Good/Better/Best row per tier saying what the tier's starting
+ *    option (the first of `options` with that tier) is: its brand, efficiency, size and warranty, or its
+ *    name when the catalog states none of those; each size with its price when every option of the tier
+ *    has a size of its own, else how many options the tier has and their range; "Not offered" for a null tier;
+ * 3. every category's published options in a list that opens without JavaScript, "All 6 published options",
+ *    grouped by tier (Good, Better, Best, "Other options"), as many as offer_count;
+ * 4. parts and add-ons apart, after the systems, with their range and options;
+ * 5. nothing the document does not state: the labels are pricing.json's own (`size`, `efficiency`,
+ *    `warranty`), and no sentence says what a price depends on;
+ *
+ * and around them: what the price includes (price_description), the provenance line, when the prices were
+ * last confirmed, the quote button (quote_url with `?source=wordpress`), the address and the ZIP codes
+ * served. Money: "$8,500" for whole amounts, "$60.05" otherwise; another currency by its code ("8,500 EUR").
  *
  * Contractor text is returned as it is; the renderer escapes it.
  */
@@ -28,6 +38,10 @@ final class Contractor_Pricing_Content {
 		'best'   => 'Best',
 	);
 	const CURRENCY_SYMBOLS = array( 'USD' => '$' );
+	/** Joins the facts of a tier row: "Lennox · 15.2 SEER2 · 7.8 HSPF2" (a no-break space before the dot). */
+	const SEPARATOR = "\u{00A0}· ";
+	/** Bidi embeddings, overrides, isolates and marks: dropped where no element can isolate text (a meta description). */
+	const BIDI_CONTROLS = '/[\x{061C}\x{200E}\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]/u';
 
 	/**
 	 * The sentence shown where the prices would be, when there are none to show.
@@ -36,6 +50,20 @@ final class Contractor_Pricing_Content {
 	 */
 	public static function unavailable() {
 		return __( 'Pricing is not available right now. Please contact us directly for a price.', 'contractor-pricing' );
+	}
+
+	/**
+	 * Each trade's installed systems, as a headline names them (the mirror's mirror/trades.py, `systems`).
+	 *
+	 * @return string[] By trade slug.
+	 */
+	public static function trade_systems() {
+		return array(
+			'hvac'       => __( 'heating and cooling systems', 'contractor-pricing' ),
+			'plumbing'   => __( 'plumbing systems', 'contractor-pricing' ),
+			'electrical' => __( 'electrical systems', 'contractor-pricing' ),
+			'roofing'    => __( 'roofing systems', 'contractor-pricing' ),
+		);
 	}
 
 	/**
@@ -55,7 +83,7 @@ final class Contractor_Pricing_Content {
 		$business   = $document['business'];
 		return array(
 			'business_name'     => $business['name'],
-			'answer'            => self::answer_sentence( $document ),
+			'headlines'         => self::headlines( $document ),
 			'systems'           => array_values( array_filter( $categories, function ( $c ) { return $c['is_system']; } ) ),
 			'accessories'       => array_values( array_filter( $categories, function ( $c ) { return ! $c['is_system']; } ) ),
 			'empty'             => empty( $categories ) ? __( 'No prices are published yet. Please contact us directly.', 'contractor-pricing' ) : null,
@@ -71,28 +99,74 @@ final class Contractor_Pricing_Content {
 	}
 
 	/**
-	 * The direct answer: who publishes what, from what price to what price.
+	 * A headline per kind the contractor publishes, systems first: where that kind's prices start.
+	 *
+	 * A $60 filter never sets where installed systems start, and one range is never drawn over both kinds.
+	 *
+	 * @param array $document A valid pricing document.
+	 * @return array[] Each: kind ("system" or "accessory"), text.
+	 */
+	public static function headlines( array $document ) {
+		$lows = array(
+			'system'    => array(),
+			'accessory' => array(),
+		);
+		foreach ( $document['categories'] as $category ) {
+			$lows[ $category['kind'] ][] = $category['price_low'];
+		}
+		$currency  = $document['currency'];
+		$headlines = array();
+		if ( $lows['system'] ) {
+			$headlines[] = array(
+				'kind' => 'system',
+				/* translators: 1: "heating and cooling systems" (or "systems"), 2: the lowest price. */
+				'text' => sprintf( __( 'Installed %1$s from %2$s', 'contractor-pricing' ), self::systems_noun( $document['business']['trades'] ), self::money( min( $lows['system'] ), $currency ) ),
+			);
+		}
+		if ( $lows['accessory'] ) {
+			$headlines[] = array(
+				'kind' => 'accessory',
+				/* translators: %s: the lowest price. */
+				'text' => sprintf( __( 'Parts and add-ons from %s', 'contractor-pricing' ), self::money( min( $lows['accessory'] ), $currency ) ),
+			);
+		}
+		return $headlines;
+	}
+
+	/**
+	 * "heating and cooling systems" for a contractor with the one trade hvac; "systems" with several or none.
+	 *
+	 * @param string[] $trades The business's trades (pricing.json's `business.trades`).
+	 * @return string
+	 */
+	public static function systems_noun( array $trades ) {
+		$known = array_values( array_intersect_key( self::trade_systems(), array_flip( $trades ) ) );
+		return 1 === count( $known ) ? $known[0] : __( 'systems', 'contractor-pricing' );
+	}
+
+	/**
+	 * The page's description: "Tudi Mechanical Systems: installed heating and cooling systems from $8,500;
+	 * parts and add-ons from $60.05." (bidi controls dropped: a description has no element to isolate them).
 	 *
 	 * @param array $document A valid pricing document.
 	 * @return string
 	 */
-	public static function answer_sentence( array $document ) {
-		$name       = $document['business']['name'];
-		$categories = $document['categories'];
-		if ( empty( $categories ) ) {
-			/* translators: %s: the business name. */
-			return sprintf( __( '%s has not published any installed prices yet.', 'contractor-pricing' ), $name );
+	public static function description( array $document ) {
+		$name      = $document['business']['name'];
+		$headlines = self::headlines( $document );
+		if ( ! $headlines ) {
+			$said = sprintf( self::labels()['none_published'], $name );
+		} else {
+			$texts = array_map(
+				function ( $headline ) {
+					return lcfirst( $headline['text'] );
+				},
+				$headlines
+			);
+			/* translators: 1: the business name, 2: the headlines, lower-cased and joined by "; ". */
+			$said = sprintf( __( '%1$s: %2$s.', 'contractor-pricing' ), $name, implode( '; ', $texts ) );
 		}
-		$low    = min( array_column( $categories, 'price_low' ) );
-		$high   = max( array_column( $categories, 'price_high' ) );
-		$things = 1 === count( $categories ) ? __( '1 category', 'contractor-pricing' )
-			/* translators: %d: how many categories. */
-			: sprintf( __( '%d categories', 'contractor-pricing' ), count( $categories ) );
-		$span   = self::same_amount( $low, $high ) ? self::money( $low, $document['currency'] )
-			/* translators: 1: the lowest price, 2: the highest price. */
-			: sprintf( __( '%1$s to %2$s', 'contractor-pricing' ), self::money( $low, $document['currency'] ), self::money( $high, $document['currency'] ) );
-		/* translators: 1: the business name, 2: "3 categories", 3: "$60.05 to $29,644". */
-		return sprintf( __( '%1$s publishes its own installed prices for %2$s, from %3$s.', 'contractor-pricing' ), $name, $things, $span );
+		return (string) preg_replace( self::BIDI_CONTROLS, '', $said );
 	}
 
 	/**
@@ -104,73 +178,164 @@ final class Contractor_Pricing_Content {
 	 */
 	public static function category( array $category, $currency ) {
 		$is_system = Contractor_Pricing_Document::is_system( $category );
-		$tiers     = array();
-		if ( $is_system ) {
-			foreach ( self::TIER_LABELS as $tier => $label ) {
-				$price   = $category['tiers'][ $tier ];
-				$tiers[] = array(
-					'tier'  => $tier,
-					'label' => $label,
-					'price' => null === $price ? null : self::money( $price, $currency ),
-				);
-			}
-		}
-		$count = (int) $category['offer_count'];
+		$count     = (int) $category['offer_count'];
 		return array(
-			'slug'        => $category['slug'],
-			'name'        => $category['name'],
-			'is_system'   => $is_system,
-			'range_label' => self::same_amount( $category['price_low'], $category['price_high'] )
+			'slug'            => $category['slug'],
+			'name'            => $category['name'],
+			'is_system'       => $is_system,
+			'range_label'     => self::same_amount( $category['price_low'], $category['price_high'] )
 				? __( 'Installed price', 'contractor-pricing' ) : __( 'Installed price range', 'contractor-pricing' ),
-			'price_range' => self::price_range( $category, $currency ),
-			'tiers'       => $tiers,
-			'note'        => $is_system ? self::range_note( $category, $currency ) : null,
-			/* translators: %d: how many published options. */
-			'options'     => sprintf( _n( '%d published option.', '%d published options.', $count, 'contractor-pricing' ), $count ),
-			/* translators: %d: how many options. */
-			'item_count'  => sprintf( _n( '%d option', '%d options', $count, 'contractor-pricing' ), $count ),
+			'price_range'     => self::span( $category['price_low'], $category['price_high'], $currency ),
+			'tiers'           => $is_system ? self::tier_rows( $category, $currency ) : array(),
+			'note'            => $is_system ? self::range_note( $category ) : null,
+			/* translators: %d: how many published options (the list below names each of them). */
+			'options_summary' => sprintf( _n( '%d published option', 'All %d published options', $count, 'contractor-pricing' ), $count ),
+			'option_groups'   => self::option_groups( $category, $currency ),
 		);
 	}
 
 	/**
-	 * What a system's tier prices and the top of its range mean; null when nothing needs saying.
-	 *
-	 * Each tier shows its cheapest published option, so a range ending above the highest tier price
-	 * reaches into larger or premium installs of the category.
+	 * A system's Good, Better and Best rows, each from its own options.
 	 *
 	 * @param array  $category A system category.
 	 * @param string $currency The document's currency.
+	 * @return array[] See tier_row().
+	 */
+	public static function tier_rows( array $category, $currency ) {
+		$rows = array();
+		foreach ( self::TIER_LABELS as $tier => $label ) {
+			$rows[] = self::tier_row( $tier, $label, $category['tiers'][ $tier ], self::options_of_tier( $category, $tier ), $currency );
+		}
+		return $rows;
+	}
+
+	/**
+	 * One tier's row: where it starts, what its starting option is, and its sizes or its own range.
+	 *
+	 * @param string         $tier      good, better or best.
+	 * @param string         $label     "Good".
+	 * @param int|float|null $starts_at The tier's price in `tiers` (null: no option in it).
+	 * @param array[]        $options   The tier's options, in the document's order (cheapest first).
+	 * @param string         $currency  The currency.
+	 * @return array Keys: tier, label, price (null: "Not offered"), brand, facts, name, sizes (each size and price), span.
+	 */
+	public static function tier_row( $tier, $label, $starts_at, array $options, $currency ) {
+		$row = array(
+			'tier'  => $tier,
+			'label' => $label,
+			'price' => null,
+			'brand' => null,
+			'facts' => array(),
+			'name'  => null,
+			'sizes' => array(),
+			'span'  => null,
+		);
+		if ( null === $starts_at || ! $options ) {
+			return $row;
+		}
+		$first   = $options[0];
+		$sizes   = array_map(
+			function ( $option ) {
+				return isset( $option['size'] ) ? $option['size'] : null;
+			},
+			$options
+		);
+		$by_size = count( $options ) > 1 && ! in_array( null, $sizes, true ) && count( array_unique( $sizes ) ) === count( $sizes );
+		$facts   = $first['efficiency'];
+		if ( ! $by_size && null !== $sizes[0] ) {
+			$facts[] = $sizes[0];
+		}
+		if ( isset( $first['warranty'] ) ) {
+			$facts[] = $first['warranty'];
+		}
+		$brand        = isset( $first['brand'] ) ? $first['brand'] : null;
+		$row['price'] = self::money( $starts_at, $currency );
+		$row['brand'] = $brand;
+		$row['facts'] = $facts;
+		$row['name']  = null === $brand && ! $facts && ! $by_size ? $first['name'] : null;
+		if ( $by_size ) {
+			foreach ( $options as $option ) {
+				$row['sizes'][] = array(
+					'size'  => $option['size'],
+					'price' => self::money( $option['price'], $currency ),
+				);
+			}
+		} elseif ( count( $options ) > 1 ) {
+			$low         = $first['price'];
+			$high        = $options[ count( $options ) - 1 ]['price'];
+			$row['span'] = self::same_amount( $low, $high )
+				/* translators: 1: how many options, 2: their one price. */
+				? sprintf( __( '%1$d options at %2$s', 'contractor-pricing' ), count( $options ), self::money( $low, $currency ) )
+				/* translators: 1: how many options, 2: "$7,800 – $9,900". */
+				: sprintf( __( '%1$d options: %2$s', 'contractor-pricing' ), count( $options ), self::span( $low, $high, $currency ) );
+		}
+		return $row;
+	}
+
+	/**
+	 * What the "Starts at" column means, where some tier has several options; null otherwise.
+	 *
+	 * @param array $category A system category.
 	 * @return string|null
 	 */
-	public static function range_note( array $category, $currency ) {
-		$prices = array_filter(
-			array_values( $category['tiers'] ),
-			function ( $price ) {
-				return null !== $price;
+	public static function range_note( array $category ) {
+		foreach ( array_keys( self::TIER_LABELS ) as $tier ) {
+			if ( count( self::options_of_tier( $category, $tier ) ) > 1 ) {
+				return __( '“Starts at” is each tier\'s lowest-priced option.', 'contractor-pricing' );
 			}
-		);
-		if ( empty( $prices ) ) {
-			return self::same_amount( $category['price_low'], $category['price_high'] ) ? null : __( 'The price depends on the option you choose.', 'contractor-pricing' );
 		}
-		$starts = __( 'Good, Better and Best show where each option starts.', 'contractor-pricing' );
-		if ( $category['price_high'] > max( $prices ) ) {
-			/* translators: 1: "Good, Better and Best show where each option starts.", 2: the top of the range. */
-			return sprintf( __( '%1$s Larger or premium installs in this category cost up to %2$s.', 'contractor-pricing' ), $starts, self::money( $category['price_high'], $currency ) );
+		return null;
+	}
+
+	/**
+	 * Every published option of a category under its heading: a system's by tier (Good, Better, Best, then
+	 * "Other options" for those without a tier); an accessory's in one list without a heading. Together
+	 * they are `options`, so as many as offer_count.
+	 *
+	 * @param array  $category A category.
+	 * @param string $currency The currency.
+	 * @return array[] Each: tier (or null), title (or null), options (each sku, name, price).
+	 */
+	public static function option_groups( array $category, $currency ) {
+		$lines = array();
+		foreach ( $category['options'] as $option ) {
+			$tier             = Contractor_Pricing_Document::is_system( $category ) && isset( $option['tier'] ) ? $option['tier'] : '';
+			$lines[ $tier ][] = array(
+				'sku'   => $option['sku'],
+				'name'  => $option['name'],
+				'price' => self::money( $option['price'], $currency ),
+			);
 		}
-		return $starts;
+		$groups = array();
+		foreach ( self::TIER_LABELS as $tier => $label ) {
+			if ( isset( $lines[ $tier ] ) ) {
+				$groups[] = array(
+					'tier'    => $tier,
+					'title'   => $label,
+					'options' => $lines[ $tier ],
+				);
+			}
+		}
+		if ( isset( $lines[''] ) ) {
+			$groups[] = array(
+				'tier'    => null,
+				'title'   => Contractor_Pricing_Document::is_system( $category ) ? __( 'Other options', 'contractor-pricing' ) : null,
+				'options' => $lines[''],
+			);
+		}
+		return $groups;
 	}
 
 	/**
 	 * "$8,500 – $14,000", or one price when low and high are equal.
 	 *
-	 * @param array  $category A category.
-	 * @param string $currency The currency.
+	 * @param int|float $low      The lower price.
+	 * @param int|float $high     The higher price.
+	 * @param string    $currency The currency.
 	 * @return string
 	 */
-	public static function price_range( array $category, $currency ) {
-		$low  = self::money( $category['price_low'], $currency );
-		$high = self::money( $category['price_high'], $currency );
-		return $low === $high ? $low : $low . ' – ' . $high;
+	public static function span( $low, $high, $currency ) {
+		return self::same_amount( $low, $high ) ? self::money( $low, $currency ) : self::money( $low, $currency ) . ' – ' . self::money( $high, $currency );
 	}
 
 	/**
@@ -249,6 +414,24 @@ final class Contractor_Pricing_Content {
 	}
 
 	/**
+	 * A category's options of one tier, in the document's order (cheapest first).
+	 *
+	 * @param array  $category A system category.
+	 * @param string $tier     good, better or best.
+	 * @return array[]
+	 */
+	private static function options_of_tier( array $category, $tier ) {
+		return array_values(
+			array_filter(
+				$category['options'],
+				function ( $option ) use ( $tier ) {
+					return isset( $option['tier'] ) && $tier === $option['tier'];
+				}
+			)
+		);
+	}
+
+	/**
 	 * "Serves ZIP codes 63301, 63303." or null.
 	 *
 	 * @param array $postal_codes The service area's codes.
@@ -266,19 +449,18 @@ final class Contractor_Pricing_Content {
 	 */
 	private static function labels() {
 		return array(
-			'systems'       => __( 'Installed systems', 'contractor-pricing' ),
-			'option'        => __( 'Option', 'contractor-pricing' ),
-			'starts_at'     => __( 'Starts at', 'contractor-pricing' ),
-			'not_offered'   => __( 'Not offered', 'contractor-pricing' ),
-			'accessories'   => __( 'Parts and add-ons', 'contractor-pricing' ),
-			'item'          => __( 'Item', 'contractor-pricing' ),
-			'price'         => __( 'Price', 'contractor-pricing' ),
-			'range_note'    => __( 'Where a range is shown, the price depends on the size or model you choose.', 'contractor-pricing' ),
-			'includes'      => __( 'What the price includes', 'contractor-pricing' ),
-			'cta_title'     => __( 'Ready for an exact price?', 'contractor-pricing' ),
+			'systems'        => __( 'Installed systems', 'contractor-pricing' ),
+			'tier'           => __( 'Tier', 'contractor-pricing' ),
+			'starts_at'      => __( 'Starts at', 'contractor-pricing' ),
+			'not_offered'    => __( 'Not offered', 'contractor-pricing' ),
+			'accessories'    => __( 'Parts and add-ons', 'contractor-pricing' ),
 			/* translators: %s: the business name (the renderer isolates it in <bdi>). */
-			'cta_text'      => __( 'Every home is different. Ask %s for a quote.', 'contractor-pricing' ),
-			'cta_button'    => __( 'Get a quote', 'contractor-pricing' ),
+			'none_published' => __( '%s has not published any installed prices yet.', 'contractor-pricing' ),
+			'includes'       => __( 'What the price includes', 'contractor-pricing' ),
+			'cta_title'      => __( 'Ready for an exact price?', 'contractor-pricing' ),
+			/* translators: %s: the business name (the renderer isolates it in <bdi>). */
+			'cta_text'       => __( 'Every home is different. Ask %s for a quote.', 'contractor-pricing' ),
+			'cta_button'     => __( 'Get a quote', 'contractor-pricing' ),
 		);
 	}
 }

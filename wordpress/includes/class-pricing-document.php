@@ -9,12 +9,16 @@ defined( 'ABSPATH' ) || exit;
 
 /**
  * A body the mirror answered with 200 is stored only when it parses and has the published shape
- * (business, categories, currency, price_description, data_provenance, quote_url, last_synced_at,
- * content_updated_at, freshness_state, content_version). Fields it does not know are ignored.
+ * (business with its trades, categories with their kind and options, currency, price_description,
+ * data_provenance, quote_url, last_synced_at, content_updated_at, freshness_state, content_version).
+ * A category's options are as many as its offer_count, so the page can name every one of them.
+ * The business's phone, website and geo and a category's image_url are optional (a mirror that
+ * does not publish them yet is still read). Fields it does not know are ignored.
  */
 final class Contractor_Pricing_Document {
 
 	const TIERS            = array( 'good', 'better', 'best' );
+	const KINDS            = array( 'system', 'accessory' );
 	const FRESHNESS_STATES = array( 'fresh', 'stale', 'unavailable' );
 
 	/**
@@ -36,7 +40,9 @@ final class Contractor_Pricing_Document {
 	 */
 	public static function is_valid( array $document ) {
 		$business = isset( $document['business'] ) ? $document['business'] : null;
-		if ( ! is_array( $business ) || ! self::is_text( $business, 'name' ) || ! self::is_address( $business ) ) {
+		if ( ! is_array( $business ) || ! self::is_text( $business, 'name' ) || ! self::is_address( $business )
+			|| ! isset( $business['trades'] ) || ! self::is_list_of_text( $business['trades'] )
+			|| ! self::is_optional_text( $business, 'phone' ) || ! self::is_optional_url( $business, 'website' ) || ! self::is_optional_geo( $business ) ) {
 			return false;
 		}
 		$area = isset( $business['service_area'] ) ? $business['service_area'] : null;
@@ -73,13 +79,13 @@ final class Contractor_Pricing_Document {
 	}
 
 	/**
-	 * Whether a category is tiered (an installed system): only those carry `tiers`.
+	 * Whether a category is an installed system (kind "system", with tiers) rather than a part or add-on.
 	 *
 	 * @param array $category One entry of `categories`.
 	 * @return bool
 	 */
 	public static function is_system( array $category ) {
-		return isset( $category['tiers'] ) && is_array( $category['tiers'] );
+		return 'system' === $category['kind'];
 	}
 
 	/**
@@ -101,14 +107,17 @@ final class Contractor_Pricing_Document {
 
 	private static function is_category( $category ) {
 		if ( ! is_array( $category ) || ! self::is_text( $category, 'name' ) || ! self::is_text( $category, 'slug' )
+			|| ! isset( $category['kind'] ) || ! in_array( $category['kind'], self::KINDS, true )
 			|| ! self::is_price( $category, 'price_low' ) || ! self::is_price( $category, 'price_high' )
-			|| ! isset( $category['offer_count'] ) || ! is_int( $category['offer_count'] ) || $category['offer_count'] < 0 ) {
+			|| ! isset( $category['offer_count'] ) || ! is_int( $category['offer_count'] ) || $category['offer_count'] < 0
+			|| ! self::is_optional_url( $category, 'image_url' ) || ! self::are_options( $category ) ) {
 			return false;
 		}
-		if ( ! array_key_exists( 'tiers', $category ) ) {
-			return true;
+		// Tiers are on installed systems only, and every system has them.
+		if ( ! self::is_system( $category ) ) {
+			return ! isset( $category['tiers'] );
 		}
-		if ( ! is_array( $category['tiers'] ) ) {
+		if ( ! isset( $category['tiers'] ) || ! is_array( $category['tiers'] ) ) {
 			return false;
 		}
 		foreach ( self::TIERS as $tier ) {
@@ -120,6 +129,38 @@ final class Contractor_Pricing_Document {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * `options`: a list of exactly `offer_count` options, each with its sku, name, price, tier (or null)
+	 * and the catalog's labels (brand, size, warranty: text or null; efficiency: a list of text).
+	 *
+	 * @param array $category A category.
+	 * @return bool
+	 */
+	private static function are_options( array $category ) {
+		if ( ! isset( $category['options'] ) || ! is_array( $category['options'] ) || ! self::is_list( $category['options'] )
+			|| count( $category['options'] ) !== $category['offer_count'] ) {
+			return false;
+		}
+		foreach ( $category['options'] as $option ) {
+			if ( ! is_array( $option ) || ! self::is_text( $option, 'sku' ) || ! self::is_text( $option, 'name' ) || ! self::is_price( $option, 'price' )
+				|| ! ( null === self::value( $option, 'tier' ) || in_array( $option['tier'], self::TIERS, true ) )
+				|| ! self::is_optional_label( $option, 'brand' ) || ! self::is_optional_label( $option, 'size' ) || ! self::is_optional_label( $option, 'warranty' )
+				|| ! isset( $option['efficiency'] ) || ! self::is_list_of_text( $option['efficiency'] ) || in_array( '', $option['efficiency'], true ) ) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static function is_optional_geo( array $business ) {
+		$geo = self::value( $business, 'geo' );
+		if ( null === $geo ) {
+			return true;
+		}
+		return is_array( $geo ) && self::is_number( $geo, 'latitude' ) && self::is_number( $geo, 'longitude' )
+			&& abs( $geo['latitude'] ) <= 90 && abs( $geo['longitude'] ) <= 180;
 	}
 
 	private static function is_address( array $business ) {
@@ -149,6 +190,18 @@ final class Contractor_Pricing_Document {
 		return ! isset( $data[ $field ] ) || is_string( $data[ $field ] );
 	}
 
+	private static function is_optional_label( array $data, $field ) {
+		return null === self::value( $data, $field ) || self::is_text( $data, $field );
+	}
+
+	private static function value( array $data, $field ) {
+		return isset( $data[ $field ] ) ? $data[ $field ] : null;
+	}
+
+	private static function is_number( array $data, $field ) {
+		return isset( $data[ $field ] ) && ( is_int( $data[ $field ] ) || is_float( $data[ $field ] ) );
+	}
+
 	private static function is_optional_url( array $data, $field ) {
 		if ( ! isset( $data[ $field ] ) ) {
 			return true;
@@ -162,7 +215,7 @@ final class Contractor_Pricing_Document {
 	}
 
 	private static function is_price( array $data, $field ) {
-		return isset( $data[ $field ] ) && ( is_int( $data[ $field ] ) || is_float( $data[ $field ] ) ) && $data[ $field ] >= 0;
+		return self::is_number( $data, $field ) && $data[ $field ] >= 0;
 	}
 
 	private static function is_list( array $items ) {

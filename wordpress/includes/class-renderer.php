@@ -9,7 +9,7 @@ defined( 'ABSPATH' ) || exit;
 
 /**
  * Lays out what Contractor_Pricing_Content says. Every value goes through esc_html, esc_attr or
- * esc_url; contractor text (names, the price description) sits in <bdi> so right-to-left text
+ * esc_url; contractor text (names, brands, the price description) sits in <bdi> so right-to-left text
  * cannot reorder the words around it.
  */
 final class Contractor_Pricing_Renderer {
@@ -102,7 +102,7 @@ final class Contractor_Pricing_Renderer {
 	public static function pricing( array $content ) {
 		$labels = $content['labels'];
 		$html   = '<div class="contractor-pricing" data-content-version="' . esc_attr( $content['content_version'] ) . '">';
-		$html  .= '<p class="contractor-pricing__answer"><bdi>' . esc_html( $content['answer'] ) . '</bdi></p>';
+		$html  .= self::headlines( $content );
 		$html  .= self::freshness( $content['freshness'] );
 		if ( null !== $content['quote_url'] ) {
 			$html .= '<p class="contractor-pricing__actions">' . self::quote_button( $content ) . '</p>';
@@ -132,6 +132,18 @@ final class Contractor_Pricing_Renderer {
 		return $html . '</div>';
 	}
 
+	private static function headlines( array $content ) {
+		if ( ! $content['headlines'] ) {
+			$name = '<bdi class="contractor-pricing__business-name">' . esc_html( $content['business_name'] ) . '</bdi>';
+			return '<p class="contractor-pricing__answer">' . sprintf( esc_html( $content['labels']['none_published'] ), $name ) . '</p>';
+		}
+		$html = '<div class="contractor-pricing__headlines">';
+		foreach ( $content['headlines'] as $headline ) {
+			$html .= '<p class="' . esc_attr( 'contractor-pricing__headline contractor-pricing__headline--' . $headline['kind'] ) . '">' . esc_html( $headline['text'] ) . '</p>';
+		}
+		return $html . '</div>';
+	}
+
 	private static function freshness( array $freshness ) {
 		$class = 'contractor-pricing__freshness' . ( $freshness['stale'] ? ' contractor-pricing__freshness--stale' : '' );
 		$html  = '<p class="' . esc_attr( $class ) . '">' . esc_html( $freshness['before'] );
@@ -146,40 +158,101 @@ final class Contractor_Pricing_Renderer {
 			. esc_html( $content['labels']['cta_button'] ) . '</a>';
 	}
 
+	private static function category_attributes( array $category, $classes ) {
+		return ' class="' . esc_attr( 'contractor-pricing__category ' . $classes ) . '" id="' . esc_attr( 'contractor-pricing-' . $category['slug'] ) . '" data-slug="' . esc_attr( $category['slug'] ) . '"';
+	}
+
 	private static function system( array $category, array $labels ) {
-		$html  = '<section class="contractor-pricing__category contractor-pricing__system" id="' . esc_attr( 'contractor-pricing-' . $category['slug'] ) . '" data-slug="' . esc_attr( $category['slug'] ) . '">';
+		$html  = '<section' . self::category_attributes( $category, 'contractor-pricing__system' ) . '>';
 		$html .= '<h3><bdi class="contractor-pricing__category-name">' . esc_html( $category['name'] ) . '</bdi></h3>';
 		$html .= '<p class="contractor-pricing__range-label">' . esc_html( $category['range_label'] ) . '</p>';
 		$html .= '<p class="contractor-pricing__range">' . esc_html( $category['price_range'] ) . '</p>';
-		$html .= '<table class="contractor-pricing__tiers"><thead><tr><th scope="col">' . esc_html( $labels['option'] ) . '</th>'
+		$html .= '<table class="contractor-pricing__tiers"><thead><tr><th scope="col">' . esc_html( $labels['tier'] ) . '</th>'
 			. '<th scope="col" class="contractor-pricing__num">' . esc_html( $labels['starts_at'] ) . '</th></tr></thead><tbody>';
 		foreach ( $category['tiers'] as $row ) {
-			$html .= '<tr><th scope="row"><span class="contractor-pricing__tier contractor-pricing__tier--' . esc_attr( $row['tier'] ) . '">' . esc_html( $row['label'] ) . '</span></th>';
-			if ( null === $row['price'] ) {
-				$html .= '<td class="contractor-pricing__num contractor-pricing__none">' . esc_html( $labels['not_offered'] ) . '</td>';
-			} else {
-				$html .= '<td class="contractor-pricing__num contractor-pricing__price" data-tier="' . esc_attr( $row['tier'] ) . '">' . esc_html( $row['price'] ) . '</td>';
-			}
-			$html .= '</tr>';
+			$html .= self::tier_row( $row, $labels );
 		}
 		$html .= '</tbody></table>';
 		if ( null !== $category['note'] ) {
 			$html .= '<p class="contractor-pricing__note">' . esc_html( $category['note'] ) . '</p>';
 		}
-		return $html . '<p class="contractor-pricing__meta">' . esc_html( $category['options'] ) . '</p></section>';
+		return $html . self::all_options( $category ) . '</section>';
+	}
+
+	/**
+	 * One Good/Better/Best row: the tier, what its starting option is, its sizes or its range; its price.
+	 *
+	 * @param array $row    Contractor_Pricing_Content::tier_row().
+	 * @param array $labels The fixed texts.
+	 * @return string
+	 */
+	private static function tier_row( array $row, array $labels ) {
+		$html = '<tr class="contractor-pricing__tier-row" data-tier-row="' . esc_attr( $row['tier'] ) . '"><th scope="row" class="contractor-pricing__tier-cell">'
+			. '<span class="' . esc_attr( 'contractor-pricing__tier contractor-pricing__tier--' . $row['tier'] ) . '">' . esc_html( $row['label'] ) . '</span>';
+		$what = array();
+		if ( null !== $row['brand'] ) {
+			$what[] = '<bdi class="contractor-pricing__brand">' . esc_html( $row['brand'] ) . '</bdi>';
+		}
+		foreach ( $row['facts'] as $fact ) {
+			$what[] = '<span class="contractor-pricing__fact">' . esc_html( $fact ) . '</span>';
+		}
+		if ( null !== $row['name'] ) {
+			$what[] = '<bdi class="contractor-pricing__option-name">' . esc_html( $row['name'] ) . '</bdi>';
+		}
+		if ( $what ) {
+			$html .= ' <span class="contractor-pricing__what">' . implode( esc_html( Contractor_Pricing_Content::SEPARATOR ), $what ) . '</span>';
+		}
+		if ( $row['sizes'] ) {
+			$sizes = array();
+			foreach ( $row['sizes'] as $choice ) {
+				$sizes[] = '<span class="contractor-pricing__size-price"><span class="contractor-pricing__size">' . esc_html( $choice['size'] ) . '</span> ' . esc_html( $choice['price'] ) . '</span>';
+			}
+			$html .= ' <span class="contractor-pricing__sizes">' . implode( esc_html( Contractor_Pricing_Content::SEPARATOR ), $sizes ) . '</span>';
+		}
+		if ( null !== $row['span'] ) {
+			$html .= ' <span class="contractor-pricing__span">' . esc_html( $row['span'] ) . '</span>';
+		}
+		$html .= '</th>';
+		if ( null === $row['price'] ) {
+			$html .= '<td class="contractor-pricing__num contractor-pricing__none">' . esc_html( $labels['not_offered'] ) . '</td>';
+		} else {
+			$html .= '<td class="contractor-pricing__num contractor-pricing__price" data-tier="' . esc_attr( $row['tier'] ) . '">' . esc_html( $row['price'] ) . '</td>';
+		}
+		return $html . '</tr>';
+	}
+
+	/**
+	 * Every published option of a category, in a list that opens without JavaScript.
+	 *
+	 * @param array $category Contractor_Pricing_Content::category().
+	 * @return string
+	 */
+	private static function all_options( array $category ) {
+		$html = '<details class="contractor-pricing__all-options"><summary>' . esc_html( $category['options_summary'] ) . '</summary>';
+		foreach ( $category['option_groups'] as $group ) {
+			if ( null !== $group['title'] ) {
+				$html .= '<p class="contractor-pricing__group-title"><span class="' . esc_attr( 'contractor-pricing__tier contractor-pricing__tier--' . ( null === $group['tier'] ? 'other' : $group['tier'] ) ) . '">'
+					. esc_html( $group['title'] ) . '</span></p>';
+			}
+			$html .= '<ul class="contractor-pricing__option-list">';
+			foreach ( $group['options'] as $option ) {
+				$html .= '<li class="contractor-pricing__option" data-sku="' . esc_attr( $option['sku'] ) . '"><bdi class="contractor-pricing__option-name">' . esc_html( $option['name'] ) . '</bdi>'
+					. '<span class="contractor-pricing__option-price">' . esc_html( $option['price'] ) . '</span></li>';
+			}
+			$html .= '</ul>';
+		}
+		return $html . '</details>';
 	}
 
 	private static function accessories( array $accessories, array $labels ) {
-		$html  = '<h2 class="contractor-pricing__section">' . esc_html( $labels['accessories'] ) . '</h2>';
-		$html .= '<div class="contractor-pricing__panel"><table class="contractor-pricing__accessories"><thead><tr><th scope="col">' . esc_html( $labels['item'] ) . '</th>'
-			. '<th scope="col" class="contractor-pricing__num">' . esc_html( $labels['price'] ) . '</th></tr></thead><tbody>';
+		$html = '<h2 class="contractor-pricing__section">' . esc_html( $labels['accessories'] ) . '</h2><div class="contractor-pricing__panel contractor-pricing__accessories">';
 		foreach ( $accessories as $category ) {
-			$html .= '<tr class="contractor-pricing__category contractor-pricing__accessory" id="' . esc_attr( 'contractor-pricing-' . $category['slug'] ) . '" data-slug="' . esc_attr( $category['slug'] ) . '">'
-				. '<td><bdi class="contractor-pricing__category-name">' . esc_html( $category['name'] ) . '</bdi>'
-				. '<span class="contractor-pricing__options">' . esc_html( $category['item_count'] ) . '</span></td>'
-				. '<td class="contractor-pricing__num contractor-pricing__range">' . esc_html( $category['price_range'] ) . '</td></tr>';
+			$html .= '<section' . self::category_attributes( $category, 'contractor-pricing__accessory' ) . '><div class="contractor-pricing__accessory-head">'
+				. '<h3><bdi class="contractor-pricing__category-name">' . esc_html( $category['name'] ) . '</bdi></h3>'
+				. '<p class="contractor-pricing__range">' . esc_html( $category['price_range'] ) . '</p></div>'
+				. self::all_options( $category ) . '</section>';
 		}
-		return $html . '</tbody></table><p class="contractor-pricing__meta">' . esc_html( $labels['range_note'] ) . '</p></div>';
+		return $html . '</div>';
 	}
 
 	private static function call_to_action( array $content ) {

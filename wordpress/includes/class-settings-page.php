@@ -1,6 +1,6 @@
 <?php
 /**
- * Settings → Contractor Pricing: the mirror's address, the key, the trades, the embed, "Check connection"
+ * Settings → Contractor Pricing: the mirror's address, the key, the embed, "Check connection"
  * and what the last poll found.
  *
  * @package ContractorPricing
@@ -87,7 +87,6 @@ final class Contractor_Pricing_Settings_Page {
 				)
 			);
 		}
-		add_settings_field( 'contractor_pricing_trades', __( 'Trades', 'contractor-pricing' ), array( __CLASS__, 'field_trades' ), self::SLUG, 'contractor_pricing_mirror' );
 		add_settings_field( 'contractor_pricing_webmcp_embed', __( 'In-browser agents', 'contractor-pricing' ), array( __CLASS__, 'field_webmcp_embed' ), self::SLUG, 'contractor_pricing_mirror' );
 	}
 
@@ -114,24 +113,6 @@ final class Contractor_Pricing_Settings_Page {
 			esc_attr( $args['placeholder'] ),
 			esc_html( $args['description'] )
 		);
-	}
-
-	/**
-	 * The trades (the structured data's business type).
-	 */
-	public static function field_trades() {
-		$chosen = Contractor_Pricing_Settings::all()['trades'];
-		echo '<fieldset>';
-		foreach ( Contractor_Pricing_Settings::TRADES as $trade => $about ) {
-			printf(
-				'<label><input type="checkbox" name="%1$s[trades][]" value="%2$s"%3$s> %4$s</label><br>',
-				esc_attr( Contractor_Pricing_Settings::OPTION ),
-				esc_attr( $trade ),
-				checked( in_array( $trade, $chosen, true ), true, false ),
-				esc_html( $about['label'] )
-			);
-		}
-		echo '<p class="description">' . esc_html__( 'Search engines read your business type from these (for example HVACBusiness, Plumber); none gives HomeAndConstructionBusiness.', 'contractor-pricing' ) . '</p></fieldset>';
 	}
 
 	/**

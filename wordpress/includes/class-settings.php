@@ -9,7 +9,8 @@ defined( 'ABSPATH' ) || exit;
 
 /**
  * One option (`contractor_pricing_settings`, autoloaded: every page may print the embed tag) holding
- * the mirror's address, the contractor's plugin key, its trades and the embed switch.
+ * the mirror's address, the contractor's plugin key and the embed switch. (Version 1.0.0 also kept the
+ * contractor's trades there; pricing.json carries them now, and upgrade() drops the old field.)
  */
 final class Contractor_Pricing_Settings {
 
@@ -23,29 +24,6 @@ final class Contractor_Pricing_Settings {
 	/** The `?source=` label the quote button carries, so the contractor sees which visits came from this site. */
 	const QUOTE_SOURCE = 'wordpress';
 
-	/**
-	 * The trades a contractor can tick (pricing.json does not carry them): the settings page's label and the
-	 * schema.org business type the JSON-LD names for each (the mirror's mapping).
-	 */
-	const TRADES = array(
-		'hvac'       => array(
-			'label'       => 'Heating & cooling (HVAC)',
-			'schema_type' => 'HVACBusiness',
-		),
-		'plumbing'   => array(
-			'label'       => 'Plumbing',
-			'schema_type' => 'Plumber',
-		),
-		'electrical' => array(
-			'label'       => 'Electrical',
-			'schema_type' => 'Electrician',
-		),
-		'roofing'    => array(
-			'label'       => 'Roofing',
-			'schema_type' => 'RoofingContractor',
-		),
-	);
-
 	/** The mirror's plugin keys: letters, digits, `-` and `_`, at most 128 characters. */
 	const KEY_PATTERN = '/^[A-Za-z0-9_-]{1,128}$/';
 
@@ -58,7 +36,6 @@ final class Contractor_Pricing_Settings {
 		return array(
 			'mirror_url'   => '',
 			'plugin_key'   => '',
-			'trades'       => array(),
 			'webmcp_embed' => false,
 		);
 	}
@@ -70,7 +47,18 @@ final class Contractor_Pricing_Settings {
 	 */
 	public static function all() {
 		$saved = get_option( self::OPTION, array() );
-		return array_merge( self::defaults(), is_array( $saved ) ? $saved : array() );
+		return array_merge( self::defaults(), is_array( $saved ) ? array_intersect_key( $saved, self::defaults() ) : array() );
+	}
+
+	/**
+	 * Drop the fields an earlier version saved that are settings no more (1.0.0's `trades`): runs on `init`,
+	 * and writes the option only when it holds such a field.
+	 */
+	public static function upgrade() {
+		$saved = get_option( self::OPTION, null );
+		if ( is_array( $saved ) && array_diff_key( $saved, self::defaults() ) ) {
+			update_option( self::OPTION, array_intersect_key( $saved, self::defaults() ) );
+		}
 	}
 
 	/**
@@ -157,8 +145,6 @@ final class Contractor_Pricing_Settings {
 		}
 		$clean['plugin_key'] = $key;
 
-		$trades                = isset( $input['trades'] ) && is_array( $input['trades'] ) ? array_map( 'strval', $input['trades'] ) : array();
-		$clean['trades']       = array_values( array_intersect( array_keys( self::TRADES ), $trades ) );
 		$clean['webmcp_embed'] = ! empty( $input['webmcp_embed'] );
 		return $clean;
 	}

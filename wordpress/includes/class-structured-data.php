@@ -9,60 +9,44 @@
 defined( 'ABSPATH' ) || exit;
 
 /**
- * The mirror's JSON-LD rules, applied to what pricing.json carries:
+ * The mirror's JSON-LD rules (docs/contracts/surfaces.md, "JSON-LD"; the mirror's feeds/jsonld.py), applied
+ * to pricing.json, which carries every fact they read:
  *
- * - the business node is typed by its trades (Contractor_Pricing_Settings::TRADES: hvac → HVACBusiness,
- *   plumbing → Plumber, ...; several → an array; none → HomeAndConstructionBusiness). pricing.json has
- *   no trades, so they come from the settings page;
- * - address (streetAddress = line1, line2 joined by ", "), areaServed (the ZIP codes) and url (this
- *   site); facts pricing.json does not carry (phone, coordinates) are left out, never empty strings;
- * - one node per category, named after it, with an AggregateOffer (lowPrice, highPrice, offerCount,
- *   the price description, seller = the business) whose tiered systems list one Offer per published
- *   tier named Good/Better/Best; prices are strings with two decimals ("8500.00");
- * - pricing.json carries no image and Google requires one on a Product, so each category is the
- *   installation Service it is (the mirror's rule for an image-less category), provided by the business;
- * - printed in wp_head only on a page holding the block or shortcode, and only while a copy is stored;
- *   `<`, `>`, `&` and `'` are \u escapes, so `</script>` can never form.
+ * - the business node is typed by `business.trades` (BUSINESS_TYPES: hvac → HVACBusiness, plumbing →
+ *   Plumber, ...; several → an array; none → HomeAndConstructionBusiness), with its address
+ *   (streetAddress = line1, line2 joined by ", "), geo, telephone (E.164), url (its website) and
+ *   areaServed (the ZIP codes); a fact the document does not hold is left out, never an empty string;
+ * - one node per category (the page shows them all), named after it: a Product with the category's
+ *   `image_url` as its image, or, without one, the installation Service it is, provided by the business
+ *   (Google requires an image on a Product, and none is ever made up). Its AggregateOffer has lowPrice,
+ *   highPrice, offerCount, the price description and the business as seller; a system's lists one Offer
+ *   per tier that has a price (the "Starts at" of its row), named Good/Better/Best; prices are strings
+ *   with two decimals ("8500.00"), so every offer is a price the page shows;
+ * - `@id`s are the page's URL with `#business` and `#category-{slug}`;
+ * - `<`, `>`, `&` and `'` are \u escapes, so `</script>` can never form (Contractor_Pricing_Page_Head prints it).
  */
 final class Contractor_Pricing_Structured_Data {
 
 	const CONTEXT       = 'https://schema.org';
 	const NO_TRADE_TYPE = 'HomeAndConstructionBusiness';
-
-	/**
-	 * Print the graph in the head of a pricing page.
-	 */
-	public static function register() {
-		add_action( 'wp_head', array( __CLASS__, 'print_graph' ) );
-	}
-
-	/**
-	 * The `<script type="application/ld+json">` element, when this request is a pricing page with a stored copy.
-	 */
-	public static function print_graph() {
-		if ( ! Contractor_Pricing_Pages::is_pricing_request() ) {
-			return;
-		}
-		$document = Contractor_Pricing_Store::document();
-		if ( null === $document ) {
-			return;
-		}
-		$graph = self::graph( $document, get_permalink( get_queried_object() ), Contractor_Pricing_Settings::all()['trades'], home_url( '/' ) );
-		echo '<script type="application/ld+json">' . self::script_json( $graph ) . "</script>\n"; // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- script_json() escapes for a script element.
-	}
+	/** The schema.org business type of each trade (the mirror's mirror/trades.py, `schema_type`). */
+	const BUSINESS_TYPES = array(
+		'hvac'       => 'HVACBusiness',
+		'plumbing'   => 'Plumber',
+		'electrical' => 'Electrician',
+		'roofing'    => 'RoofingContractor',
+	);
 
 	/**
 	 * The schema.org graph: the business, then one node per category.
 	 *
-	 * @param array    $document A valid pricing document.
-	 * @param string   $page_url The page's permalink (the base of every @id).
-	 * @param string[] $trades   The contractor's trades.
-	 * @param string   $site_url This site's address (the business's url).
+	 * @param array  $document A valid pricing document.
+	 * @param string $page_url The page's permalink (the base of every @id).
 	 * @return array
 	 */
-	public static function graph( array $document, $page_url, array $trades, $site_url ) {
+	public static function graph( array $document, $page_url ) {
 		$business_id = $page_url . '#business';
-		$nodes       = array( self::business_node( $document, $business_id, $trades, $site_url ) );
+		$nodes       = array( self::business_node( $document['business'], $business_id ) );
 		foreach ( $document['categories'] as $category ) {
 			$nodes[] = self::category_node( $document, $category, $page_url, $business_id );
 		}
@@ -73,17 +57,16 @@ final class Contractor_Pricing_Structured_Data {
 	}
 
 	/**
-	 * The schema.org type(s) of the business: one per known trade, in the settings' order.
+	 * The schema.org type(s) of the business: one per known trade, in the document's order.
 	 *
-	 * @param string[] $trades The contractor's trades.
+	 * @param string[] $trades The business's trades.
 	 * @return string|string[]
 	 */
 	public static function business_type( array $trades ) {
 		$types = array();
 		foreach ( $trades as $trade ) {
-			$type = isset( Contractor_Pricing_Settings::TRADES[ $trade ] ) ? Contractor_Pricing_Settings::TRADES[ $trade ]['schema_type'] : null;
-			if ( null !== $type && ! in_array( $type, $types, true ) ) {
-				$types[] = $type;
+			if ( isset( self::BUSINESS_TYPES[ $trade ] ) && ! in_array( self::BUSINESS_TYPES[ $trade ], $types, true ) ) {
+				$types[] = self::BUSINESS_TYPES[ $trade ];
 			}
 		}
 		if ( empty( $types ) ) {
@@ -102,17 +85,28 @@ final class Contractor_Pricing_Structured_Data {
 		return (string) wp_json_encode( $data, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_HEX_TAG | JSON_HEX_AMP | JSON_HEX_APOS );
 	}
 
-	private static function business_node( array $document, $node_id, array $trades, $site_url ) {
-		$business = $document['business'];
-		$node     = array(
-			'@type' => self::business_type( $trades ),
+	private static function business_node( array $business, $node_id ) {
+		$node = array(
+			'@type' => self::business_type( $business['trades'] ),
 			'@id'   => $node_id,
 			'name'  => $business['name'],
 		);
 		if ( null !== $business['address'] ) {
 			$node['address'] = self::postal_address( $business['address'] );
 		}
-		$node['url'] = $site_url;
+		if ( ! empty( $business['geo'] ) ) {
+			$node['geo'] = array(
+				'@type'     => 'GeoCoordinates',
+				'latitude'  => $business['geo']['latitude'],
+				'longitude' => $business['geo']['longitude'],
+			);
+		}
+		if ( ! empty( $business['phone'] ) ) {
+			$node['telephone'] = $business['phone'];
+		}
+		if ( ! empty( $business['website'] ) ) {
+			$node['url'] = $business['website'];
+		}
 		if ( ! empty( $business['service_area']['postal_codes'] ) ) {
 			$node['areaServed'] = array_values( $business['service_area']['postal_codes'] );
 		}
@@ -132,13 +126,19 @@ final class Contractor_Pricing_Structured_Data {
 	}
 
 	private static function category_node( array $document, array $category, $page_url, $business_id ) {
-		return array(
-			'@type'    => 'Service',
-			'@id'      => $page_url . '#category-' . rawurlencode( $category['slug'] ),
-			'name'     => $category['name'],
-			'provider' => array( '@id' => $business_id ),
-			'offers'   => self::aggregate_offer( $document, $category, $business_id ),
+		$image = isset( $category['image_url'] ) ? $category['image_url'] : null;
+		$node  = array(
+			'@type' => null === $image ? 'Service' : 'Product',
+			'@id'   => $page_url . '#category-' . rawurlencode( $category['slug'] ),
+			'name'  => $category['name'],
 		);
+		if ( null === $image ) {
+			$node['provider'] = array( '@id' => $business_id );
+		} else {
+			$node['image'] = $image;
+		}
+		$node['offers'] = self::aggregate_offer( $document, $category, $business_id );
+		return $node;
 	}
 
 	private static function aggregate_offer( array $document, array $category, $business_id ) {

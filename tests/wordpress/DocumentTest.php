@@ -1,0 +1,104 @@
+<?php
+/**
+ * pricing.json at the boundary: the one rule deciding which bodies the plugin stores and shows.
+ *
+ * @package ContractorPricing
+ */
+
+/**
+ * The fixture is what the mirror publishes (tests/test_wordpress_phpunit.py validates it against the
+ * mirror's PricingDocument); each case breaks one thing the renderer or the JSON-LD relies on.
+ */
+class DocumentTest extends Contractor_Pricing_TestCase {
+
+	public function test_what_the_mirror_publishes_is_a_pricing_document() {
+		$this->assertTrue( Contractor_Pricing_Document::is_valid( self::document() ) );
+		$this->assertNotNull( Contractor_Pricing_Document::parse( (string) file_get_contents( __DIR__ . '/fixtures/pricing.json' ) ) );
+	}
+
+	/**
+	 * Documents the page could not follow the content rules from, each with one thing wrong.
+	 *
+	 * @return array[]
+	 */
+	public function broken() {
+		$cases = array(
+			'no trades'                             => function ( &$d ) {
+				unset( $d['business']['trades'] );
+			},
+			'a category without a kind'             => function ( &$d ) {
+				unset( $d['categories'][0]['kind'] );
+			},
+			'an unknown kind'                       => function ( &$d ) {
+				$d['categories'][0]['kind'] = 'service';
+			},
+			'a system without tiers'                => function ( &$d ) {
+				unset( $d['categories'][0]['tiers'] );
+			},
+			'an accessory with tiers'               => function ( &$d ) {
+				$d['categories'][2]['tiers'] = array( 'good' => 60.05, 'better' => null, 'best' => null );
+			},
+			'no options'                            => function ( &$d ) {
+				unset( $d['categories'][0]['options'] );
+			},
+			'fewer options than offer_count'        => function ( &$d ) {
+				array_pop( $d['categories'][0]['options'] );
+			},
+			'an option without a price'             => function ( &$d ) {
+				unset( $d['categories'][0]['options'][0]['price'] );
+			},
+			'an option of an unknown tier'          => function ( &$d ) {
+				$d['categories'][0]['options'][0]['tier'] = 'premium';
+			},
+			'an efficiency that is not a list'      => function ( &$d ) {
+				$d['categories'][0]['options'][0]['efficiency'] = '14.3 SEER2';
+			},
+			'an empty size'                         => function ( &$d ) {
+				$d['categories'][0]['options'][0]['size'] = '';
+			},
+			'a brand that is not text'              => function ( &$d ) {
+				$d['categories'][0]['options'][0]['brand'] = array( 'Carrier' );
+			},
+			'an image that is not an http(s) URL'   => function ( &$d ) {
+				$d['categories'][0]['image_url'] = 'javascript:alert(1)';
+			},
+			'a website that is not an http(s) URL'  => function ( &$d ) {
+				$d['business']['website'] = 'javascript:alert(1)';
+			},
+			'a latitude out of range'               => function ( &$d ) {
+				$d['business']['geo']['latitude'] = 91;
+			},
+			'coordinates that are not numbers'      => function ( &$d ) {
+				$d['business']['geo'] = array( 'latitude' => '38.7875', 'longitude' => '-90.6299' );
+			},
+		);
+		return array_map(
+			function ( $change ) {
+				return array( $change );
+			},
+			$cases
+		);
+	}
+
+	/**
+	 * @dataProvider broken
+	 *
+	 * @param callable $change Breaks the fixture.
+	 */
+	public function test_a_document_the_page_cannot_follow_the_rules_from_is_refused( callable $change ) {
+		$document = self::document();
+		$change( $document );
+		$this->assertFalse( Contractor_Pricing_Document::is_valid( $document ) );
+	}
+
+	public function test_a_refused_body_counts_as_a_failed_poll_and_keeps_the_copy() {
+		$this->store( self::document() );
+		$stored   = Contractor_Pricing_Store::copy();
+		$document = self::document();
+		array_pop( $document['categories'][0]['options'] );
+		$this->mirror_serves( $document, '"v2"' );
+		Contractor_Pricing_Poller::poll();
+		$this->assertSame( Contractor_Pricing_Fetch::FAILED, Contractor_Pricing_Store::status()['outcome'] );
+		$this->assertSame( $stored, Contractor_Pricing_Store::copy() );
+	}
+}
