@@ -369,7 +369,13 @@ def _ask_endpoint(summary: str, keyed: bool) -> dict:
             "parameters": _p(*(("key",) if keyed else ()), "source"),
             "requestBody": {"required": True, "content": _content(_ref("AskRequest"))},
             "responses": responses,
-        }
+        },
+        "options": {
+            "summary": "CORS preflight from any origin (the key is not looked up).",
+            "tags": ["nlweb"],
+            "parameters": _p(*(("key",) if keyed else ()), "source"),
+            "responses": {"204": {"description": "Allowed (CORS headers)."}},
+        },
     }
 
 
