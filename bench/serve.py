@@ -509,7 +509,8 @@ COLD_PAIRS = (
 
 
 def verdicts(rows: list[Endpoint]) -> list[str]:
-    """Each target of issue 15: met or missed, and by how much (rows not measured are left out).
+    """Each target (issue 23's for the warm and cold rows, issue 24's for new searches, issue 15's for the rest):
+    met or missed, and by how much (rows not measured are left out).
 
     A cold row is compared with its warm row through their ceiling shares
     (each measured interleaved with the ceiling), so the minutes between the
@@ -553,7 +554,8 @@ def verdicts(rows: list[Endpoint]) -> list[str]:
         lines.append(_verdict("MCP search_catalog (repeated queries) >= 2x peer rps", mcp >= 2, f"{mcp:.2f}x"))
     if row("MCP search_catalog, uncached") and row("MCP search_catalog, uncached").ratio_to("peer"):
         fresh = row("MCP search_catalog, uncached").ratio_to("peer")
-        lines.append(_verdict("MCP search_catalog, every query new, >= 4x peer rps", fresh >= 4, f"{fresh:.2f}x"))
+        lines.append(_verdict("MCP search_catalog, every query new, >= 3x peer rps", fresh >= 3, f"{fresh:.2f}x"))
+        lines.append(_verdict("(issue 15's older aim: the same >= 4x peer rps)", fresh >= 4, f"{fresh:.2f}x"))
     ours = [r for r in rows if r.server == "app"]
     if ours:
         worst = max(ours, key=lambda r: r.half.p99_ms)
@@ -627,7 +629,7 @@ def write_report(rows: list[Endpoint], args, facts: dict) -> None:
         "",
         *lines,
         "",
-        "## Targets (issue 15)",
+        "## Targets (issues 23 and 24; the feed, peer and tail targets from issue 15)",
         "",
         *targets,
         "",
