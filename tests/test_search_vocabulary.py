@@ -426,6 +426,18 @@ def test_sizes_and_ratings_rank_their_products_first(mirror, query, first):
     assert skus(mirror, query)[0] == first
 
 
+@pytest.mark.parametrize(
+    "query, first",
+    [
+        ("5 ton heat pump", "HP-3T-BEST"),  # none is 5 ton: the 3-ton heat pump, not the cheaper 2-ton
+        ("4 ton central air", "AC-3T-BETTER"),  # the 3-ton systems (the cheaper first), not the cheapest 2-ton
+        ("45,000 btu heat pump", "HP-3T-BEST"),  # 3.75 ton: of 2 and 3 ton, 3 is the nearer
+    ],
+)
+def test_without_the_size_asked_the_nearest_sizes_come_first(mirror, query, first):
+    assert skus(mirror, query)[0] == first
+
+
 def test_misspellings_are_corrected_by_the_databases_trigram_index(mirror):
     found = search(mirror, "wetherking packaged unit")  # a catalog word, not a vocabulary one
     assert [(c.typed, c.meant) for c in found.understood.corrections] == [("wetherking", "weatherking")]

@@ -334,6 +334,7 @@ def _match_params(dialect: str, plugin_key: str, plan: _Plan) -> dict:
         low, high = size.bounds()
         params[f"size_{i}"] = within(text)
         params[f"size_{i}_low"], params[f"size_{i}_high"] = str(low), str(high)
+        params[f"size_{i}_value"] = str(size.value)
         for j, form in enumerate(size.spec_texts()):
             params[f"size_{i}_text_{j}"] = form.lower()
     return params
@@ -396,6 +397,8 @@ def _statement(shape: _Shape):
         order.append(kind_hit.desc())
     if parts:
         order.append(_sum(parts).desc())
+    # Then the sizes nearest the one asked: "4-ton heat pump" where the largest is 3 ton lists the 3-ton first.
+    order += [_size_distance(shape.dialect, quantity, i).nulls_last() for i, (quantity, _) in enumerate(shape.sizes)]
     if shape.order == "price_low":
         order.append(Product.price_cents)
     elif shape.order == "price_high":
@@ -490,6 +493,19 @@ def _spec_match(dialect: str, quantity: str, i: int, texts: int):
             conditions.append(func.lower(_spec_text(dialect, key)) == bindparam(f"size_{i}_text_{j}", type_=String))
     # A value that is no number is NULL, and `x OR NULL` is NULL: false instead (NULL sorts first, descending).
     return func.coalesce(or_(*conditions), false())
+
+
+def _size_distance(dialect: str, quantity: str, i: int):
+    """How far a product's `specs` figure for `quantity` is from size `i` (in its unit); NULL when they state none.
+
+    The exact sizes come first anyway (the size hits); this orders what is left, nearest first.
+    """
+    wanted = cast(bindparam(f"size_{i}_value", type_=String), Numeric)
+    distances = [
+        func.abs(_spec_number(dialect, key) * literal_column(str(factor)) - wanted)
+        for key, factor in QUANTITIES[quantity].spec_keys
+    ]
+    return func.coalesce(*distances) if len(distances) > 1 else distances[0]  # SQLite's coalesce takes two or more
 
 
 def _spec_number(dialect: str, key: str):
