@@ -339,6 +339,14 @@ def test_every_trade_word_finds_that_trades_products(mirror, trade):
         )
 
 
+@pytest.mark.parametrize("trade", sorted(TRADE_WORDS))
+def test_a_trade_alone_lists_its_installed_systems_before_its_parts(mirror, trade):
+    for phrase in TRADE_WORDS[trade]:
+        kinds = [hit.category_kind for hit in search(mirror, phrase, limit=50).hits]
+        if "system" in kinds:
+            assert kinds == sorted(kinds, key=lambda kind: kind != "system"), (phrase, kinds)
+
+
 def test_every_brand_the_catalog_carries_finds_its_products_first(mirror):
     carried: dict[str, set[str]] = {}
     for sku, _name, _category, _tier, brand, _price, _specs in PRODUCTS.values():

@@ -139,9 +139,15 @@ class UnderstoodQuery:
 
     @property
     def preferred_kind(self) -> str | None:
-        """The kind of product asked for: said outright, or the one kind of every concept named."""
+        """The kind of product asked for: said outright, the one kind of every concept named, or systems for a trade.
+
+        A question naming only a trade ("plumbing", "hvac") asks for the trade's
+        own work, the installed systems, before its parts.
+        """
         if self.kind is not None:
             return self.kind
+        if not self.concepts and self.trades:
+            return "system"
         kinds = {r.kind for r in self.concepts}
         return kinds.pop() if len(kinds) == 1 else None
 
