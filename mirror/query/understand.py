@@ -48,7 +48,7 @@ from mirror.query.concepts import (
 from mirror.query.spelling import CORRECTED, SPLIT, UNKNOWN, Lexicon, is_vocabulary_word, resolve
 from mirror.query.text import DIMENSIONS, MODEL, MONEY, NUMBER, POSTAL, WORD, Token, key, tokenize
 from mirror.query.units import CURRENCY_WORDS, MULTIPLIERS, NUMBER_WORDS, QUANTITIES, UNIT_FIRST, Size
-from mirror.query.vocabulary import Concept
+from mirror.query.vocabulary import SYSTEM, Concept
 
 # How far (in tokens) a price word reaches for its amount ("under about $5,000").
 BOUND_REACH = 3
@@ -147,7 +147,7 @@ class UnderstoodQuery:
         if self.kind is not None:
             return self.kind
         if not self.concepts and self.trades:
-            return "system"
+            return SYSTEM
         kinds = {r.kind for r in self.concepts}
         return kinds.pop() if len(kinds) == 1 else None
 

@@ -487,7 +487,7 @@ def _spec_match(dialect: str, quantity: str, i: int, texts: int):
     high = cast(bindparam(f"size_{i}_high", type_=String), Numeric)
     conditions = []
     for key, factor in QUANTITIES[quantity].spec_keys:
-        value = _spec_number(dialect, key) * literal_column(str(factor))
+        value = _spec_in_unit(dialect, key, factor)
         conditions.append(and_(value >= low, value < high))
         for j in range(texts):
             conditions.append(func.lower(_spec_text(dialect, key)) == bindparam(f"size_{i}_text_{j}", type_=String))
@@ -502,10 +502,14 @@ def _size_distance(dialect: str, quantity: str, i: int):
     """
     wanted = cast(bindparam(f"size_{i}_value", type_=String), Numeric)
     distances = [
-        func.abs(_spec_number(dialect, key) * literal_column(str(factor)) - wanted)
-        for key, factor in QUANTITIES[quantity].spec_keys
+        func.abs(_spec_in_unit(dialect, key, factor) - wanted) for key, factor in QUANTITIES[quantity].spec_keys
     ]
     return func.coalesce(*distances) if len(distances) > 1 else distances[0]  # SQLite's coalesce takes two or more
+
+
+def _spec_in_unit(dialect: str, key: str, factor):
+    """specs[key] in its quantity's unit (a tonnage times 12,000 is BTU/h), NULL when it is no number."""
+    return _spec_number(dialect, key) * literal_column(str(factor))
 
 
 def _spec_number(dialect: str, key: str):
