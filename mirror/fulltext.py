@@ -45,9 +45,10 @@ FTS_TABLES = {
     "products": "products_fts",
     "companies": "companies_fts",
     "offer_groups": "offer_groups_fts",
-    "search_words": "search_words_fts",  # migration 0007: the spelling list's trigram table
+    "company_words": "company_words_fts",  # migration 0009: the companies' spelling lists' trigram table
 }
-TRIGRAM_INDEX = "ix_search_words_trigram"  # migration 0007: pg_trgm's GiST index on search_words
+TRIGRAM_INDEX = "ix_company_words_trigram"  # migration 0009: the GiST index on company_words (plugin_key, word)
+POSTAL_CODES_INDEX = "ix_companies_service_postal_codes"  # migration 0009: GIN on the ZIPs a business serves
 MAX_TERMS = 8
 PREFIX_FROM = 3  # shorter words match whole only ("13" is not "130")
 # Words that carry no product meaning in questions such as "what do air
@@ -127,8 +128,8 @@ def is_search_index_object(name: str | None, type_: str) -> bool:
     """True for the index's objects, which live outside the ORM metadata.
 
     Alembic's autogenerate (and `db check`) must not propose dropping them:
-    the generated `search_vector` columns and their GIN indexes, and the
-    spelling list's trigram index, on Postgres; the FTS5 tables and their
+    the generated `search_vector` columns and their GIN indexes, the
+    spelling lists' trigram index and the served ZIPs' GIN index, on Postgres; the FTS5 tables and their
     shadow tables on SQLite.
     """
     if not name:
@@ -136,7 +137,7 @@ def is_search_index_object(name: str | None, type_: str) -> bool:
     if type_ == "column":
         return name == VECTOR_COLUMN
     if type_ == "index":
-        return name.endswith(f"_{VECTOR_COLUMN}") or name == TRIGRAM_INDEX
+        return name.endswith(f"_{VECTOR_COLUMN}") or name in (TRIGRAM_INDEX, POSTAL_CODES_INDEX)
     if type_ == "table":
         return any(name == fts or name.startswith(f"{fts}_") for fts in FTS_TABLES.values())
     return False

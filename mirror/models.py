@@ -114,23 +114,41 @@ class OfferGroup(Base):
     options_digest: Mapped[str | None] = mapped_column(String(32))
 
 
-WORD_LENGTH = 64  # the longest word the spelling list keeps
+WORD_LENGTH = 64  # the longest word a company's word list keeps
+CONCEPT_LENGTH = 64  # a concept slug of the vocabulary (mirror/query/concepts.py)
 
 
-class SearchWord(Base):
-    """One distinct word of the public products' names, brands and category names: the spelling list.
+class CompanyWord(Base):
+    """One distinct word of a company's public products' names, brands and category names: its spelling list.
 
-    The catalog search corrects a misspelled word to the nearest of these
-    (mirror/read/words.py). The sync adds the words of the products it
-    writes, in its own transaction, and a full run drops the words no public
-    product holds any more (mirror/sync/words.py). The trigram index lives
-    outside the ORM: a pg_trgm GiST index on Postgres, an FTS5 trigram table
-    on SQLite (migration 0007).
+    The catalog search corrects a misspelled word to the nearest of the
+    searched company's own words (mirror/read/words.py), so a lookup costs
+    the same whatever the size of the other catalogs. Each run makes the
+    list of every company whose catalog it touched exactly its products'
+    words again (mirror/sync/words.py). The trigram index lives outside the
+    ORM: a GiST index on (plugin_key, word) on Postgres (btree_gist and
+    pg_trgm), an FTS5 trigram table on SQLite (migration 0009).
     """
 
-    __tablename__ = "search_words"
+    __tablename__ = "company_words"
 
+    plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
     word: Mapped[str] = mapped_column(String(WORD_LENGTH), primary_key=True)
+
+
+class CompanyConcept(Base):
+    """A kind of product (a vocabulary concept) a company sells: one of its public products is one.
+
+    The business directory's "who sells heat pumps" is a lookup here, not a
+    full-text match over every product of every business per question. The
+    sync tags the companies whose catalog it touched (mirror/sync/concepts.py),
+    with the same full-text match the catalog search makes.
+    """
+
+    __tablename__ = "company_concepts"
+
+    concept: Mapped[str] = mapped_column(String(CONCEPT_LENGTH), primary_key=True)
+    plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
 
 
 class SyncState(Base):

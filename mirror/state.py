@@ -22,6 +22,8 @@ FEED_CLOCK_MS = "feed_clock_ms"
 FEED_DEPARTED_MS = "feed_departed_ms"
 # The id of the last run that committed: every process's gate state follows it (mirror/read/gate.py).
 STATE_VERSION = "state_version"
+# The vocabulary version the companies' concept tags were made with (mirror/sync/concepts.py).
+CONCEPTS_VERSION = "concepts_version"
 
 
 def read_state(session: Session) -> dict[str, str]:

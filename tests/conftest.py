@@ -31,7 +31,8 @@ TABLES = (
     "sync_runs",
     "source_hits",
     "invocations",
-    "search_words",
+    "company_words",
+    "company_concepts",
 )
 
 # Hypothesis tests that name no example count of their own take it from a profile: `make test` runs

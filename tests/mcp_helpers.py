@@ -24,7 +24,16 @@ from werkzeug.serving import make_server
 from mirror.config import normalise_database_url
 
 BACKENDS = ["sqlite"] + (["postgres"] if os.environ.get("TEST_DATABASE_URL", "").strip() else [])
-TABLES = ("products", "offer_groups", "companies", "sync_state", "sync_runs", "source_hits", "search_words")
+TABLES = (
+    "products",
+    "offer_groups",
+    "companies",
+    "sync_state",
+    "sync_runs",
+    "source_hits",
+    "company_words",
+    "company_concepts",
+)
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 MODERN = "2026-07-28"
 

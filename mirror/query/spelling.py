@@ -16,6 +16,12 @@ A word is then, in this order:
    words alike, never to a filler, price or tier word ("goodman" is not
    "good");
 4. unknown: reported as such, never guessed.
+
+A question spends splits and corrections on its first `MAX_CORRECTED` words
+that are not vocabulary words; the rest are only looked up as typed (known or
+unknown). So the cost of a question is bounded whatever it holds: a hundred
+random words cost the lookups of eight, and each lookup is an index probe
+with a LIMIT (mirror/read/words.py).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ KNOWN, SPLIT, CORRECTED, UNKNOWN = "known", "split", "corrected", "unknown"
 MIN_CORRECTED = 4  # shorter words are left as typed
 MIN_SPLIT = 5
 SIMILAR_PER_WORD = 30  # nearest words of the spelling list a lexicon considers per asked word
+MAX_CORRECTED = 8  # words of one question that may be split or corrected (the rest are read as typed)
 
 
 @dataclass(frozen=True)
@@ -71,19 +78,23 @@ def resolve(words: Iterable[str], lexicon: Lexicon | None) -> dict[str, Resoluti
     pending = [w for w in asked if w not in found]
     if not pending:
         return found
-    pieces = sorted({p for w in pending for split in _splits(w) for p in split} | {key(w) for w in pending})
-    answer = lexicon.lookup(pending, [p for p in pieces if not is_vocabulary_word(p)]) if lexicon else LexiconAnswer()
-    for word in pending:
-        found[word] = _resolve_one(word, answer)
+    spent = pending[:MAX_CORRECTED]
+    pieces = {p for w in spent for split in _splits(w) for p in split} | {key(w) for w in pending} | set(pending)
+    looked_up = sorted(p for p in pieces if not is_vocabulary_word(p))
+    answer = lexicon.lookup(spent, looked_up) if lexicon else LexiconAnswer()
+    for position, word in enumerate(pending):
+        found[word] = _resolve_one(word, answer, correct=position < MAX_CORRECTED)
     return found
 
 
-def _resolve_one(word: str, answer: LexiconAnswer) -> Resolution:
+def _resolve_one(word: str, answer: LexiconAnswer, *, correct: bool) -> Resolution:
     def known(piece: str) -> bool:
         return is_vocabulary_word(piece) or piece in answer.known or key(piece) in answer.known
 
     if known(word):
         return Resolution(word, KNOWN, (word,))
+    if not correct:
+        return Resolution(word, UNKNOWN, (word,))
     splits = [split for split in _splits(word) if all(known(p) for p in split)]
     if splits:
         best = min(splits, key=lambda s: (tuple(map(key, s)) not in PHRASES, min(map(len, s)) < 3, -min(map(len, s))))

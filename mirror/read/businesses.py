@@ -7,23 +7,24 @@ mirror/businesses.py), so every query here starts from that flag and nothing
 else.
 
 A query goes through the query step (mirror/query): the kinds of product it
-names are matched against the products a business sells (their names and
-categories, as the catalog search matches them) and its trades, the trades it names against the business's trades,
-and the keywords left against the business's name, trades and categories,
-all on the database's full-text index (mirror/fulltext.py), stemmed and by
-prefix like the catalog search (`_query_score` has the points).
+names are matched against the kinds a business sells (the concept tags the
+sync makes from its public products with the catalog search's match,
+mirror/sync/concepts.py) and its trades, the trades it names against the
+business's trades, and the keywords left against the business's name, trades
+and categories on the database's full-text index (mirror/fulltext.py),
+stemmed and by prefix like the catalog search (`_query_points` has the points).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import and_, case, exists, false, literal_column, or_, select
+from sqlalchemy import case, cast, distinct, exists, false, func, literal, literal_column, or_, select
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
-from mirror.catalog import any_public_product
-from mirror.models import KEY_LENGTH, Company, OfferGroup, Product
+from mirror.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.concepts import catalog_match, trade_concepts
 
@@ -84,56 +85,101 @@ def search_feed_businesses(
     a ZIP in it is the postal code when none is given. Returns the first
     `limit` matches (best first, then by name and key) and the number of
     matches in all.
+
+    Every filter is inside one statement, on an index or a tag the sync
+    keeps (the ZIPs a business serves, the kinds of product it sells,
+    mirror/sync/concepts.py), and only the page's businesses are read whole:
+    a question costs about the same on 45 businesses and on 10,000.
     """
     understood = understand(query) if query else None
     if understood is not None and postal_code is None:
         postal_code = understood.postal_code
-    statement = select(Company).where(Company.in_feed.is_(True))
-    # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
-    score = _query_score(session.get_bind().dialect.name, understood) if understood is not None else None
-    if score is not None:
-        statement = statement.add_columns(score).where(score > 0)
-    rows = session.execute(statement.order_by(Company.name, Company.plugin_key)).all()
-    scored = [(row[0], row[1] if score is not None else 0) for row in rows]
+    dialect = session.get_bind().dialect.name
+    conditions = [Company.in_feed.is_(True)]
     if postal_code is not None:
-        scored = [(c, s) for c, s in scored if postal_code in (c.service_postal_codes or [])]
-    groups = _groups_of(session, [c.plugin_key for c, _ in scored])
+        conditions.append(_serves(dialect, postal_code))
+    if category is not None:
+        conditions.append(exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category(category)))
+    matched = _matched(dialect, understood, conditions).subquery("matched")
+    statement = (
+        select(Company, func.count().over().label("total"))
+        .join(matched, matched.c.plugin_key == Company.plugin_key)
+        .order_by(matched.c.score.desc(), Company.name, Company.plugin_key)
+        .limit(limit)
+    )
+    rows = session.execute(statement).all()
+    total = rows[0].total if rows else 0
+    groups = _groups_of(session, [company.plugin_key for company, _ in rows])
     wanted = _category_matcher(category)
     matches = []
-    for company, points in scored:
+    for company, _ in rows:
         own = groups.get(company.plugin_key, [])
         group = next((g for g in own if wanted(g)), None) if category is not None else None
-        if category is not None and group is None:
-            continue
-        matches.append((-points, BusinessMatch(company=company, group=group, category_count=len(own))))
-    matches.sort(key=lambda pair: pair[0])  # stable: name order kept within a score
-    found = [m for _, m in matches]
-    return BusinessSearch(found[:limit], len(found), postal_code, understood, _spread(found) if category else None)
+        matches.append(BusinessMatch(company=company, group=group, category_count=len(own)))
+    spread = _spread(session, matched, category, matches) if category is not None and matches else None
+    return BusinessSearch(matches, total, postal_code, understood, spread)
 
 
-def _spread(matches: list[BusinessMatch]) -> PriceSpread | None:
-    groups = [m.group for m in matches if m.group is not None]
-    if not groups:
-        return None
-    currencies = {g.currency for g in groups}
-    return PriceSpread(
-        category_name=groups[0].category_name,
-        price_low_cents=min(g.price_low_cents for g in groups),
-        price_high_cents=max(g.price_high_cents for g in groups),
-        business_count=len(groups),
-        currency=currencies.pop() if len(currencies) == 1 else None,
+def _matched(dialect: str, understood: UnderstoodQuery | None, conditions: list):
+    """(plugin_key, score) of every business the conditions and the question match.
+
+    The question's points are computed once per business, in a materialised
+    CTE (inlined, Postgres evaluated every case of the score three times: in
+    the filter, the order and the output).
+    """
+    points = _query_points(dialect, understood) if understood is not None else None
+    # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
+    if points is None:
+        return select(Company.plugin_key, literal_column("0").label("score")).where(*conditions)
+    named, keywords = points
+    scored = (
+        select(Company.plugin_key, named.label("named"), keywords.label("keywords"))
+        .where(*conditions)
+        .cte("scored")
+        .prefix_with("MATERIALIZED")
     )
+    # A business with none of what was named does not match on keywords alone.
+    needed = scored.c.named if understood.concepts or understood.trades else scored.c.keywords
+    return select(scored.c.plugin_key, (scored.c.named + scored.c.keywords).label("score")).where(needed > 0)
+
+
+def _spread(session: Session, matched, category: str, page: list[BusinessMatch]) -> PriceSpread | None:
+    """The asked category's prices across every business matched (not only the page)."""
+    low, high, businesses, currencies, currency = session.execute(
+        select(
+            func.min(OfferGroup.price_low_cents),
+            func.max(OfferGroup.price_high_cents),
+            func.count(distinct(OfferGroup.plugin_key)),
+            func.count(distinct(OfferGroup.currency)),
+            func.min(OfferGroup.currency),
+        ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category(category))
+    ).one()
+    first = next((m.group for m in page if m.group is not None), None)
+    if not businesses or first is None:
+        return None
+    return PriceSpread(first.category_name, low, high, businesses, currency if currencies == 1 else None)
+
+
+def _serves(dialect: str, postal_code: str):
+    """Whether a business lists `postal_code` among the ZIPs it serves (Postgres: on a GIN index, migration 0009)."""
+    if dialect == "postgresql":
+        return cast(Company.service_postal_codes, JSONB).op("@>")(cast(func.json_build_array(postal_code), JSONB))
+    served = select(literal_column("value")).select_from(func.json_each(Company.service_postal_codes))
+    return literal(postal_code).in_(served.scalar_subquery())
 
 
 def _groups_of(session: Session, keys: list[str]) -> dict[str, list[OfferGroup]]:
     groups: dict[str, list[OfferGroup]] = {}
-    for start in range(0, len(keys), 500):  # bounded IN lists
-        chunk = keys[start : start + 500]
-        for group in session.scalars(
-            select(OfferGroup).where(OfferGroup.plugin_key.in_(chunk)).order_by(OfferGroup.category_slug)
-        ):
-            groups.setdefault(group.plugin_key, []).append(group)
+    statement = select(OfferGroup).where(OfferGroup.plugin_key.in_(keys)).order_by(OfferGroup.category_slug)
+    for group in session.scalars(statement) if keys else ():
+        groups.setdefault(group.plugin_key, []).append(group)
     return groups
+
+
+def _is_category(category: str):
+    """An offer group of the asked category: its slug, or its name in any case (the SQL of `_category_matcher`)."""
+    wanted = category.strip().lower()
+    return or_(OfferGroup.category_slug == wanted, func.lower(OfferGroup.category_name) == wanted)
 
 
 def _category_matcher(category: str | None):
@@ -141,8 +187,8 @@ def _category_matcher(category: str | None):
     return lambda group: group.category_slug == wanted or group.category_name.lower() == wanted
 
 
-def _query_score(dialect: str, understood: UnderstoodQuery):
-    """A business's score for a question, in SQL; None when the question names nothing to look for.
+def _query_points(dialect: str, understood: UnderstoodQuery):
+    """(points for what was named, points for the keywords) of a business, in SQL; None when nothing is asked.
 
     Each concept named: 2 when the business sells it (a public product that is it), else 1 when it has one of
     the concept's trades. Each trade named: 2 when the business has it, else 1 when it sells a
@@ -151,20 +197,14 @@ def _query_score(dialect: str, understood: UnderstoodQuery):
     """
     named = []
     for i, (recognised, members) in enumerate(zip(understood.concepts, _concept_members(understood), strict=True)):
-        sells = _sells(dialect, members, f"concept_{i}")
+        sells = _sells(members)
         has_trade = or_(
             *(_has_trade(dialect, trade, f"concept_{i}_trade_{j}") for j, trade in enumerate(recognised.trades))
         )
         named.append(case((sells, 2), (has_trade, 1), else_=0) if recognised.trades else case((sells, 2), else_=0))
     for i, trade in enumerate(understood.trades):
         members = tuple(m for slug in trade_concepts(trade, understood.kind) for m in catalog_match(slug))
-        named.append(
-            case(
-                (_has_trade(dialect, trade, f"trade_{i}"), 2),
-                (_sells(dialect, members, f"trade_{i}_sells"), 1),
-                else_=0,
-            )
-        )
+        named.append(case((_has_trade(dialect, trade, f"trade_{i}"), 2), (_sells(members), 1), else_=0))
     terms = list(dict.fromkeys(ft.Term.of(found) for found in map(ft.words, understood.keywords) if found))[
         : ft.MAX_TERMS
     ]
@@ -174,27 +214,19 @@ def _query_score(dialect: str, understood: UnderstoodQuery):
         keywords.append(case((name, 3), (trades, 2), (category, 1), else_=0))
     if not named and not keywords:
         return None
-    total = sum((*named, *keywords), start=literal_column("0"))
-    if named:  # a business with none of what was named does not match on keywords alone
-        total = case((sum(named, start=literal_column("0")) > 0, total), else_=0)
-    return total.label("score")
+    return sum(named, start=literal_column("0")), sum(keywords, start=literal_column("0"))
 
 
 def _concept_members(understood: UnderstoodQuery) -> list[tuple]:
     return [catalog_match(r.slug) for r in understood.concepts]
 
 
-def _sells(dialect: str, members: tuple, name: str):
-    """Whether the business has a public product that is one of `members` (by the products' names and categories)."""
+def _sells(members: tuple):
+    """Whether the business has a public product that is one of `members`: its concept tags (mirror/sync/concepts.py)."""
     if not members:
         return false()
-    public = and_(Product.plugin_key == Company.plugin_key, any_public_product())
-    if dialect == "postgresql":
-        query = ft.pg_concept_query(members, ft.CONCEPT_WEIGHTS)
-        return exists().where(public, ft.pg_matches("products", query, name))
-    products_fts = ft.FTS_TABLES["products"]
-    rows = ft.fts_rowids(products_fts, ft.fts_concept_query(members, ft.CONCEPT_COLUMNS), name)
-    return exists().where(public, literal_column("products.rowid").in_(rows))
+    slugs = sorted({member.slug for member in members})
+    return Company.plugin_key.in_(select(CompanyConcept.plugin_key).where(CompanyConcept.concept.in_(slugs)))
 
 
 def _has_trade(dialect: str, trade: str, name: str):

@@ -450,7 +450,11 @@ def _candidates(shape: _Shape, statement, words: list):
     ranked = shape.terms > 0 or (shape.mode == WORDS and bool(shape.sizes))
     if shape.dialect == "postgresql":
         vector = ft.pg_vector("products")
-        candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if not words else or_(*words)
+        # Sizes are also read from `specs`, which no index holds: with one asked, each row is tested. Without,
+        # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
+        # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
+        indexed = not words or not shape.sizes
+        candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if indexed else or_(*words)
         if not ranked:
             return statement, candidates, None
         rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, ft.pg_tsquery(None, "rank_query"))

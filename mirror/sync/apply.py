@@ -10,13 +10,12 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.orm import Session
 
-from mirror.models import Company, OfferGroup, Product
+from mirror.models import Company, CompanyConcept, CompanyWord, OfferGroup, Product
 from mirror.offers import record_hash
 from mirror.records import CompanyRecord, InvalidRecord, ProductRecord, Tombstone, parse_company, parse_product
 from mirror.sync.bulk import insert_rows, keys_in, refusal_reason, update_rows
 from mirror.sync.rebuild import next_generation
 from mirror.sync.runstate import RunState, skip_invalid
-from mirror.sync.words import note_product
 
 
 def _stored_fields(record_model, table) -> tuple[str, ...]:
@@ -145,7 +144,7 @@ def remove_companies(session: Session, run: RunState, keys: list[str]) -> None:
     if not keys:
         return
     departed = session.scalar(select(Company.plugin_key).where(Company.plugin_key.in_(keys), Company.in_feed).limit(1))
-    for table in (Product, OfferGroup):
+    for table in (Product, OfferGroup, CompanyWord, CompanyConcept):
         session.execute(delete(table).where(table.plugin_key.in_(keys)))
     result = session.execute(delete(Company).where(Company.plugin_key.in_(keys)))
     run.held_companies.update(dict.fromkeys(keys, False))
@@ -256,8 +255,6 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
         except _RECORD_VALUE_ERRORS as error:
             skip_invalid(run, "product", f"{key}/{sku}", f"unusable ({type(error).__name__})")
             continue
-        if run.mode == "full":  # a full run's spelling list is every product it walked (mirror/sync/words.py)
-            note_product(run, values)
         if old is None:
             inserts.append({"plugin_key": key, "sku": sku, **values})
         elif old.record_hash != values["record_hash"]:
@@ -265,8 +262,6 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
         else:
             continue
         run.touched_catalogs.add(key)
-        if run.mode != "full":
-            note_product(run, values)
         slugs = run.touched_groups.setdefault(key, set())
         slugs.add(values["category_slug"])
         if old is not None:

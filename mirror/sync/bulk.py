@@ -22,7 +22,7 @@ from contextlib import contextmanager
 
 import orjson
 import psycopg
-from sqlalchemy import JSON, Text, any_, bindparam, event, insert, text, update
+from sqlalchemy import JSON, Text, any_, bindparam, event, func, insert, select, text, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
@@ -81,6 +81,15 @@ def keys_in(column, keys, session: Session):
     IN list of 1,229 company keys took 14 ms to send, plan and run, the array 7 ms)."""
     if session.get_bind().dialect.name == "postgresql":
         return column == any_(bindparam("keys", list(keys), type_=ARRAY(Text), unique=True))
+    return column.in_(keys)
+
+
+def keys_in_set(column, keys, session: Session):
+    """`column IN keys` as a hashed semi-join on Postgres (`IN (SELECT unnest(array))`), for statements testing
+    many rows: `= ANY(array)` compares each row with every key (tagging 2,000 companies' 60,000 products
+    took 0.39 s for one company's key against 0.014 s this way)."""
+    if session.get_bind().dialect.name == "postgresql":
+        return column.in_(select(func.unnest(bindparam("keys", list(keys), type_=ARRAY(Text), unique=True))))
     return column.in_(keys)
 
 

@@ -11,7 +11,7 @@ from mirror import state as st
 from mirror.businesses import feed_hash
 from mirror.models import Company, OfferGroup
 from mirror.offers import GROUP_COLUMNS, changed_offer_groups_query, content_version, groups_in, sort_offer_groups
-from mirror.sync import words
+from mirror.sync import concepts, words
 from mirror.sync.bulk import insert_rows, keys_in, update_rows
 from mirror.sync.runstate import RunState
 
@@ -21,7 +21,7 @@ REBUILD_BATCH = 2000
 
 
 def finish(session: Session, run: RunState, finished_at: datetime, company_key: str | None) -> None:
-    """Step 3 of a run: rebuild what it touched and the spelling list, then move its clocks and the state version."""
+    """Step 3 of a run: rebuild what it touched (offer groups, spelling lists, concept tags), then move its clocks and the state version."""
     session.flush()
     saved = st.read_state(session)
     feed_stamp = max(int(finished_at.timestamp() * 1000), st.get_int(saved, st.FEED_CLOCK_MS) + 1)
@@ -30,7 +30,8 @@ def finish(session: Session, run: RunState, finished_at: datetime, company_key: 
         session.execute(text("SET LOCAL work_mem = '128MB'"))  # the rebuild sorts a batch's products in memory
     for start in range(0, len(touched), REBUILD_BATCH):
         _rebuild(session, run, touched[start : start + REBUILD_BATCH], finished_at, feed_stamp)
-    words.refresh(session, run)  # the spelling list, with the catalog it spells
+    words.refresh(session, touched)  # the spelling lists and concept tags, with the catalogs they read
+    concepts.refresh(session, touched)
     if run.feed_moved or run.feed_departure:
         st.put(session, st.FEED_CLOCK_MS, feed_stamp)
     if run.feed_departure:

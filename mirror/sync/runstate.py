@@ -89,9 +89,6 @@ class RunState:
     invalid_examples: list[str] = field(default_factory=list)  # the first few keys
     repaired_fields: Counter = field(default_factory=Counter)  # field -> records, for the summary
     repaired_examples: list[str] = field(default_factory=list)
-    # The names, brands and category names of the public products written: the spelling list's new words
-    # (mirror/sync/words.py). Distinct texts, bounded by the changes.
-    catalog_texts: set[str | None] = field(default_factory=set)
 
     def note_repair(self, record, fields: list[str]) -> None:
         """A record stored with its unstorable characters replaced: counted, and named in the summary."""

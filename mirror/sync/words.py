@@ -1,13 +1,14 @@
-"""The spelling list (`search_words`, migration 0007), kept by each run in its own transaction.
+"""Each company's spelling list (`company_words`, migration 0009), made again by the run that touched its catalog.
 
-A run notes the names, brands and category names of published, priced
-products (`note_product`): an incremental run those it writes, a full run
-every one it walks. When it finishes (mirror/sync/rebuild.py), an
-incremental run adds their words to the list; a full run makes the list
-exactly their words, so a word no product holds any more goes. Between full
-runs a word may outlive its product: the catalog search only ever offers a
-word the searched company's public products hold, checked when it reads
-(mirror/read/words.py).
+When a run finishes (mirror/sync/rebuild.py), every company whose products it
+wrote or removed, or whose record changed, gets its list made exactly the
+words of its public products again (mirror/catalog.py: a company turning
+private empties its list), in the run's transaction. A word no product holds
+any more goes with the product, and a company the run did not touch keeps a
+list that was exact when the run that last touched it committed. Reading the
+touched companies' products costs what the rebuild of their offer groups
+already costs; a question's spelling lookup then reads only the searched
+company's own words (mirror/read/words.py).
 """
 
 from __future__ import annotations
@@ -15,18 +16,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from sqlalchemy import delete, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import delete, select, tuple_
 from sqlalchemy.orm import Session
 
-from mirror.models import WORD_LENGTH, SearchWord
-from mirror.sync.runstate import RunState
+from mirror.catalog import any_public_product
+from mirror.models import WORD_LENGTH, CompanyWord, Product
+from mirror.sync.bulk import insert_rows, keys_in
 
 # A word of the list: ASCII letters only, as the query step's tokenizer reads a question's words
 # (mirror/query/text.py; model numbers and sizes are matched otherwise), 3 letters and more.
 # The plain class also reads 200,000 distinct names in about 0.3 s, against 0.8 s for a Unicode one.
 WORD = re.compile(rf"[a-z]{{3,{WORD_LENGTH}}}")
-BATCH = 500
+BATCH = 500  # companies per read, and (company, word) pairs per delete
 
 
 def words_of(texts: Iterable[str | None]) -> set[str]:
@@ -34,31 +35,25 @@ def words_of(texts: Iterable[str | None]) -> set[str]:
     return {word for text in texts if text for word in WORD.findall(text.lower())}
 
 
-def note_product(run: RunState, values: dict) -> None:
-    """Note a product's texts when it is published and priced (its company's state is checked when read)."""
-    if values.get("published") is True and (values.get("price_cents") or 0) > 0:
-        texts = run.catalog_texts
-        texts.add(values["name"])
-        texts.add(values.get("brand"))
-        texts.add(values["category_name"])
+def refresh(session: Session, keys: list[str]) -> None:
+    """Make the lists of the companies `keys` exactly the words of their public products."""
+    for start in range(0, len(keys), BATCH):
+        _refresh_some(session, keys[start : start + BATCH])
 
 
-def refresh(session: Session, run: RunState) -> None:
-    """Add the words of the products this run wrote; a full run makes the list the words of all it walked."""
-    words = words_of(run.catalog_texts)
-    if run.mode == "full":
-        held = set(session.scalars(select(SearchWord.word)))
-        gone = sorted(held - words)
-        for start in range(0, len(gone), BATCH):
-            session.execute(delete(SearchWord).where(SearchWord.word.in_(gone[start : start + BATCH])))
-        words -= held
-    add_words(session, words)
-
-
-def add_words(session: Session, words: set[str]) -> None:
-    """Insert the words the list does not hold yet."""
-    ordered = sorted(words)
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    for start in range(0, len(ordered), BATCH):
-        rows = [{"word": word} for word in ordered[start : start + BATCH]]
-        session.execute(insert(SearchWord).on_conflict_do_nothing(index_elements=["word"]), rows)
+def _refresh_some(session: Session, keys: list[str]) -> None:
+    texts = select(Product.plugin_key, Product.name, Product.brand, Product.category_name).distinct()
+    wanted = {
+        (key, word)
+        for key, *named in session.execute(
+            texts.where(keys_in(Product.plugin_key, keys, session), any_public_product())
+        )
+        for word in words_of(named)
+    }
+    mine = select(CompanyWord.plugin_key, CompanyWord.word).where(keys_in(CompanyWord.plugin_key, keys, session))
+    held = {tuple(row) for row in session.execute(mine)}
+    gone = sorted(held - wanted)
+    pair = tuple_(CompanyWord.plugin_key, CompanyWord.word)
+    for start in range(0, len(gone), BATCH):
+        session.execute(delete(CompanyWord).where(pair.in_(gone[start : start + BATCH])))
+    insert_rows(session, CompanyWord, [{"plugin_key": key, "word": word} for key, word in sorted(wanted - held)])

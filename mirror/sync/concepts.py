@@ -1,0 +1,82 @@
+"""The kinds of product each company sells (`company_concepts`, migration 0009), tagged by the run that touched it.
+
+A company sells a concept when one of its public products is one, by the
+match the catalog search makes (a product's name, model numbers, category
+and SKU against the concept's names, none inside a longer name of another
+concept: mirror/query/concepts.py `member_match`, mirror/fulltext.py). The
+business directory then asks "who sells heat pumps" of this table instead of
+matching every product of every business per question (5.5 s on 3,000
+businesses for one question of four trades).
+
+When a run finishes (mirror/sync/rebuild.py), the companies whose catalog or
+record it changed are tagged again, in the run's transaction: one statement
+per batch on Postgres (every concept against the batch's products, about
+0.4 s for 60,000 products), one FTS5 match per concept on SQLite. The
+vocabulary's version is stored beside the tags: a release that changes what a
+concept is called retags every company in its first run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+
+from sqlalchemy import String, column, delete, func, literal_column, select, values
+from sqlalchemy.orm import Session
+
+from mirror import fulltext as ft
+from mirror import state as st
+from mirror.catalog import any_public_product
+from mirror.models import Company, CompanyConcept, Product
+from mirror.query.concepts import CONCEPTS, MemberMatch, member_match
+from mirror.sync.bulk import insert_rows, keys_in, keys_in_set
+
+BATCH = 2000  # companies per tagging statement
+
+
+@cache
+def _members() -> tuple[MemberMatch, ...]:
+    return tuple(member_match(concept.slug) for concept in CONCEPTS if concept.names)
+
+
+@cache
+def vocabulary_version() -> str:
+    """A digest of how every concept is matched: it changes exactly when a tag could."""
+    spelled = "\n".join(f"{m.slug}={ft.pg_concept_query((m,), ft.CONCEPT_WEIGHTS)}" for m in _members())
+    return hashlib.md5(spelled.encode(), usedforsecurity=False).hexdigest()[:16]
+
+
+def refresh(session: Session, keys: list[str]) -> None:
+    """Tag the companies `keys` again; every company when the vocabulary changed since the tags were made."""
+    version = vocabulary_version()
+    if st.read_state(session).get(st.CONCEPTS_VERSION) != version:
+        keys = list(session.scalars(select(Company.plugin_key).order_by(Company.plugin_key)))
+        st.put(session, st.CONCEPTS_VERSION, version)
+    for start in range(0, len(keys), BATCH):
+        chunk = keys[start : start + BATCH]
+        session.execute(delete(CompanyConcept).where(keys_in(CompanyConcept.plugin_key, chunk, session)))
+        insert_rows(session, CompanyConcept, [{"concept": c, "plugin_key": k} for k, c in _tags(session, chunk)])
+
+
+def _tags(session: Session, keys: list[str]) -> list[tuple[str, str]]:
+    """(company, concept) for every concept a public product of the companies `keys` is."""
+    mine = (keys_in_set(Product.plugin_key, keys, session), any_public_product())
+    if session.get_bind().dialect.name == "postgresql":
+        concepts = values(column("slug", String), column("query", String), name="concepts").data(
+            [(m.slug, ft.pg_concept_query((m,), ft.CONCEPT_WEIGHTS)) for m in _members()]
+        )
+        parsed = func.to_tsquery(literal_column(f"'{ft.TS_CONFIG}'::regconfig"), concepts.c.query)
+        statement = (
+            select(Product.plugin_key, concepts.c.slug)
+            .distinct()
+            .join(concepts, ft.pg_vector("products").op("@@")(parsed))
+            .where(*mine)
+        )
+        return sorted(tuple(row) for row in session.execute(statement))
+    found = set()
+    fts = ft.FTS_TABLES["products"]
+    for member in _members():
+        rows = ft.fts_rowids(fts, ft.fts_concept_query((member,), ft.CONCEPT_COLUMNS), "concept")
+        statement = select(Product.plugin_key).distinct().where(literal_column("products.rowid").in_(rows), *mine)
+        found.update((key, member.slug) for key in session.scalars(statement))
+    return sorted(found)
