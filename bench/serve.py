@@ -3,7 +3,8 @@
     make bench-serve            # or: .venv/bin/python bench/serve.py [--reuse] [--only ROW] [--profile ROW]
 
 1. Loads the demo catalog (10,000 companies x 20 products, all of them
-   businesses in the feed; clean data) into a scratch Postgres database,
+   businesses in the feed; clean data) and one company with 100,000
+   products (bench/bounds.py) into a scratch Postgres database,
    `mirror_bench_serve`, with a real full sync.
 2. Starts, each on its own loopback port and with the same worker budget:
    - the app: `gunicorn -w 2 -k gthread --threads 4 'wsgi:create_app()'`;
@@ -25,6 +26,9 @@
    Warm rows cycle through 100 companies (every request a render-cache
    hit); the cold rows name a different company on every request, uniformly
    over all 10,000 (the cache holds 1,000 per worker, so it never helps).
+   The cost-bound rows (bench/bounds.py) ask the worst directory question
+   and the worst misspelled question, and measure the cold pricing.json
+   again while another client floods those questions at one client's rate.
 4. Prints one table and writes it, with the machine's description and the
    load average before and after the run, the CPU other processes used
    meanwhile and the time the cores waited for the disk (bench/machine.py),
@@ -60,8 +64,10 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
+from bench import bounds  # noqa: E402
 from bench.machine import DISK_SHARE, DiskWaitMeter, QuietMeter  # noqa: E402
 from bench.pyspy import print_profile, start_profile  # noqa: E402
+from bench.sync import TOKEN as UPSTREAM_TOKEN  # noqa: E402
 from bench.sync import _free_port, child_sync, fresh_database, start_upstream  # noqa: E402
 from bench.wrk import LoadResult, combine, run_wrk  # noqa: E402
 
@@ -113,6 +119,8 @@ class Endpoint:
         return self.peak.rps / other.rps if other and other.rps else None
 
     notes: list[str] = field(default_factory=list)
+    # Requests one other client sends at bounds.FLOOD_RATE for as long as this row is measured.
+    flood: list[dict] = field(default_factory=list)
 
 
 # --- setup -------------------------------------------------------------------------
@@ -145,12 +153,26 @@ def load_catalog(database: str, companies: int, products: int, businesses: int) 
         companies, products, port, "--empty-companies", str(businesses - companies), "--messiness", "0"
     )
     try:
+        add_large_company(f"http://127.0.0.1:{port}")
         seconds = child_sync(f"http://127.0.0.1:{port}", url, full=True)["wall"]
-        print(f"full sync of {businesses:,} companies / {companies * products:,} products: {seconds:.1f} s", flush=True)
+        print(
+            f"full sync of {businesses + 1:,} companies / {companies * products + bounds.LARGE_PRODUCTS:,} products: "
+            f"{seconds:.1f} s",
+            flush=True,
+        )
     finally:
         upstream.terminate()
         upstream.wait(30)
     return url
+
+
+def add_large_company(upstream: str) -> None:
+    """One more company with bounds.LARGE_PRODUCTS products (the worst misspelled question's catalog)."""
+    body = json.dumps({"plugin_key": bounds.LARGE_KEY, "products": bounds.LARGE_PRODUCTS}).encode()
+    headers = {"Authorization": f"Bearer {UPSTREAM_TOKEN}", "Content-Type": "application/json"}
+    status, _, raw = http(f"{upstream}/_demo/companies", "POST", headers, body)
+    if status != 201:
+        raise SystemExit(f"could not add the large company: {status} {raw[:200]!r}")
 
 
 def forget_usage(url: str) -> None:
@@ -185,10 +207,22 @@ def catalog_facts(url: str) -> dict:
             .scalars()
             .all()
         )
+        served = (
+            connection.execute(
+                text(
+                    "SELECT code FROM companies, json_array_elements_text(service_postal_codes) AS code "
+                    "WHERE in_feed GROUP BY code ORDER BY count(*) DESC, code LIMIT 3"
+                )
+            )
+            .scalars()
+            .all()
+        )
     engine.dispose()
-    cold = list(with_catalog)
+    large = bounds.LARGE_KEY in with_catalog
+    cold = [key for key in with_catalog if key != bounds.LARGE_KEY]
     random.Random(COLD_SEED).shuffle(cold)
-    return {"in_feed": in_feed, "products": products, "keys": list(with_catalog[:ROTATION]), "cold_keys": cold}
+    keys = [key for key in with_catalog if key != bounds.LARGE_KEY][:ROTATION]
+    return {"in_feed": in_feed, "products": products, "keys": keys, "cold_keys": cold, "zips": served, "large": large}
 
 
 def wait_until_up(
@@ -357,6 +391,54 @@ def cold_endpoints(cold_keys: list[str]) -> list[Endpoint]:
     ]
 
 
+def bound_endpoints(facts: dict) -> list[Endpoint]:
+    """The worst questions (bench/bounds.py), and the cold pricing.json again while one client floods them."""
+    asked = bounds.directory_questions(facts["zips"])
+    rows = [
+        Endpoint(
+            "directory /ask, worst question",
+            "app",
+            [bounds.ask_request(q) for q in asked],
+            notes=[f"{len(asked)} orders of {len(bounds.TRADES)} trades near {len(facts['zips'])} ZIPs"],
+        ),
+        Endpoint(
+            "directory search_businesses, worst question",
+            "app",
+            [
+                bounds.tool_request("/mcp", "search_businesses", {"query": q}, n, MCP_HEADERS)
+                for n, q in enumerate(asked)
+            ],
+        ),
+    ]
+    flood = list(rows[0].requests)
+    if facts["large"]:
+        misspelled = bounds.misspelled_questions(2000)
+        path = f"/companies/{bounds.LARGE_KEY}/mcp"
+        rows.append(
+            Endpoint(
+                "search_catalog misspelled, 100,000 products",
+                "app",
+                [
+                    bounds.tool_request(path, "search_catalog", {"query": q}, n, MCP_HEADERS)
+                    for n, q in enumerate(misspelled)
+                ],
+                notes=[f"{len(misspelled):,} distinct questions of {bounds.MISSPELLED_LENGTH} characters"],
+            )
+        )
+        flood = [item for pair in zip(flood, rows[-1].requests) for item in pair]
+    cold = cold_endpoints(facts["cold_keys"])[0]
+    rows.append(
+        Endpoint(
+            "cold pricing.json, one client flooding",
+            "app",
+            cold.requests,
+            notes=[f"another client sends the worst questions at {bounds.FLOOD_RATE:g}/s"],
+            flood=flood,
+        )
+    )
+    return rows
+
+
 def all_endpoints(
     app: str, peer: str, keys: list[str], in_feed: int, with_nginx: bool, cold_keys: list[str]
 ) -> list[Endpoint]:
@@ -408,11 +490,21 @@ def measure(
     the ceiling (and, for MCP rows, the peer) of the same length, so both
     sides of every ratio sample the same minutes of a shared machine.
     """
-    base = bases[endpoint.server]
-    common = {"connections": args.connections, "script_path": script}
     wanted = (
         ["ceiling"] + (["peer"] if endpoint.peer_ratio else []) if endpoint.server not in ("ceiling", "peer") else []
     )
+    with ExitStack() as stack:
+        flooded = (
+            stack.enter_context(bounds.flood(bases[endpoint.server], endpoint.flood, http)) if endpoint.flood else None
+        )
+        _measure(endpoint, bases, args, script, app_pid, baselines, wanted)
+    if flooded is not None:
+        endpoint.notes.append("its answers: " + ", ".join(f"{n} x {status}" for status, n in sorted(flooded.items())))
+
+
+def _measure(endpoint: Endpoint, bases: dict[str, str], args, script: str, app_pid: int, baselines, wanted) -> None:
+    base = bases[endpoint.server]
+    common = {"connections": args.connections, "script_path": script}
     disk = DiskWaitMeter()
     run_wrk(base, endpoint.requests, seconds=args.warmup, **common)
     profiler = (
@@ -556,6 +648,7 @@ def verdicts(rows: list[Endpoint]) -> list[str]:
         fresh = row("MCP search_catalog, uncached").ratio_to("peer")
         lines.append(_verdict("MCP search_catalog, every query new, >= 3x peer rps", fresh >= 3, f"{fresh:.2f}x"))
         lines.append(_verdict("(issue 15's older aim: the same >= 4x peer rps)", fresh >= 4, f"{fresh:.2f}x"))
+    lines += _bound_verdicts(row)
     ours = [r for r in rows if r.server == "app"]
     if ours:
         worst = max(ours, key=lambda r: r.half.p99_ms)
@@ -564,6 +657,27 @@ def verdicts(rows: list[Endpoint]) -> list[str]:
                 "p99 < 50 ms at half peak rps, every endpoint",
                 worst.half.p99_ms < 50,
                 f"worst {worst.name}: {worst.half.p99_ms:.2f} ms",
+            )
+        )
+    return lines
+
+
+def _bound_verdicts(row) -> list[str]:
+    """Issue 30's targets: the worst questions within 100 ms p99 at half load; pricing.json beside a flood
+    within 2x its quiet p99 at half load."""
+    lines = []
+    for name in ("directory /ask, worst", "directory search_businesses, worst", "search_catalog misspelled"):
+        if row(name):
+            p99 = row(name).half.p99_ms
+            lines.append(_verdict(f"{row(name).name}: p99 <= 100 ms at half load", p99 <= 100, f"{p99:.2f} ms"))
+    flooded, quiet = row("cold pricing.json, one client"), row("cold pricing.json")
+    if flooded and quiet and flooded is not quiet:
+        ratio = flooded.half.p99_ms / quiet.half.p99_ms
+        lines.append(
+            _verdict(
+                "cold pricing.json p99 at half load, one client flooding, <= 2x the quiet row's",
+                ratio <= 2,
+                f"{flooded.half.p99_ms:.2f} ms vs {quiet.half.p99_ms:.2f} ms = {ratio:.2f}x",
             )
         )
     return lines
@@ -629,7 +743,7 @@ def write_report(rows: list[Endpoint], args, facts: dict) -> None:
         "",
         *lines,
         "",
-        "## Targets (issues 23 and 24; the feed, peer and tail targets from issue 15)",
+        "## Targets (issues 23, 24 and 30; the feed, peer and tail targets from issue 15)",
         "",
         *targets,
         "",
@@ -730,6 +844,7 @@ def main() -> None:
         rows = all_endpoints(
             bases["app"], bases["peer"], facts["keys"], facts["in_feed"], with_nginx, facts["cold_keys"]
         )
+        rows += bound_endpoints(facts)
         if args.only:
             rows = [r for r in rows if r.server in ("ceiling", "peer") or args.only in r.name]
         baselines = {r.server: r.requests for r in rows if r.server in ("ceiling", "peer")}

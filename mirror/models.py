@@ -147,8 +147,8 @@ class CompanyConcept(Base):
 
     __tablename__ = "company_concepts"
 
-    concept: Mapped[str] = mapped_column(String(CONCEPT_LENGTH), primary_key=True)
     plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
+    concept: Mapped[str] = mapped_column(String(CONCEPT_LENGTH), primary_key=True)
 
 
 class SyncState(Base):

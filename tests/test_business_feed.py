@@ -665,3 +665,70 @@ def test_an_old_but_valid_token_lists_every_change_since_it(client, mirror, worl
     sync(mirror)
     assert ids(get_feed(client, changes_token=old)) == ["apple", "zeta"]
     assert ids(get_feed(client, changes_token=middle)) == ["apple"]
+
+
+def _heat_pump(world, key: str, sku: str, published: bool = True) -> None:
+    world.catalog.set_product(
+        key,
+        sku,
+        name="Acme 3 Ton Heat Pump",
+        category={"name": "Heat Pumps", "slug": "heat-pumps", "kind": "system"},
+        tier="good",
+        price="8500.00",
+        published=published,
+        specs={"tonnage": 3},
+    )
+
+
+def _found(mirror, query: str, **kwargs) -> set[str]:
+    from mirror.read.businesses import search_feed_businesses
+
+    with mirror.WriterSession() as session:
+        return {m.company.plugin_key for m in search_feed_businesses(session, query=query, limit=100, **kwargs).matches}
+
+
+def test_the_directory_finds_what_a_business_sells_as_each_sync_leaves_its_catalog(mirror, world):
+    # "Who sells heat pumps" reads the concept tags the sync keeps (mirror/sync/concepts.py), not the products:
+    # they must follow every change of the catalog in the run that makes it.
+    add_company(world, "pump-seller", trades=["plumbing"])  # no HVAC trade: only what it sells can find it
+    sync(mirror)
+    assert "pump-seller" not in _found(mirror, "heat pump")
+    _heat_pump(world, "pump-seller", "HP-3T")
+    sync(mirror)
+    assert "pump-seller" in _found(mirror, "heat pump")
+    assert "pump-seller" in _found(mirror, "heat pump", postal_code=None)
+    _heat_pump(world, "pump-seller", "HP-3T", published=False)
+    sync(mirror)
+    assert "pump-seller" not in _found(mirror, "heat pump")
+    _heat_pump(world, "pump-seller", "HP-3T")
+    sync(mirror)
+    world.catalog.delete_product("pump-seller", "HP-3T")
+    sync(mirror)
+    assert "pump-seller" not in _found(mirror, "heat pump")
+
+
+def test_a_new_vocabulary_retags_every_business_in_the_next_run(mirror, world):
+    from sqlalchemy import delete
+
+    from mirror import state as st
+    from mirror.models import CompanyConcept
+
+    add_company(world, "pump-seller", trades=["plumbing"])
+    _heat_pump(world, "pump-seller", "HP-3T")
+    sync(mirror)
+    with mirror.WriterSession() as session, session.begin():
+        session.execute(delete(CompanyConcept))  # tags made by an older release's vocabulary...
+        st.put(session, st.CONCEPTS_VERSION, "an-older-vocabulary")
+    assert "pump-seller" not in _found(mirror, "heat pump")
+    sync(mirror)  # ...a run that changes nothing of this company still tags it again
+    assert "pump-seller" in _found(mirror, "heat pump")
+
+
+def test_the_directory_filters_the_served_zip_inside_its_statement(mirror, world):
+    add_company(world, "near-co", service_area={"postal_codes": ["63376"]}, trades=["plumbing"])
+    add_company(world, "far-co", service_area={"postal_codes": ["90210"]}, trades=["plumbing"])
+    sync(mirror)
+    assert {"near-co", "far-co"} <= _found(mirror, "plumber")
+    near = _found(mirror, "plumber near 63376")
+    assert "near-co" in near and "far-co" not in near
+    assert "far-co" in _found(mirror, "plumber", postal_code="90210") - _found(mirror, "plumber", postal_code="63376")

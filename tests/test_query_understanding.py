@@ -198,6 +198,19 @@ def test_a_question_the_vocabulary_reads_whole_asks_the_catalog_nothing():
     assert catalog.asked == []
 
 
+def test_a_question_spends_corrections_on_at_most_max_corrected_words_and_still_knows_the_rest():
+    from mirror.query.spelling import MAX_CORRECTED
+
+    catalog = Words("weatherking", "nordic")
+    noise = [f"zq{chr(97 + i // 26)}{chr(97 + i % 26)}x" for i in range(100)]  # 100 words no catalog holds
+    read = understand(" ".join([*noise, "nordic", "wetherking"]), catalog)
+    (words, pieces), *more = catalog.asked
+    assert more == [] and len(words) == MAX_CORRECTED  # one lookup; nearest words for the first eight only
+    assert "nordic" in pieces and "wetherking" in pieces  # the rest are only looked up as typed
+    assert "nordic" in read.keywords and "nordic" not in read.unrecognised
+    assert read.corrections == () and "wetherking" in read.unrecognised  # past the cap: read as typed
+
+
 def test_spelling_distances_are_pg_trgm_and_damerau_levenshtein():
     assert round(similarity("furnance", "furnace"), 4) == round(6 / 11, 4)  # pg_trgm: 0.54545456
     assert edit_distance("hvca", "hvac") == 1 and edit_distance("goodman", "good") == 3

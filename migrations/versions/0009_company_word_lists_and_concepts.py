@@ -13,7 +13,7 @@
   This revision fills it from the products already there.
 - Postgres: a GIN index on the ZIPs a business serves, for the directory's
   "serves 63376" inside its one statement.
-- `company_concepts(concept, plugin_key)`: the vocabulary's kinds of product a
+- `company_concepts(plugin_key, concept)`: the vocabulary's kinds of product a
   company sells. It starts empty: the next sync tags every company (the
   stored vocabulary version differs, mirror/sync/concepts.py).
 
@@ -90,9 +90,10 @@ def upgrade() -> None:
     )
     op.create_table(
         "company_concepts",
-        sa.Column("concept", sa.String(64), nullable=False),
         sa.Column("plugin_key", _KEY, nullable=False),
-        sa.PrimaryKeyConstraint("concept", "plugin_key", name="pk_company_concepts"),
+        sa.Column("concept", sa.String(64), nullable=False),
+        # Key first: the directory probes one business's tags, or hashes all the tags of some concepts.
+        sa.PrimaryKeyConstraint("plugin_key", "concept", name="pk_company_concepts"),
     )
     if postgres:
         op.execute("CREATE INDEX ix_company_words_trigram ON company_words USING gist (plugin_key, word gist_trgm_ops)")
@@ -108,6 +109,8 @@ def upgrade() -> None:
         )
     _drop_global_list(postgres)
     _fill_words()
+    # No version of the tags yet: the next run tags every company (mirror/sync/concepts.py).
+    op.execute("DELETE FROM sync_state WHERE name = 'concepts_version'")
 
 
 def downgrade() -> None:

@@ -47,29 +47,56 @@ def vocabulary_version() -> str:
 
 
 def refresh(session: Session, keys: list[str]) -> None:
-    """Tag the companies `keys` again; every company when the vocabulary changed since the tags were made."""
-    version = vocabulary_version()
-    if st.read_state(session).get(st.CONCEPTS_VERSION) != version:
-        keys = list(session.scalars(select(Company.plugin_key).order_by(Company.plugin_key)))
-        st.put(session, st.CONCEPTS_VERSION, version)
+    """Tag the companies `keys` again; every company when the vocabulary changed since the tags were made.
+
+    A run that touched half the companies or more (a first sync, a full one
+    after a long outage) tags them all in one statement that lets the
+    full-text index find each concept's products (0.4 s for 60,000
+    products); a smaller one reads just its companies' products (14 ms for
+    one company of 20).
+    """
+    stale = st.read_state(session).get(st.CONCEPTS_VERSION) != vocabulary_version()
+    if stale:
+        st.put(session, st.CONCEPTS_VERSION, vocabulary_version())
+    if stale or 2 * len(keys) >= (session.scalar(select(func.count()).select_from(Company)) or 1):
+        session.execute(delete(CompanyConcept))
+        _insert(session, _tags(session, None))
+        return
     for start in range(0, len(keys), BATCH):
         chunk = keys[start : start + BATCH]
         session.execute(delete(CompanyConcept).where(keys_in(CompanyConcept.plugin_key, chunk, session)))
-        insert_rows(session, CompanyConcept, [{"concept": c, "plugin_key": k} for k, c in _tags(session, chunk)])
+        _insert(session, _tags(session, chunk))
 
 
-def _tags(session: Session, keys: list[str]) -> list[tuple[str, str]]:
-    """(company, concept) for every concept a public product of the companies `keys` is."""
-    mine = (keys_in_set(Product.plugin_key, keys, session), any_public_product())
+def _insert(session: Session, tags: list[tuple[str, str]]) -> None:
+    insert_rows(session, CompanyConcept, [{"plugin_key": key, "concept": concept} for key, concept in tags])
+
+
+def _tags(session: Session, keys: list[str] | None) -> list[tuple[str, str]]:
+    """(company, concept) for every concept a public product of the companies `keys` (None: of all) is."""
+    mine = (
+        (any_public_product(),)
+        if keys is None
+        else (keys_in_set(Product.plugin_key, keys, session), any_public_product())
+    )
     if session.get_bind().dialect.name == "postgresql":
         concepts = values(column("slug", String), column("query", String), name="concepts").data(
             [(m.slug, ft.pg_concept_query((m,), ft.CONCEPT_WEIGHTS)) for m in _members()]
         )
-        parsed = func.to_tsquery(literal_column(f"'{ft.TS_CONFIG}'::regconfig"), concepts.c.query)
+        # Each query parsed once, before the join (parsed in the join condition, it was parsed again for
+        # every product the index returned: 1.2 s against 0.4 s for 60,000 products).
+        parsed = (
+            select(
+                concepts.c.slug,
+                func.to_tsquery(literal_column(f"'{ft.TS_CONFIG}'::regconfig"), concepts.c.query).label("query"),
+            )
+            .cte("parsed")
+            .prefix_with("MATERIALIZED")
+        )
         statement = (
-            select(Product.plugin_key, concepts.c.slug)
+            select(Product.plugin_key, parsed.c.slug)
             .distinct()
-            .join(concepts, ft.pg_vector("products").op("@@")(parsed))
+            .join(parsed, ft.pg_vector("products").op("@@")(parsed.c.query))
             .where(*mine)
         )
         return sorted(tuple(row) for row in session.execute(statement))
