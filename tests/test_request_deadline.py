@@ -190,3 +190,61 @@ def test_a2a_and_ask_answer_the_deadline_in_their_own_shapes(site, lines, monkey
     assert requests.post(f"{base}/companies/{key}/ask", json={"query": {"text": "heat pump"}}, timeout=60).ok
     got = [(e["protocol"], e["status"], e["outcome"]) for e in lines.entries]
     assert got == [("a2a", 503, "deadline_passed"), ("nlweb", 503, "deadline_passed"), ("nlweb", 200, "ok")]
+
+
+# --- what a slow request costs (web/limits.py) ---------------------------------------------------
+
+SLOW_CLIENT, OTHER_CLIENT = "198.51.100.7", "198.51.100.8"
+
+
+def _client(app, address: str):
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return client
+
+
+def test_requests_stopped_at_the_deadline_spend_the_clients_company_budget_not_others(
+    upstream, make_app, limit_storage, monkeypatch
+):
+    # 100 a client at the company: a request stopped at its deadline costs 1 + 4 shares x 10 units = 41.
+    app = make_app(REQUEST_DEADLINE_SECONDS=DEADLINE, RATE_LIMIT_PER_COMPANY="100/hour", **limit_storage)
+    key = add_company(upstream)
+    sync(app.extensions["mirror"])
+    slow = SlowSearch(monkeypatch, "python")
+    attacker, other = _client(app, SLOW_CLIENT), _client(app, OTHER_CLIENT)
+
+    statuses = []
+    for _ in range(5):
+        slow.armed = True
+        statuses.append(attacker.post(f"/companies/{key}/mcp", json=_call(), headers=HEADERS).status_code)
+    assert statuses == [503, 503, 503, 429, 429]  # refused after 3 requests, not after 100
+    refused = attacker.post(f"/companies/{key}/mcp", json=_call(), headers=HEADERS)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+
+    slow.armed = False  # the refused requests never reached the search
+    assert all(other.post(f"/companies/{key}/mcp", json=_call(), headers=HEADERS).status_code == 200 for _ in range(10))
+
+
+def test_slow_directory_questions_spend_the_clients_own_budget(upstream, make_app, monkeypatch):
+    import nlweb_server.routes
+    from mirror.deadline import check_deadline
+
+    app = make_app(REQUEST_DEADLINE_SECONDS=DEADLINE, RATE_LIMIT_PER_CLIENT="60/minute")
+    add_company(upstream)
+    sync(app.extensions["mirror"])
+    answer = nlweb_server.routes.answer_directory
+    slow = {"armed": False}
+
+    def slow_answer(*args, **kwargs):  # a directory question that loops past the deadline
+        while slow["armed"]:
+            check_deadline()
+        return answer(*args, **kwargs)
+
+    monkeypatch.setattr(nlweb_server.routes, "answer_directory", slow_answer)
+    attacker, other = _client(app, SLOW_CLIENT), _client(app, OTHER_CLIENT)
+    slow["armed"] = True
+    question = {"query": {"text": "heat pump near 63376"}}
+    assert [attacker.post("/ask", json=question).status_code for _ in range(3)] == [503, 503, 429]
+    slow["armed"] = False
+    assert attacker.post("/ask", json=question).status_code == 429
+    assert all(other.post("/ask", json=question).status_code == 200 for _ in range(5))

@@ -424,7 +424,8 @@ class RateLimits:
         running = deadline.current()
         if not charged or running is None or units_per_share <= 0:
             return
-        shares = math.floor(running.elapsed() / (share * running.seconds) + 1e-9)
+        spent = min(running.elapsed(), running.seconds)  # stopped at the deadline: it holds no worker past it
+        shares = math.floor(spent / (share * running.seconds) + 1e-9)
         if shares <= 0:
             return
         for budget, identity in dict.fromkeys(charged):  # a budget met twice (a batch) is charged once for the time
