@@ -354,6 +354,8 @@ class RateLimits:
         self.strategy = MovingWindowRateLimiter(self.storage)
         prefix = settings.rate_limit_key_prefix
         self.breaker = StorageBreaker(settings.rate_limit_storage_retry_seconds)
+        self.slow_share = settings.rate_limit_slow_request_share
+        self.slow_units = settings.rate_limit_slow_request_units
 
         def budget(items: list[RateLimitItem], scope: str, whom: str) -> Budget:
             return Budget(self.strategy, prefix, items, scope, whom, self.breaker)
@@ -381,7 +383,7 @@ class RateLimits:
         identity = f"{plugin_key}/{client_address()}"
         budgets = ((self.per_company_client, identity), (self.per_company, plugin_key))
         counted = self._charge(budgets, mcp=mcp)
-        _clients_budgets().append((self.per_company_client, identity))
+        self._note_client_budget(self.per_company_client, identity)
         environ = request.environ  # the two headers straight from the environ: one lookup each
         conditional = not mcp and bool(environ.get("HTTP_IF_NONE_MATCH") or environ.get("HTTP_IF_MODIFIED_SINCE"))
         if conditional and counted:
@@ -396,7 +398,7 @@ class RateLimits:
         """Count one request against this client's budget; RateLimited past it."""
         identity = client_address()
         self._charge(((self.per_client, identity),), mcp=mcp)
-        _clients_budgets().append((self.per_client, identity))
+        self._note_client_budget(self.per_client, identity)
 
     def charge_profile_fetch(self) -> None:
         """Count one agent-profile fetch against this client's budget; RateLimited past it."""
@@ -414,16 +416,38 @@ class RateLimits:
             g.setdefault(_CHARGED, Charged(budgets, mcp))
         return counted
 
-    def charge_slow_request(self, units_per_share: int, share: float) -> None:
+    def _note_client_budget(self, budget: Budget, identity: str) -> None:
+        """Remember a client budget this request was charged; the first one arranges the slow-request charge.
+
+        Only requests that met a client budget pay for the hook (no app-wide
+        after-request pass), and a refused request never reaches it.
+        """
+        charged = g.get(_CLIENT_BUDGETS)
+        if charged is None:
+            charged = g.setdefault(_CLIENT_BUDGETS, [])
+            if self.slow_units > 0:
+                after_this_request(self._charge_slow_request)
+        charged.append((budget, identity))
+
+    def _charge_slow_request(self, response: Response) -> Response:
+        try:
+            self.charge_slow_request()
+        except Exception:  # charging must never change the answer
+            log.warning("slow request not charged", exc_info=True)
+        return response
+
+    def charge_slow_request(self) -> None:
         """After the answer: the client's own budgets this request met, charged for the time it held a worker.
 
-        `units_per_share` units for every full `share` of the request's
-        deadline it spent (nothing for a quick one, or outside a deadline).
+        RATE_LIMIT_SLOW_REQUEST_UNITS units for every full
+        RATE_LIMIT_SLOW_REQUEST_SHARE of the request's deadline it spent
+        (nothing for a quick one, or outside a deadline).
         """
         charged = g.get(_CLIENT_BUDGETS)
         running = deadline.current()
-        if not charged or running is None or units_per_share <= 0:
+        if not charged or running is None:
             return
+        share, units_per_share = self.slow_share, self.slow_units
         spent = min(running.elapsed(), running.seconds)  # stopped at the deadline: it holds no worker past it
         shares = math.floor(spent / (share * running.seconds) + 1e-9)
         if shares <= 0:
@@ -434,11 +458,6 @@ class RateLimits:
 
 _CHARGED = "rate_limit_charged"
 _CLIENT_BUDGETS = "rate_limit_client_budgets"
-
-
-def _clients_budgets() -> list[tuple[Budget, str]]:
-    """The client's own budgets this request was charged (for the slow-request charge after the answer)."""
-    return g.setdefault(_CLIENT_BUDGETS, [])
 
 
 def too_many_requests(item: RateLimitItem, reset_at: float, whom: str, *, mcp: bool) -> tuple[Response, str, int]:
@@ -459,16 +478,6 @@ def init_rate_limits(app: Flask, settings: Settings) -> RateLimits:
     """Create the app's counters and budgets (call once, in create_app)."""
     limits = RateLimits(settings)
     app.extensions[EXTENSION] = limits
-    units, share = settings.rate_limit_slow_request_units, settings.rate_limit_slow_request_share
-
-    @app.after_request
-    def _charge_slow_request(response: Response) -> Response:
-        try:
-            limits.charge_slow_request(units, share)
-        except Exception:  # charging must never change the answer
-            log.warning("slow request not charged", exc_info=True)
-        return response
-
     return limits
 
 
