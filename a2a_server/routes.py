@@ -7,8 +7,10 @@
   custom domain, that company's agent; elsewhere the install's directory agent
   (which, like the provider MCP server, follows the feed, not a switch).
 
-JSON-RPC errors are sent with HTTP 200, as the A2A SDK's own server does;
-the HTTP-level refusals (Host, size, Content-Type) come first.
+JSON-RPC errors are sent with HTTP 200, as the A2A SDK's own server does,
+except a request stopped at its deadline (HTTP 503 with Retry-After and the
+JSON-RPC error -32010, web/deadline.py); the HTTP-level refusals (Host,
+size, Content-Type) come first.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from mcp_server.ucp.profile import host_root
 from mcp_server.ucp.server import company_for_host, company_host
 from mirror import urls
 from mirror.channels import Channel
+from mirror.deadline import DeadlineExceeded
 from mirror.jsontext import dumps
 from web.db import db, settings
+from web.deadline import deadline_rpc_error, ran_out
 from web.gate import following, gate, renderings
 from web.jsonrpc import INVALID_REQUEST, RpcError, result_body, serialise
 from web.limits import charge_client
@@ -110,6 +114,9 @@ def _serve(agent: Agent, make_context) -> Response:
         error.id = message.id
         note_rpc_error()
         return _json(error.body())
+    except DeadlineExceeded as exceeded:  # the one JSON-RPC error sent with its own HTTP status (web/deadline.py)
+        note_rpc_error()
+        return ran_out(_json(deadline_rpc_error(exceeded, message.id).body()), exceeded)
 
 
 def _http_refusal() -> Response | None:

@@ -32,6 +32,7 @@ from mirror.public_view import (
     TierPrices,
     cents_to_decimal,
 )
+from mirror.query.limits import SEARCH_TEXT_MAX
 from mirror.query.views import NoMatch, UnderstoodView
 from mirror.read import ReadSession as Session
 from mirror.read.catalog import TierProduct as CatalogTierProduct
@@ -41,9 +42,9 @@ from mirror.render_cache import CompanyRenderings
 from mirror.trades import TIERS
 
 DESCRIPTION_CHARS = 240
-CategoryText = text_argument(200, "A category slug such as central-ac (its name is accepted too).")
+CategoryText = text_argument(SEARCH_TEXT_MAX, "A category slug such as central-ac (its name is accepted too).")
 QueryText = text_argument(
-    200,
+    SEARCH_TEXT_MAX,
     "What the homeowner asked, in their words: the kind of product, brand, model number, size, efficiency, "
     "price or tier words (e.g. 'cheapest 3 ton heat pump', 'best air conditioner', 'MERV 13 furnace filter').",
 )

@@ -35,6 +35,7 @@ from mirror.public_view import (
     company_urls,
     effective_synced_at,
 )
+from mirror.query.limits import SEARCH_TEXT_MAX
 from mirror.query.views import UnderstoodView
 from mirror.read import ReadSession as Session
 from mirror.read.businesses import PriceSpread, find_feed_company, search_feed_businesses
@@ -47,9 +48,11 @@ BusinessId = text_argument(
     "search_businesses. Not the listing's own id.",
 )
 BusinessLimit = limit_argument(20, 10, "businesses")
-CategoryFilter = text_argument(200, "Only businesses selling this category: a slug such as central-ac, or its name.")
+CategoryFilter = text_argument(
+    SEARCH_TEXT_MAX, "Only businesses selling this category: a slug such as central-ac, or its name."
+)
 KeywordFilter = text_argument(
-    200,
+    SEARCH_TEXT_MAX,
     "What the homeowner asked, in their words: a trade (plumber, HVAC), a kind of product (AC repair, water heater "
     "installation), a business name; a ZIP in it is used when postal_code is not given.",
 )

@@ -46,7 +46,9 @@ from werkzeug.http import parse_accept_header, parse_options_header
 
 from mcp_server import jsonrpc as rpc
 from mcp_server.hosts import host_allowed, origin_of_base
+from mirror.deadline import DeadlineExceeded, check_deadline
 from web.db import settings as current_settings
+from web.deadline import deadline_rpc_error, ran_out
 from web.jsonrpc import INVALID_REQUEST, Message, RpcError, decode_body, message_from, result_body, serialise
 from web.limits import RateLimited, charge_again
 from web.observability import note_mcp_message, note_mcp_outcome
@@ -154,7 +156,11 @@ def serve(spec: ServerSpec, charge: Callable[[], None] | None = None) -> Respons
             return _with_cors(spec, Response(status=202))
         if era.modern:
             rpc.check_modern_envelope(message, request.headers)
-        result = rpc.dispatch(spec, message, era)
+        try:
+            result = rpc.dispatch(spec, message, era)
+        except DeadlineExceeded as exceeded:
+            note_mcp_outcome(rpc_error=True)
+            return ran_out(_json(spec, deadline_rpc_error(exceeded, message.id).body(), 503), exceeded)
         note_mcp_outcome(result)
         return _json(spec, result_body(message.id, result), 200)
     except RpcError as error:
@@ -171,18 +177,36 @@ def _serve_batch(spec: ServerSpec, elements: list, era: rpc.Era) -> Response:
     and each further one is charged the same budgets again; from the first
     message a limit refuses, the requests get that limit's JSON-RPC error
     (-32000, `data.retry_after`) in place and nothing more is run.
+
+    The whole batch shares the request's one deadline: from the message it
+    stops (checked before each message, and cancelling the one running), the
+    requests get the deadline's JSON-RPC error (-32010, `data.retry_after`)
+    in place, nothing more is run, and the batch is answered with HTTP 503
+    and Retry-After; the answers finished before it are kept in the array.
     """
     responses = []
     limited: RateLimited | None = None
+    exceeded: DeadlineExceeded | None = None
     for index, element in enumerate(elements):
-        if index and limited is None:
+        if index and limited is None and exceeded is None:
             try:
                 charge_again()
             except RateLimited as refusal:
                 limited = refusal
-        answer = _limited_answer(element, limited) if limited is not None else _batch_answer(spec, element, era)
+        if exceeded is None and limited is None:
+            try:
+                check_deadline()
+                answer = _batch_answer(spec, element, era)
+            except DeadlineExceeded as stopped:
+                exceeded = stopped
+        if exceeded is not None:
+            answer = _stopped_answer(element, deadline_rpc_error(exceeded))
+        elif limited is not None:
+            answer = _stopped_answer(element, limited.rpc_error())
         if answer is not None:
             responses.append(answer)
+    if exceeded is not None:
+        return ran_out(_json(spec, responses, 503), exceeded)
     if not responses:
         return _with_cors(spec, Response(status=202))
     return _json(spec, responses, 200)
@@ -205,12 +229,13 @@ def _batch_answer(spec: ServerSpec, element: Message | RpcError, era: rpc.Era) -
     return result_body(element.id, result)
 
 
-def _limited_answer(element: Message | RpcError, limited: RateLimited) -> dict | None:
-    """A batch element past a rate limit: the limit's error for a request (or an invalid element), else nothing."""
+def _stopped_answer(element: Message | RpcError, error: RpcError) -> dict | None:
+    """A batch element past a rate limit or the deadline: that error for a request (or an invalid element), else nothing."""
     if isinstance(element, Message) and element.is_notification_or_response:
         return None
     note_mcp_outcome(rpc_error=True)
-    return limited.rpc_error(element.id).body()
+    error.id = element.id
+    return error.body()
 
 
 def preflight(spec_origins: frozenset[str] | None) -> Response:

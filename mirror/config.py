@@ -205,6 +205,8 @@ Processes = Annotated[int, BeforeValidator(_whole_number("processes", 1))]
 Threads = Annotated[int, BeforeValidator(_whole_number("threads", 1))]
 Bind = Annotated[str, BeforeValidator(_bind)]
 Share = Annotated[float, BeforeValidator(_decimal_number(0.001, 1.0))]
+FractionalSeconds = Annotated[float, BeforeValidator(_decimal_number(0.001))]
+Units = Annotated[int, BeforeValidator(_whole_number("units", 0))]
 Multiple = Annotated[float, BeforeValidator(_decimal_number(1.0))]
 Boolean = Annotated[bool, BeforeValidator(_boolean)]
 RateLimit = Annotated[str, BeforeValidator(_rate)]
@@ -283,6 +285,22 @@ class Settings(BaseSettings):
         30, "after a counter (Redis) failure, serve without limits this long, then probe once"
     )
     rate_limit_key_prefix: str = setting("mirror", "namespace of the counters, so several installs can share one Redis")
+    request_deadline_seconds: FractionalSeconds = setting(
+        10.0,
+        "every request's cost bound: past it the database statement and the work are cancelled and the answer is "
+        "503 with `Retry-After` (docs/operations.md, request bounds); keep it well under nginx's "
+        "`proxy_read_timeout` (30 s) and `GUNICORN_TIMEOUT`",
+    )
+    rate_limit_slow_request_share: Share = setting(
+        0.25,
+        "a request that holds a worker this share of `REQUEST_DEADLINE_SECONDS` or more charges the client's "
+        "budgets extra units (`RATE_LIMIT_SLOW_REQUEST_UNITS` per full share)",
+    )
+    rate_limit_slow_request_units: Units = setting(
+        10,
+        "units of the client's budgets charged per full `RATE_LIMIT_SLOW_REQUEST_SHARE` of the deadline a request "
+        "spent (a request stopped at its deadline: 1 + 4 × 10 at the defaults); 0 turns the charge off",
+    )
     trusted_proxy_hops: Count = setting(
         0,
         "how many proxies stand in front of the app (1: nginx; 2: a load balancer, then nginx): at most that many "

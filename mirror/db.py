@@ -27,6 +27,14 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from mirror.deadline import (
+    TIMEOUT_STEP_MS,
+    bound_statements,
+    cancelled_for_deadline,
+    deadline_error,
+    statement_timeout_ms,
+)
+
 # Stable constraint names on every database, so migrations can refer to them.
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -101,7 +109,9 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
 
     Readers get snapshot transactions (a request never sees half a sync run);
     `writer=True` is for the sync, which on SQLite takes the write lock at
-    BEGIN so it can never lose a race to upgrade its snapshot.
+    BEGIN so it can never lose a race to upgrade its snapshot. A reader's
+    statements obey the running request's deadline (mirror/deadline.py);
+    the sync's writer has none.
     """
     kwargs.setdefault("json_deserializer", load_json)
     if database_url.startswith("sqlite"):
@@ -111,6 +121,8 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
         engine = create_engine(database_url, connect_args={"timeout": 30, "check_same_thread": False}, **kwargs)
         event.listen(engine, "connect", _tune_sqlite)
         _sqlite_transactions(engine, "BEGIN IMMEDIATE" if writer else "BEGIN")
+        if not writer:
+            bound_statements(engine)
         return engine
     if not writer:
         kwargs.setdefault("isolation_level", "REPEATABLE READ")
@@ -123,6 +135,8 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
     engine = create_engine(database_url, **kwargs)
     if not engine.pool._pre_ping:
         event.listen(engine, "checkout", _discard_closed_connections)
+    if not writer:
+        bound_statements(engine)
     return engine
 
 
@@ -261,9 +275,28 @@ class _ReaderConnection:
         self.decoder = Transformer(connection)  # the connection's own loaders (JSON columns by load_json)
         self.prepared: dict[bytes, bytes] = {}
         self._loaders: dict[bytes, list] = {}  # per statement text, a few dozen
+        self.statement_timeout: int | None = None  # ms, as last SET here; None: the server's default
         # One poller for the connection's life (its socket never changes): asking it is one syscall.
         self._poller = select.poll()
         self._poller.register(self.pgconn.socket, select.POLLIN)
+
+    def bound(self, timeout: int | None) -> None:
+        """Make this connection's statement_timeout fit the running request (`timeout` ms; None: no request).
+
+        A round trip only when the value held would cut the statement early,
+        or let it run more than a step past the deadline, or when a request's
+        value is still set and no request runs (the CLI's reads are unbounded).
+        """
+        held = self.statement_timeout
+        if timeout is None:
+            if held is not None:
+                self._check(self.pgconn.exec_(b"RESET statement_timeout"), ExecStatus.COMMAND_OK)
+                self.statement_timeout = None
+            return
+        if held is not None and timeout <= held <= timeout + TIMEOUT_STEP_MS:
+            return
+        self._check(self.pgconn.exec_(b"SET statement_timeout = %d" % timeout), ExecStatus.COMMAND_OK)
+        self.statement_timeout = timeout
 
     def execute(self, sql: bytes, values: list):
         """The statement's result, prepared on this connection at first use (plan and parse once)."""
@@ -347,12 +380,16 @@ class AutocommitReader:
         """The statement's rows as tuples of Python values (read-only: shared between callers)."""
         numbered, names = _numbered(sql)
         values = [_parameter(params[name]) for name in names]
+        timeout = statement_timeout_ms()  # the request's remaining time (DeadlineExceeded once it is spent)
         connection = self._checkout()
         try:
+            connection.bound(timeout)
             result = connection.execute(numbered, values)
             rows = self._decode(numbered, result, connection)
-        except BaseException:
+        except BaseException as error:
             connection.close()
+            if cancelled_for_deadline(error):
+                raise deadline_error(error) from error
             raise
         self._idle.append(connection)
         return rows

@@ -32,13 +32,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from mirror.jsontext import dumps
+from mirror.query.limits import QUESTION_TEXT_MAX
 
 PROTOCOL_VERSION = "0.54"
 CHATGPT_APP, CONV_SEARCH = "chatgpt_app", "conv_search"
 LIST, SUMMARIZE = "list", "summarize"
 MODES = (LIST, SUMMARIZE)
-TEXT_LIMIT = 500  # characters of a question
 INVALID_REQUEST = "INVALID_REQUEST"
+DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
 UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
 REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
 EVENT_STREAM = "text/event-stream"
@@ -50,7 +51,7 @@ class _Section(BaseModel):
 
 
 class AskQuery(_Section):
-    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_LIMIT)]
+    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=QUESTION_TEXT_MAX)]
     site: str | list[str] | None = None
     num_results: Annotated[int, Field(ge=1, le=1000)] | None = None
     max_results: Annotated[int, Field(ge=1, le=100)] | None = None

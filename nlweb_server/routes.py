@@ -22,6 +22,7 @@ from mirror.answers.company import answer_company
 from mirror.answers.directory import answer_directory
 from mirror.channels import Channel
 from mirror.config import Settings
+from mirror.deadline import DeadlineExceeded, check_deadline
 from mirror.public_view import CompanyView
 from mirror.read.company import load_company_snapshot
 from mirror.schema_org import SCHEMA_CONTEXT, business_node, category_node, document_url
@@ -29,6 +30,7 @@ from mirror.storable import REASON as UNSTORABLE_REASON
 from mirror.storable import first_unstorable
 from nlweb_server import bp
 from nlweb_server.protocol import (
+    DEADLINE_EXCEEDED,
     EVENT_STREAM,
     INVALID_REQUEST,
     REQUEST_TOO_LARGE,
@@ -41,6 +43,7 @@ from nlweb_server.protocol import (
     merged,
 )
 from web.db import db, settings
+from web.deadline import deadline_message, ran_out
 from web.gate import following, gate, renderings
 from web.jsonrpc import RpcError, decode_body
 from web.limits import charge_client
@@ -101,12 +104,19 @@ def directory_ask() -> Response:
     slugs = {b.plugin_key: b.category_slugs for b in answer.businesses}
     items: list[dict] = []
     for key in answer.business_keys:
+        check_deadline()
         snapshot = load_company_snapshot(session, key)
         if snapshot is not None:
             view = snapshot.view(config)
             shown = [c for c in view.categories if c.slug in slugs.get(key, ())]
             items += company_items(config, view, shown, ask.max_results, business_first=True)
     return _answer(ask, answer.sentence, items[: ask.max_results])
+
+
+@bp.errorhandler(DeadlineExceeded)
+def _deadline_exceeded(error: DeadlineExceeded) -> Response:
+    """A question stopped at the request's deadline: 503 with Retry-After, in the protocol's Failure shape."""
+    return ran_out(_failure(503, DEADLINE_EXCEEDED, deadline_message(error)), error)
 
 
 def company_items(

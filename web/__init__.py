@@ -9,7 +9,7 @@ from __future__ import annotations
 from flask import Flask
 
 from mirror.render_cache import RenderCache
-from web import db, errors, health, limits, observability, sources
+from web import db, deadline, errors, health, limits, observability, sources
 from web.proxies import TrustedProxies
 from web.recording import RecordWriter
 from web.responses import Response, strong_etag
@@ -35,6 +35,7 @@ def init_app(app: Flask) -> None:
     _trust_proxies(app, settings)
     app.response_class = Response  # web.responses: sent without Werkzeug's second copy of the headers
     observability.init_observability(app, settings, writer)
+    deadline.init_deadline(app, settings)  # the request's clock starts before any work (the gate, the limits)
     limits.init_rate_limits(app, settings)
     app.register_blueprint(health.bp)
     health.register_database_errors(app)

@@ -207,10 +207,15 @@ def register_database_errors(app) -> None:
     from sqlalchemy.exc import InterfaceError, OperationalError
     from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+    from mirror.deadline import cancelled_for_deadline, deadline_error
     from mirror.read.gate import StateMoved
+    from web.deadline import deadline_response
     from web.responses import json_error
 
     def unavailable(error: Exception) -> Response:
+        cause = getattr(error, "orig", None) or error
+        if cancelled_for_deadline(cause):  # a statement the request's deadline cut (read outside mirror.db's hooks)
+            return deadline_response(deadline_error(cause))
         current_app.logger.warning("database unavailable: %s", type(error).__name__, exc_info=True)
         response = json_error(503, "database_unavailable", "The database is unavailable; retry shortly.")
         response.headers["Retry-After"] = "1"

@@ -49,6 +49,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RATE_LIMITED = -32000  # the "server error" range: JSON-RPC has no standard code for a rate limit
+DEADLINE_EXCEEDED = -32010  # the request ran past REQUEST_DEADLINE_SECONDS (web/deadline.py); sent with HTTP 503
 ECHO_LIMIT = 100  # characters of a client's text an error message quotes
 
 UNSTORABLE_ECHO = "holds a NUL or an unpaired surrogate character, which cannot be echoed"

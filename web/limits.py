@@ -21,7 +21,17 @@ The budgets (docs/operations.md, "The gate chain and rate limits"):
 
 A request is one unit of every budget it meets, charged all or nothing: a
 budget that refuses gives the earlier ones their unit back, so a refused
-request costs nothing. A JSON-RPC batch is one unit per message: the gate
+request costs nothing.
+
+A slow request costs more (`charge_slow_request`, after it is answered): for
+every full RATE_LIMIT_SLOW_REQUEST_SHARE (0.25) of REQUEST_DEADLINE_SECONDS
+(10 s) it held a worker, RATE_LIMIT_SLOW_REQUEST_UNITS (10) more units of the
+client's own budgets (its share of the company, or its per-client budget):
+a request stopped at its deadline costs 1 + 4 x 10 = 41. So a client cannot
+hold the workers with questions that each fit the count limit; the company's
+ceiling is not charged extra (other clients' requests there are not theirs
+to spend). Extra units stop at what the window has left: the next request is
+refused, never the budget overdrawn into the next window. A JSON-RPC batch is one unit per message: the gate
 charges the first, and the transport charges each further message the same
 budgets again (`charge_again`), answering the messages past a limit with
 the limit's JSON-RPC error.
@@ -66,6 +76,7 @@ from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage, RedisStorage, Storage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
+from mirror import deadline
 from mirror.config import Settings
 from web.jsonrpc import RATE_LIMITED, RpcError, serialise
 from web.proxies import UNKNOWN_CLIENT, parse_address
@@ -249,6 +260,21 @@ class Budget:
         self.breaker.succeeded()
         return True
 
+    def charge_extra(self, identity: str, units: int) -> None:
+        """Count `units` more hits for `identity`, as many as the window has room for; never refuses or raises."""
+        if not self.breaker.allow():
+            return
+        args = (self.prefix, identity, self.scope)
+        try:
+            for item in self.items:
+                room = min(units, self.strategy.get_window_stats(item, *args).remaining)
+                if room > 0:
+                    self.strategy.hit(item, *args, cost=room)
+        except Exception as error:  # the counter's outage must not become the site's
+            self.breaker.failed(error)
+            return
+        self.breaker.succeeded()
+
     def keys(self, identity: str) -> list[str]:
         """The storage keys one hit of `identity` counts under (one per item of the limit)."""
         return [item.key_for(self.prefix, identity, self.scope) for item in self.items]
@@ -328,6 +354,8 @@ class RateLimits:
         self.strategy = MovingWindowRateLimiter(self.storage)
         prefix = settings.rate_limit_key_prefix
         self.breaker = StorageBreaker(settings.rate_limit_storage_retry_seconds)
+        self.slow_share = settings.rate_limit_slow_request_share
+        self.slow_units = settings.rate_limit_slow_request_units
 
         def budget(items: list[RateLimitItem], scope: str, whom: str) -> Budget:
             return Budget(self.strategy, prefix, items, scope, whom, self.breaker)
@@ -355,6 +383,7 @@ class RateLimits:
         identity = f"{plugin_key}/{client_address()}"
         budgets = ((self.per_company_client, identity), (self.per_company, plugin_key))
         counted = self._charge(budgets, mcp=mcp)
+        self._note_client_budget(self.per_company_client, identity)
         environ = request.environ  # the two headers straight from the environ: one lookup each
         conditional = not mcp and bool(environ.get("HTTP_IF_NONE_MATCH") or environ.get("HTTP_IF_MODIFIED_SINCE"))
         if conditional and counted:
@@ -367,7 +396,9 @@ class RateLimits:
 
     def charge_client(self, *, mcp: bool = False) -> None:
         """Count one request against this client's budget; RateLimited past it."""
-        self._charge(((self.per_client, client_address()),), mcp=mcp)
+        identity = client_address()
+        self._charge(((self.per_client, identity),), mcp=mcp)
+        self._note_client_budget(self.per_client, identity)
 
     def charge_profile_fetch(self) -> None:
         """Count one agent-profile fetch against this client's budget; RateLimited past it."""
@@ -385,8 +416,48 @@ class RateLimits:
             g.setdefault(_CHARGED, Charged(budgets, mcp))
         return counted
 
+    def _note_client_budget(self, budget: Budget, identity: str) -> None:
+        """Remember a client budget this request was charged; the first one arranges the slow-request charge.
+
+        Only requests that met a client budget pay for the hook (no app-wide
+        after-request pass), and a refused request never reaches it.
+        """
+        charged = g.get(_CLIENT_BUDGETS)
+        if charged is None:
+            charged = g.setdefault(_CLIENT_BUDGETS, [])
+            if self.slow_units > 0:
+                after_this_request(self._charge_slow_request)
+        charged.append((budget, identity))
+
+    def _charge_slow_request(self, response: Response) -> Response:
+        try:
+            self.charge_slow_request()
+        except Exception:  # charging must never change the answer
+            log.warning("slow request not charged", exc_info=True)
+        return response
+
+    def charge_slow_request(self) -> None:
+        """After the answer: the client's own budgets this request met, charged for the time it held a worker.
+
+        RATE_LIMIT_SLOW_REQUEST_UNITS units for every full
+        RATE_LIMIT_SLOW_REQUEST_SHARE of the request's deadline it spent
+        (nothing for a quick one, or outside a deadline).
+        """
+        charged = g.get(_CLIENT_BUDGETS)
+        running = deadline.current()
+        if not charged or running is None:
+            return
+        share, units_per_share = self.slow_share, self.slow_units
+        spent = min(running.elapsed(), running.seconds)  # stopped at the deadline: it holds no worker past it
+        shares = math.floor(spent / (share * running.seconds) + 1e-9)
+        if shares <= 0:
+            return
+        for budget, identity in dict.fromkeys(charged):  # a budget met twice (a batch) is charged once for the time
+            budget.charge_extra(identity, shares * units_per_share)
+
 
 _CHARGED = "rate_limit_charged"
+_CLIENT_BUDGETS = "rate_limit_client_budgets"
 
 
 def too_many_requests(item: RateLimitItem, reset_at: float, whom: str, *, mcp: bool) -> tuple[Response, str, int]:

@@ -241,7 +241,9 @@ class RequestMetrics:
 # --- the request hooks ----------------------------------------------------------------------
 
 
-def _outcome(status: int, call: McpCall | None, gated: GateResult | None, rpc_error: bool) -> str:
+def _outcome(status: int, call: McpCall | None, gated: GateResult | None, rpc_error: bool, ran_out: bool) -> str:
+    if ran_out:  # stopped at REQUEST_DEADLINE_SECONDS (web/deadline.py): what it was, whatever the status
+        return "deadline_passed"  # the column holds 16 characters
     if gated is not None and gated.outcome != "served":
         return gated.outcome
     if status >= 500:
@@ -295,7 +297,7 @@ def invocation_record(response: Response, duration: float, hash_key: bytes) -> d
         "platform": detect_platform(user_agent, call.client_name if call else None),
         "source": clean_label(label) if label.strip() else None,
         "status": status,
-        "outcome": _outcome(status, call, gated, state.get("rpc_error", False)),
+        "outcome": _outcome(status, call, gated, state.get("rpc_error", False), state.get("deadline_exceeded", False)),
         "duration_ms": round(duration * 1000, 1),
         "company_key": gated.company_key if gated else None,
         "agent": agent_id(hash_key, current.remote_addr, user_agent),

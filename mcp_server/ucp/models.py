@@ -31,6 +31,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from agent_tools.declaration import StorableInput
 from mcp_server.ucp import V2026_04_08, V2026_08_25
+from mirror.query.limits import QUESTION_TEXT_MAX, SEARCH_TEXT_MAX
 
 MAX_LOOKUP_IDS = 50
 MAX_PAGE_SIZE = 50
@@ -55,6 +56,9 @@ def _reverse_domain_keys(value: dict | None) -> dict | None:
 Amount = Annotated[int, Field(ge=0, description="Amount in ISO 4217 minor units (cents)."), BeforeValidator(_integral)]
 Uri = Annotated[str, Field(json_schema_extra={"format": "uri"})]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 currency code.")]
+# The caps of free text (mirror/query/limits.py): longer is -32602 invalid_request, never cut.
+SearchText = Annotated[str, Field(max_length=SEARCH_TEXT_MAX)]
+QuestionText = Annotated[str, Field(max_length=QUESTION_TEXT_MAX)]
 
 
 # --- arguments -------------------------------------------------------------------------
@@ -82,12 +86,14 @@ class Meta(UcpInput):
 class Context(UcpInput):
     """Buyer hints; `postal_code` outside the service area marks variants unavailable."""
 
-    address_country: str | None = None
-    address_region: str | None = None
-    postal_code: str | None = Field(default=None, description="The buyer's postal code, e.g. 63376.")
-    intent: str | None = None
-    language: str | None = None
-    currency: str | None = Field(default=None, description="Denomination of filters.price (prices here are USD).")
+    address_country: SearchText | None = None
+    address_region: SearchText | None = None
+    postal_code: SearchText | None = Field(default=None, description="The buyer's postal code, e.g. 63376.")
+    intent: QuestionText | None = None
+    language: SearchText | None = None
+    currency: SearchText | None = Field(
+        default=None, description="Denomination of filters.price (prices here are USD)."
+    )
     eligibility: list[Annotated[str, Field(pattern=_REVERSE_DOMAIN)]] | None = None
 
 
@@ -101,7 +107,7 @@ class PriceFilter(UcpInput):
 class SearchFilters(UcpInput):
     """Filters; all given ones apply (AND)."""
 
-    categories: list[str] | None = Field(
+    categories: list[SearchText] | None = Field(
         default=None, description="Category slugs (e.g. central-ac), as in each product's categories[].value."
     )
     price: PriceFilter | None = Field(default=None, description="Installed price bounds in minor units (cents).")
@@ -124,9 +130,10 @@ class PaginationRequest(UcpInput):
 class SearchRequest(UcpInput):
     """What to search for: a query and/or filters (an empty search is refused)."""
 
-    query: str | None = Field(
+    query: SearchText | None = Field(
         default=None,
-        description="Free text: product type, brand, model number, size, efficiency (e.g. 'lennox heat pump').",
+        description="Free text: product type, brand, model number, size, efficiency (e.g. 'lennox heat pump'); "
+        f"at most {SEARCH_TEXT_MAX} characters.",
     )
     context: Context | None = None
     signals: Signals = None
@@ -138,7 +145,7 @@ class SearchRequest(UcpInput):
 class LookupRequest(UcpInput):
     """What to look up: ids, with optional filters and buyer context."""
 
-    ids: list[str] = Field(
+    ids: list[SearchText] = Field(
         min_length=1,
         max_length=MAX_LOOKUP_IDS,
         description="Product ids (category:<slug>), variant ids (sku:<sku>), bare SKUs or "
@@ -153,19 +160,19 @@ class LookupRequest(UcpInput):
 class SelectedOptionIn(UcpInput):
     """One option choice, e.g. Tier: Best or Brand: Lennox."""
 
-    name: str
-    label: str
-    id: str | None = None
+    name: SearchText
+    label: SearchText
+    id: SearchText | None = None
 
 
 class GetProductRequest(UcpInput):
     """Which product to detail, with optional option selections."""
 
-    id: str = Field(description="A product id (category:<slug>) or variant id (sku:<sku>).")
+    id: SearchText = Field(description="A product id (category:<slug>) or variant id (sku:<sku>).")
     selected: list[SelectedOptionIn] | None = Field(
         default=None, description='Option choices, e.g. [{"name": "Tier", "label": "Best"}].'
     )
-    preferences: list[str] | None = Field(default=None, description="Option names in relaxation priority order.")
+    preferences: list[SearchText] | None = Field(default=None, description="Option names in relaxation priority order.")
     filters: SearchFilters | None = None
     context: Context | None = None
     signals: Signals = None

@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 
 from mirror.answers import sentences as say
 from mirror.answers.products import cheapest_by_tier, checkable, of_sizes, of_tiers, span
+from mirror.deadline import check_deadline
 from mirror.public_view import CategoryView, CompanyView
 from mirror.query import UnderstoodQuery, understand
 from mirror.read.catalog import CatalogSearch, category_products, search_catalog
@@ -67,6 +68,7 @@ class CompanyAnswer:
 def answer_company(session: Session, company: GateEntry | str, view: CompanyView, text: str) -> CompanyAnswer:
     """The answer to `text` from one company's catalog (see the module docstring)."""
     understood = understand(text)
+    check_deadline()  # understanding a long question is the first cost: stop here once the request is out of time
     asks_included = understood.asks_inclusion
     name = view.business.name
     postal_code = understood.postal_code
@@ -133,6 +135,7 @@ def _price(session, company, view, found, understood, categories, served, tail) 
     name, currency = view.business.name, view.currency
     parts, answered = [], []
     for category in categories:
+        check_deadline()
         products, note = _products(session, company, category, found, understood)
         products = of_tiers(products, understood.tiers) or products
         if not products:

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from mirror.answers import sentences as say
 from mirror.answers.products import checkable, of_sizes, of_tiers
 from mirror.config import Settings
+from mirror.deadline import check_deadline
 from mirror.public_view import company_urls
 from mirror.query import UnderstoodQuery, understand
 from mirror.read.businesses import search_feed_businesses
@@ -66,6 +67,7 @@ def answer_directory(
 ) -> DirectoryAnswer:
     """The answer to `text` across the business feed (`postal_code`, when given, wins over one in the text)."""
     understood = understand(text)
+    check_deadline()  # understanding a long question is the first cost: stop here once the request is out of time
     postal_code = postal_code or understood.postal_code
     subject = _subject(understood)
     if subject and (understood.concepts or _asks_price(understood)):
@@ -148,6 +150,7 @@ def _by_business(settings: Settings, products: list[FeedProduct]) -> list[Busine
         grouped[product.plugin_key].append(product)
     ranked = []
     for key, own in grouped.items():
+        check_deadline()
         prices = [p.price_cents for p in own]
         ranked.append(
             BusinessPrices(

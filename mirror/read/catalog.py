@@ -67,6 +67,7 @@ from sqlalchemy.orm import Session
 from mirror import fulltext as ft
 from mirror.catalog import public_products_filter, select_public_products
 from mirror.db import statement_rows
+from mirror.deadline import check_deadline
 from mirror.models import Product
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.units import QUANTITIES, Size
@@ -158,6 +159,7 @@ def search_catalog(
     filters = _Filters(category_slug, tier, max_price_cents)
     found = _search(session, gated, plugin_key, understood, filters, limit)
     if found.unmatched and any(word.isalpha() for word in found.unmatched):
+        check_deadline()  # the spelling step is the search's dearest: never started past the deadline
         checked = {word for keyword in found.unmatched for word in keyword.split() if word.isalpha()}
         better = understand(understood.text, CatalogLexicon(session, plugin_key), check=checked)
         if better.corrections:
