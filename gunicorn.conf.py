@@ -20,6 +20,10 @@ on the command line. This file only holds what every deployment needs:
 - With GUNICORN_REUSE_PORT true, one listening socket per worker
   (SO_REUSEPORT) on TCP binds, so the kernel spreads connections evenly
   over the workers.
+- gunicorn's control socket off: by default every gunicorn of a user on a
+  host binds the same path (~/.gunicorn/gunicorn.ctl), so a second server
+  takes it over from the first and `gunicornc` would steer the wrong one.
+  Nothing here uses it (systemd and signals run the server).
 - Each worker, once it has loaded the app, moves what start-up built out of
   the cyclic garbage collector's reach (`gc.freeze`), so its collections
   scan the requests' objects and the render cache, not every module.
@@ -66,6 +70,10 @@ _SETTINGS = _check_settings()
 # The GUNICORN_* settings (declared in mirror/config.py), by gunicorn's names; empty when a
 # setting is bad: on_starting then refuses with its one line before any worker starts.
 _SERVER = __import__("json").loads(_SETTINGS.stdout.splitlines()[-1]) if _SETTINGS.returncode == 0 else {}
+
+# No control socket (gunicorn >= 25.1): its default path is one per user and host, shared by every
+# gunicorn started there (the demo's, a test's, production's), so the last one to start would own it.
+control_socket_disable = True
 
 # The app's invocation log is the access log (one JSON line per request);
 # gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).

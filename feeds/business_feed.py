@@ -36,7 +36,7 @@ from mirror.jsontext import dumps
 from mirror.models import KEY_LENGTH
 from mirror.public_view import AddressView, GeoView, company_urls
 from mirror.read.feed import RECORD_FIELDS, FeedIndex, read_feed_page
-from mirror.urls import BUSINESS_FEED, flask_rule, is_safe_redirect, stamp_referrer
+from mirror.urls import BUSINESS_FEED, flask_rule, redirect_target, stamp_referrer
 from web.db import db, settings
 from web.limits import charge_client
 from web.responses import conditional, json_error, strong_etag
@@ -55,7 +55,7 @@ _DIGITS = re.compile(r"[0-9]{1,10}", re.ASCII)
 _ZIP = re.compile(r"[0-9]{5}", re.ASCII)
 _TOKEN = re.compile(r"chg_([0-9]{1,9})_([0-9]{1,19})", re.ASCII)
 # Absolute http(s) with a host and no whitespace or control characters (the
-# shape mirror.urls.is_safe_redirect accepts, checked without parsing).
+# shape mirror.urls.redirect_target accepts, checked without parsing).
 _HTTP_URL = re.compile(r"[hH][tT][tT][pP][sS]?://[^\x00-\x20\x7f/?#]+(?:[/?#][^\x00-\x20\x7f]*)?")
 
 
@@ -147,7 +147,7 @@ def feed_record(company, config: Settings) -> dict:
     address = AddressView.from_stored(company.address)
     stored = company.address or {}
     quote_page = company_urls(config, company.plugin_key)["quote_page_url"]
-    funnel = funnel_url(company)
+    funnel = redirect_target(funnel_url(company))
     record = {
         "id": company.plugin_key,
         "name": company.name,
@@ -155,7 +155,7 @@ def feed_record(company, config: Settings) -> dict:
         "location": {"latitude": stored.get("latitude"), "longitude": stored.get("longitude")},
         "phone_number": company.phone,
         "website_url": company.website,
-        "platform_url": stamp_referrer(funnel, config.referrer_stamp) if is_safe_redirect(funnel) else quote_page,
+        "platform_url": stamp_referrer(funnel, config.referrer_stamp) if funnel else quote_page,
         "service_providers": [
             {
                 "provider": config.provider_name,

@@ -31,7 +31,7 @@ from mirror.read.gate import GateEntry
 from mirror.render_cache import Rendered
 from mirror.timestamps import rfc3339
 from mirror.trades import GENERIC_SYSTEMS, GENERIC_TITLE, TIERS, TIERS_BY_SLUG, TRADES
-from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, is_safe_redirect
+from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, redirect_target
 from web.db import settings
 from web.gate import gate, renderings
 from web.responses import conditional
@@ -91,8 +91,9 @@ def quote_page(key: str):
     company = gate(key, QUOTE_CHANNEL, html=True)
     cached = renderings(company)
     view = cached.view
-    if view.funnel_url and is_safe_redirect(view.funnel_url):
-        response = redirect(view.funnel_url, 302)
+    funnel = redirect_target(view.funnel_url)
+    if funnel:
+        response = redirect(funnel, 302)
         # Each visit must reach us again so the stamp and any switch apply.
         response.headers["Cache-Control"] = "no-store"
         return response

@@ -21,9 +21,11 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
+import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
+from encodings.idna import nameprep
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -75,17 +77,41 @@ def normalise_phone(value: Any) -> str | None:
     return "+1" + digits
 
 
-def normalise_url(value: Any, *, bare_host_ok: bool = False) -> str | None:
-    """An absolute http(s) URL every surface can publish and redirect to, else None.
+# The longest URL a record may publish, in characters. Every surface puts these URLs in a
+# header or a page (the quote redirect's Location: a 20 KB one is a 502 through nginx), and
+# browsers, proxies and crawlers handle 2,048 everywhere.
+URL_MAX_LENGTH = 2048
+# Characters no published host may hold, beyond Unicode's format characters (category Cf: soft
+# hyphen, zero-width, bidi controls; checked by category): the other default-ignorable code
+# points (combining grapheme joiner, Hangul fillers, variation selectors, tags). A browser drops
+# or maps them, so the host a reader sees is not the host the browser goes to.
+_DEFAULT_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+# WHATWG's forbidden domain code points that can reach a host here (after the checks on the whole
+# URL), and the label separators IDNA reads as a dot (a browser reads `10\u30020.0.1` as 10.0.0.1).
+_FORBIDDEN_IN_HOST = re.compile("[#%/:<>?@\\[\\\\\\]^|\u3002\uff0e\uff61]")
 
-    Parsed completely here, at sync time, so no surface can fail on it later
-    (a Location Werkzeug cannot encode is a 500): scheme http or https, no
-    user information (`http://a@b@host/` names another host than it seems
-    to), a host that is a name with a dot (or localhost) that IDNA can
-    encode or an IP address judged by what it is (`_publishable_host`), a
-    port from 1 to 65535 when one is given, and no spaces, control
-    characters, NULs or unpaired surrogates anywhere. A bare host gets
-    https:// if allowed.
+
+def normalise_url(value: Any, *, bare_host_ok: bool = False) -> str | None:
+    """An absolute http(s) URL every surface can publish and redirect to, in its normal form, else None.
+
+    Parsed completely here, at sync time, the way a browser parses it (the
+    WHATWG URL rules), so no surface can fail on it later (a Location
+    Werkzeug cannot encode is a 500) and the host it names is the host a
+    browser goes to: at most URL_MAX_LENGTH characters; scheme http or
+    https; no backslash (a browser reads `https://evil.example\\.tudi.example/`
+    as the host evil.example); no user information (`http://a@b@host/`
+    names another host than it seems to); a host as a browser would write
+    it (`_ascii_host`: no invisible characters, no percent-escapes, labels
+    IDNA leaves as they are) that is a name with a dot (or localhost) or an
+    IP address judged by what it is (`_publishable_host`); a port from 1 to
+    65535 when one is given; and no spaces, control characters, NULs or
+    unpaired surrogates anywhere. A bare host gets https:// if allowed. The
+    URL is published with its scheme and host in lower case (and its port
+    as a number), the rest as written.
     """
     if not isinstance(value, str):
         return None
@@ -95,7 +121,7 @@ def normalise_url(value: Any, *, bare_host_ok: bool = False) -> str | None:
 @functools.lru_cache(maxsize=8192)  # a pure function; a catalog's image URLs repeat (the demo's: 191 of 200,000)
 def _normalise_url_text(value: str, bare_host_ok: bool) -> str | None:
     text = value.strip()
-    if not text or _SPACE_OR_CONTROL.search(text) or not storable(text):
+    if not text or len(text) > URL_MAX_LENGTH or "\\" in text or _SPACE_OR_CONTROL.search(text) or not storable(text):
         return None
     if bare_host_ok and "://" not in text and not text.startswith("//"):
         text = "https://" + text
@@ -104,40 +130,68 @@ def _normalise_url_text(value: str, bare_host_ok: bool) -> str | None:
         host, port = parts.hostname, parts.port  # .port raises ValueError when out of range or not a number
     except ValueError:
         return None
-    if parts.scheme.lower() not in ("http", "https") or not host or "@" in parts.netloc:
+    if parts.scheme not in ("http", "https") or not host or "@" in parts.netloc:
         return None
     if port is not None and not 1 <= port <= 65535:
         return None
-    return text if _publishable_host(host) else None
+    ascii_host = _ascii_host(host)
+    if ascii_host is None or not _publishable_host(ascii_host):
+        return None
+    netloc = (f"[{host}]" if ":" in host else host) + ("" if port is None else f":{port}")
+    # urlsplit lower-cases the scheme and host it reports; the path, query and fragment stay as written.
+    normal = f"{parts.scheme}://{netloc}{text[len(parts.scheme) + 3 + len(parts.netloc) :]}"
+    return normal if len(normal) <= URL_MAX_LENGTH else None
+
+
+@functools.lru_cache(maxsize=4096)  # hosts repeat: a catalog's images come from a few of them
+def _ascii_host(host: str) -> str | None:
+    """The host (lower case, no brackets) as the ASCII name a browser resolves, or None if it is not written as one.
+
+    An IP literal is itself. A name is refused when it holds an invisible
+    character (Cf or default-ignorable), a percent-escape or another
+    character WHATWG forbids in a domain, or a label IDNA would rewrite
+    (full-width letters, `ß`): the published host is then exactly the host
+    a browser goes to, only in Unicode where the browser uses Punycode.
+    """
+    if ":" in host:
+        return host  # an IPv6 literal (urlsplit checked the brackets); judged by _publishable_host
+    if (
+        _FORBIDDEN_IN_HOST.search(host)
+        or _DEFAULT_IGNORABLE.search(host)
+        or any(unicodedata.category(char) == "Cf" for char in host)
+    ):
+        return None
+    try:
+        if any(not label.isascii() and nameprep(label) != label for label in host.split(".")):
+            return None
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:  # an empty or over-long label, or a character IDNA refuses
+        return None
 
 
 @functools.lru_cache(maxsize=4096)  # hosts repeat: a catalog's images come from a few of them
 def _publishable_host(host: str) -> bool:
-    """Whether a URL's host (lower case, no brackets) can be published.
+    """Whether a URL's host (its ASCII form, lower case, no brackets) can be published.
 
     An IP address is judged by the address (mirror.addresses), however it is
     spelled: loopback, like `localhost`, or public unicast; never private,
-    link-local or reserved space. A name must have a dot (or be localhost),
-    must not end in a numeric label (a browser reads `999.1.1.1` or
-    `0x7f.1` as an IPv4 address, and refuses or rewrites it) and must be
-    writable in a URI (Punycode).
+    link-local or reserved space. A name must have a dot (or be localhost)
+    and must not end in a numeric label (a browser reads `999.1.1.1` or
+    `0x7f.1` as an IPv4 address, and refuses or rewrites it).
     """
     if ":" in host or host.replace(".", "").isdigit():
         try:
             ipaddress.ip_address(host)
         except ValueError:
-            pass
-        else:
-            return address_allowed(host, allow_loopback=True)
+            return False if ":" in host else _publishable_name(host)
+        return address_allowed(host, allow_loopback=True)
+    return _publishable_name(host)
+
+
+def _publishable_name(host: str) -> bool:
     if "." not in host and host != "localhost":
         return False
-    if _NUMERIC_LABEL.match(host.rstrip(".").rsplit(".", 1)[-1]):
-        return False
-    try:
-        host.encode("idna")
-    except UnicodeError:  # an empty or over-long label, or a character IDNA refuses
-        return False
-    return True
+    return not _NUMERIC_LABEL.match(host.rstrip(".").rsplit(".", 1)[-1])
 
 
 def normalise_postal_code(value: Any) -> str | None:

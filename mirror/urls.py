@@ -61,12 +61,15 @@ def flask_rule(template: str) -> str:
     return template.replace("{key}", "<key>")
 
 
-def is_safe_redirect(url: str | None) -> bool:
-    """Only URLs that pass the sync's complete URL check (absolute http(s), valid host and port) are redirected to.
+def redirect_target(url: str | None) -> str | None:
+    """The URL a surface may redirect to or link for `url`, in its normal form, else None.
 
-    Rows stored before that check was complete are held to it here too.
+    Only URLs that pass the sync's URL rule (mirror.records.normalise_url:
+    absolute http(s), the host a browser would go to, valid port, at most
+    URL_MAX_LENGTH characters) are redirected to. Rows stored before that
+    rule was complete are held to it here too, and published normalised.
     """
-    return bool(url) and normalise_url(url) is not None
+    return normalise_url(url) if url else None
 
 
 def stamp_referrer(url: str, stamp: str) -> str:

@@ -164,3 +164,22 @@ def test_a_worker_freezes_what_start_up_built_out_of_the_cyclic_gc(database_url,
     frozen, freed = done.stdout.split()[-2:]
     assert int(frozen) > 50_000  # the modules, the app and its declarations
     assert freed == "True"
+
+
+def test_two_gunicorns_of_one_user_share_no_control_socket(database_url, upstream, mirror, tmp_path):
+    """gunicorn >= 25.1 binds a control socket at one path per user (~/.gunicorn/gunicorn.ctl) unless told not to.
+
+    Two servers of one user on one host (the demo and production, or two
+    tests) would share it: the second takes the path over, and `gunicornc`
+    steers the wrong server. gunicorn.conf.py turns it off, so neither
+    master listens on any Unix socket and nothing is made under HOME.
+    """
+    env = process_env(database_url, upstream, HOME=str(tmp_path))
+    with running_gunicorn(env, 1) as first, running_gunicorn(env, 1) as second:
+        masters = [min(_processes_with(base.removeprefix("http://"))) for base in (first, second)]
+        unix = {
+            line.split()[6] for line in Path("/proc/net/unix").read_text().splitlines()[1:] if len(line.split()) >= 8
+        }
+        held = [_socket_inodes(pid) & unix for pid in masters]
+        assert held == [set(), set()], held
+    assert not list(tmp_path.rglob("*.ctl")) and not (tmp_path / ".gunicorn").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mirror.records import (
+    URL_MAX_LENGTH,
     CompanyRecord,
     InvalidRecord,
     ProductRecord,
@@ -287,3 +288,47 @@ def test_a_url_with_user_information_is_refused(raw):
     # `http://a@b@localhost/` names the host localhost, though it reads as `b`.
     assert normalise_url(raw) is None
     assert normalise_url(raw, bare_host_ok=True) is None
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "https://evil.example\\.tudi.example/estimate",  # a browser's host: evil.example (`\` ends the host)
+        "https://tudi.example\\@evil.example/",
+        "https://tudi.example/a\\b",  # a browser rewrites it to /a/b: refused rather than published changed
+        "https://tu\u00addi.example/",  # soft hyphen: a browser goes to tudi.example, a reader sees another name
+        "https://tu\u200bdi.example/",  # zero-width space
+        "https://tu\u200ddi.example/",  # zero-width joiner
+        "https://\u202etudi.example/",  # a bidi override
+        "https://tu\u034fdi.example/",  # combining grapheme joiner (default-ignorable, not Cf)
+        "https://tudi\ufe0f.example/",  # a variation selector
+        "https://\uff54\uff55\uff44\uff49.example/",  # full-width letters: a browser's tudi.example
+        "https://stra\u00dfe.example/",  # IDNA 2003 and browsers disagree on `ß`
+        "https://10\u30020\u30020\u30021.example/",  # ideographic full stops are dots to IDNA
+        "https://127%2E0%2E0%2E1/",  # a browser percent-decodes a host
+        "https://tudi.example/" + "a" * URL_MAX_LENGTH,  # longer than any surface can carry
+    ],
+)
+def test_a_url_whose_host_a_browser_reads_otherwise_is_refused(raw):
+    assert normalise_url(raw) is None
+    assert normalise_url(raw, bare_host_ok=True) is None
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("HTTPS://WWW.UPPER.EXAMPLE/", "https://www.upper.example/"),
+        ("Https://img.example/a.jpg", "https://img.example/a.jpg"),
+        ("HTTP://Tudi.Example:0443/Path?Q=A#Frag", "http://tudi.example:443/Path?Q=A#Frag"),  # only scheme and host
+        ("https://B\u00dcCHER.example/I.png", "https://b\u00fccher.example/I.png"),
+        ("https://tudi.example/p\u200bath", "https://tudi.example/p\u200bath"),  # outside the host a browser escapes it
+        ("https://tudi.example/" + "a" * (URL_MAX_LENGTH - 21), "https://tudi.example/" + "a" * (URL_MAX_LENGTH - 21)),
+    ],
+)
+def test_a_url_is_published_with_its_scheme_and_host_in_lower_case(raw, expected):
+    assert len(expected) <= URL_MAX_LENGTH
+    assert normalise_url(raw) == expected
+
+
+def test_a_bare_website_host_is_published_in_lower_case():
+    assert normalise_url("WWW.Upper.Example/Contact", bare_host_ok=True) == "https://www.upper.example/Contact"

@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 import pytest
 
 from feeds.pages import CURRENCY_SYMBOLS
+from mirror.models import MAX_CENTS
 from mirror.public_view import PricingDocument
 from mirror.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
 from mirror.urls import PRICING_JSON, WEBMCP_JS
@@ -108,6 +109,18 @@ def test_the_plugins_trade_tier_and_currency_words_are_the_mirrors():
     assert no_trade == GENERIC_BUSINESS_TYPE
     assert tiers == {slug: tier.title for slug, tier in TIERS_BY_SLUG.items()}
     assert symbols == CURRENCY_SYMBOLS
+
+
+def test_the_plugins_largest_price_is_the_mirrors():
+    """The plugin refuses prices above the mirror's own bound (mirror/models.py MAX_CENTS, as dollars)."""
+    script = "define('ABSPATH', '/'); require $argv[1]; echo json_encode(Contractor_Pricing_Document::MAX_PRICE);"
+    done = subprocess.run(
+        ["php", "-r", script, str(PLUGIN / "includes" / "class-pricing-document.php")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert float(done.stdout) == MAX_CENTS / 100
 
 
 def field(text: str, name: str) -> str:

@@ -65,6 +65,18 @@ class DocumentTest extends Contractor_Pricing_TestCase {
 			'a website that is not an http(s) URL'  => function ( &$d ) {
 				$d['business']['website'] = 'javascript:alert(1)';
 			},
+			'a price that is infinite (1e309)'      => function ( &$d ) {
+				$d['categories'][0]['price_low'] = INF;
+			},
+			'a price beyond the mirror\'s bound'     => function ( &$d ) {
+				$d['categories'][0]['options'][0]['price'] = 1.0e300;
+			},
+			'a negative price'                      => function ( &$d ) {
+				$d['categories'][0]['tiers']['good'] = -1;
+			},
+			'a price of negative zero'              => function ( &$d ) {
+				$d['categories'][0]['price_low'] = -0.0;
+			},
 			'a latitude out of range'               => function ( &$d ) {
 				$d['business']['geo']['latitude'] = 91;
 			},
@@ -89,6 +101,22 @@ class DocumentTest extends Contractor_Pricing_TestCase {
 		$document = self::document();
 		$change( $document );
 		$this->assertFalse( Contractor_Pricing_Document::is_valid( $document ) );
+	}
+
+	public function test_prices_json_cannot_carry_exactly_are_refused_as_the_body_says_them() {
+		$body = (string) file_get_contents( __DIR__ . '/fixtures/pricing.json' );
+		foreach ( array( '1e309', '-0.0', str_repeat( '9', 300 ) ) as $number ) {
+			$broken = preg_replace( '/"price_low": ?[0-9.]+/', '"price_low": ' . $number, $body, 1 );
+			$this->assertNotSame( $body, $broken );
+			$this->assertNull( Contractor_Pricing_Document::parse( $broken ), $number );
+		}
+	}
+
+	public function test_urls_with_an_upper_case_scheme_are_http_urls() {
+		$document                              = self::document();
+		$document['business']['website']       = 'HTTPS://WWW.UPPER.EXAMPLE/';
+		$document['categories'][0]['image_url'] = 'Https://img.example/a.jpg';
+		$this->assertTrue( Contractor_Pricing_Document::is_valid( $document ) );
 	}
 
 	public function test_a_refused_body_counts_as_a_failed_poll_and_keeps_the_copy() {

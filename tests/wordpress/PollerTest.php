@@ -20,6 +20,7 @@ class PollerTest extends Contractor_Pricing_TestCase {
 		$this->assertArrayNotHasKey( 'If-None-Match', $this->requests[0]['args']['headers'] );
 		$this->assertLessThanOrEqual( Contractor_Pricing_Mirror_Client::TIMEOUT, $this->requests[0]['args']['timeout'] );
 		$this->assertTrue( $this->requests[0]['args']['reject_unsafe_urls'], 'pricing.json must be fetched with wp_safe_remote_get' );
+		$this->assertSame( Contractor_Pricing_Mirror_Client::MAX_BODY_BYTES, $this->requests[0]['args']['limit_response_size'] );
 
 		$copy = Contractor_Pricing_Store::copy();
 		$this->assertSame( wp_json_encode( self::document(), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE ), $copy['body'] );
@@ -132,6 +133,17 @@ class PollerTest extends Contractor_Pricing_TestCase {
 			'not json'         => array( 'not json' ),
 			'not pricing.json' => array( 'not pricing.json' ),
 		);
+	}
+
+	public function test_a_body_cut_at_the_size_cap_is_a_failed_poll_that_keeps_the_copy() {
+		$this->store( self::document() );
+		$stored = Contractor_Pricing_Store::copy();
+		$this->mirror_answers( 200, str_repeat( ' ', Contractor_Pricing_Mirror_Client::MAX_BODY_BYTES ), array( 'ETag' => '"huge"' ) );
+		Contractor_Pricing_Poller::poll();
+		$status = Contractor_Pricing_Store::status();
+		$this->assertSame( Contractor_Pricing_Fetch::FAILED, $status['outcome'] );
+		$this->assertStringContainsString( 'larger than 32 MB', $status['problem'] );
+		$this->assertSame( $stored, Contractor_Pricing_Store::copy() );
 	}
 
 	public function test_the_next_poll_comes_after_the_answers_max_age() {

@@ -16,6 +16,13 @@ final class Contractor_Pricing_Mirror_Client {
 	const TIMEOUT = 5;
 
 	/**
+	 * The largest body the poll reads, in bytes (`limit_response_size`): the largest pricing.json the
+	 * mirror's benchmark catalog makes (a company of 100,000 products) is about 18 MB, so 32 MiB passes
+	 * every real document with room, and a body that does not stop is cut there and refused.
+	 */
+	const MAX_BODY_BYTES = 33554432;
+
+	/**
 	 * Fetch pricing.json, conditionally when an ETag is given.
 	 *
 	 * @param string $url  The pricing.json URL.
@@ -30,9 +37,10 @@ final class Contractor_Pricing_Mirror_Client {
 		$response = wp_safe_remote_get(
 			$url,
 			array(
-				'timeout'     => self::TIMEOUT,
-				'redirection' => 2,
-				'headers'     => $headers,
+				'timeout'             => self::TIMEOUT,
+				'redirection'         => 2,
+				'headers'             => $headers,
+				'limit_response_size' => self::MAX_BODY_BYTES,
 			)
 		);
 		return self::interpret( $response );
@@ -58,7 +66,13 @@ final class Contractor_Pricing_Mirror_Client {
 		$fetch->etag    = (string) wp_remote_retrieve_header( $response, 'etag' );
 		$fetch->max_age = self::max_age( (string) wp_remote_retrieve_header( $response, 'cache-control' ) );
 		if ( Contractor_Pricing_Fetch::CHANGED === $outcome ) {
-			$body     = (string) wp_remote_retrieve_body( $response );
+			$body = (string) wp_remote_retrieve_body( $response );
+			if ( strlen( $body ) >= self::MAX_BODY_BYTES ) {
+				$fetch->outcome = Contractor_Pricing_Fetch::FAILED;
+				/* translators: %d: megabytes. */
+				$fetch->problem = sprintf( __( 'The mirror answered 200 with a body larger than %d MB; it was not read.', 'contractor-pricing' ), self::MAX_BODY_BYTES / 1048576 );
+				return $fetch;
+			}
 			$document = Contractor_Pricing_Document::parse( $body );
 			if ( null === $document ) {
 				$fetch->outcome = Contractor_Pricing_Fetch::FAILED;

@@ -20,6 +20,12 @@ final class Contractor_Pricing_Document {
 	const TIERS            = array( 'good', 'better', 'best' );
 	const KINDS            = array( 'system', 'accessory' );
 	const FRESHNESS_STATES = array( 'fresh', 'stale', 'unavailable' );
+	/**
+	 * The largest price a document may state: the mirror's own bound (mirror/models.py MAX_CENTS, the
+	 * largest BIGINT of cents, as dollars). A larger number, or one JSON cannot carry exactly (`1e309`
+	 * decodes to INF), is not a price the mirror published.
+	 */
+	const MAX_PRICE = 92233720368547758.07;
 
 	/**
 	 * The decoded document, or null when `$body` is not a pricing document.
@@ -207,15 +213,28 @@ final class Contractor_Pricing_Document {
 			return true;
 		}
 		$scheme = is_string( $data[ $field ] ) ? wp_parse_url( $data[ $field ], PHP_URL_SCHEME ) : null;
-		return in_array( $scheme, array( 'http', 'https' ), true );
+		// Schemes are case-insensitive (RFC 3986): `HTTPS://` is https, as a browser reads it.
+		return is_string( $scheme ) && in_array( strtolower( $scheme ), array( 'http', 'https' ), true );
 	}
 
 	private static function is_optional_time( array $data, $field ) {
 		return ! isset( $data[ $field ] ) || null !== self::parse_time( $data[ $field ] );
 	}
 
+	/**
+	 * A price: a finite number from 0 to MAX_PRICE. Negative zero is refused with the negatives: the
+	 * mirror writes prices from whole cents and never writes `-0.0`, so a document holding it is not its.
+	 *
+	 * @param array  $data  The object holding the price.
+	 * @param string $field Its field.
+	 * @return bool
+	 */
 	private static function is_price( array $data, $field ) {
-		return self::is_number( $data, $field ) && $data[ $field ] >= 0;
+		if ( ! self::is_number( $data, $field ) ) {
+			return false;
+		}
+		$price = $data[ $field ];
+		return is_finite( (float) $price ) && $price >= 0 && $price <= self::MAX_PRICE && '-0' !== (string) $price;
 	}
 
 	private static function is_list( array $items ) {
