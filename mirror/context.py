@@ -99,15 +99,12 @@ class Mirror:
 
         client = kwargs.pop("client", None) or self.upstream_client()
         try:
-            result = run_sync(
-                self.writer_engine,
-                self.WriterSession,
-                client,
-                overlap_seconds=self.settings.sync_overlap_seconds,
-                deadline_seconds=self.settings.sync_run_deadline_seconds,
-                max_clock_skew_seconds=self.settings.upstream_max_clock_skew_seconds,
-                **kwargs,
-            )
+            settings = {
+                "overlap_seconds": self.settings.sync_overlap_seconds,
+                "deadline_seconds": self.settings.sync_run_deadline_seconds,
+                "max_clock_skew_seconds": self.settings.upstream_max_clock_skew_seconds,
+            }
+            result = run_sync(self.writer_engine, self.WriterSession, client, **(settings | kwargs))
         finally:
             client.close()
         if "gate_state" in self.__dict__:  # this process's requests follow its own commit at once
