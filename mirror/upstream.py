@@ -62,7 +62,6 @@ _NETWORK_ERRORS = (
     requests.exceptions.ChunkedEncodingError,
     requests.exceptions.ContentDecodingError,
     urllib3.exceptions.HTTPError,
-    OSError,
 )
 
 
