@@ -201,6 +201,7 @@ Seconds = Annotated[int, BeforeValidator(_whole_number("seconds", 0))]
 PositiveSeconds = Annotated[int, BeforeValidator(_whole_number("seconds", 1))]
 Count = Annotated[int, BeforeValidator(_whole_number("proxies", 0))]
 Concurrency = Annotated[int, BeforeValidator(_whole_number("fetches", 1))]
+Bytes = Annotated[int, BeforeValidator(_whole_number("bytes", 65536))]
 Processes = Annotated[int, BeforeValidator(_whole_number("processes", 1))]
 Threads = Annotated[int, BeforeValidator(_whole_number("threads", 1))]
 Bind = Annotated[str, BeforeValidator(_bind)]
@@ -250,6 +251,20 @@ class Settings(BaseSettings):
     )
     sync_interval_seconds: PositiveSeconds = setting(900, "scheduler interval")
     sync_overlap_seconds: Seconds = setting(60, "watermark safety overlap")
+    sync_run_deadline_seconds: PositiveSeconds = setting(
+        600, "a sync run still walking the upstream after this long fails and changes nothing (docs/operations.md)"
+    )
+    upstream_page_deadline_seconds: PositiveSeconds = setting(
+        60, "one upstream page, its body included, must arrive within this; a slower one is a time-out, retried"
+    )
+    upstream_max_page_bytes: Bytes = setting(
+        16 * 1024 * 1024,
+        "an upstream page larger than this is refused (read as a stream, never buffered past it) and the run fails",
+        shown="16777216 (16 MiB)",
+    )
+    upstream_max_clock_skew_seconds: Seconds = setting(
+        300, "an upstream `updated_at` or `server_time` later than now plus this is held to now plus this"
+    )
     freshness_threshold_seconds: PositiveSeconds = setting(
         86400, "a last success older than this is `stale`, and `/readyz` answers 503"
     )
@@ -377,6 +392,11 @@ class Settings(BaseSettings):
     def absolute(self, path: str) -> str:
         """Make a site path absolute against PUBLIC_BASE_URL."""
         return self.public_base_url + path
+
+
+def default(name: str) -> Any:
+    """The declared default of one setting (a field name): for code that has a fallback when no Settings is given."""
+    return Settings.model_fields[name].default
 
 
 def _is_number(field: FieldInfo | None) -> bool:

@@ -87,7 +87,11 @@ class Mirror:
         """A client for the configured upstream; a clear error when unset."""
         if not self.settings.upstream_url or not self.settings.upstream_token:
             raise RuntimeError("UPSTREAM_URL and UPSTREAM_TOKEN must be set to sync")
-        return UpstreamClient(self.settings.upstream_url, self.settings.upstream_token, **kwargs)
+        bounds = {
+            "page_deadline_seconds": self.settings.upstream_page_deadline_seconds,
+            "max_page_bytes": self.settings.upstream_max_page_bytes,
+        }
+        return UpstreamClient(self.settings.upstream_url, self.settings.upstream_token, **(bounds | kwargs))
 
     def sync(self, **kwargs):
         """Run one sync against the configured upstream (see mirror.sync.run_sync)."""
@@ -95,13 +99,12 @@ class Mirror:
 
         client = kwargs.pop("client", None) or self.upstream_client()
         try:
-            result = run_sync(
-                self.writer_engine,
-                self.WriterSession,
-                client,
-                overlap_seconds=self.settings.sync_overlap_seconds,
-                **kwargs,
-            )
+            settings = {
+                "overlap_seconds": self.settings.sync_overlap_seconds,
+                "deadline_seconds": self.settings.sync_run_deadline_seconds,
+                "max_clock_skew_seconds": self.settings.upstream_max_clock_skew_seconds,
+            }
+            result = run_sync(self.writer_engine, self.WriterSession, client, **(settings | kwargs))
         finally:
             client.close()
         if "gate_state" in self.__dict__:  # this process's requests follow its own commit at once

@@ -20,6 +20,14 @@ SKU_LENGTH = 255
 SLUG_LENGTH = 255  # a category slug
 STATUS_LENGTH = 16
 MAX_CENTS = 2**63 - 1  # BigInteger
+# The size caps the upstream boundary holds contractor data to (mirror.records; docs/core.md, "Bounds"):
+# text past its cap is cut at a word boundary, a list or object past its cap counts as missing.
+NAME_MAX_CHARS = 300  # a company's or product's name, a brand, a category name, an address line, a model number
+DESCRIPTION_MAX_CHARS = 5000  # a product's description, a company's price description
+MODEL_NUMBERS_MAX = 20  # model numbers kept per product (the first ones)
+SPECS_MAX_BYTES = 8192  # a product's specs object, as compact JSON
+SPECS_MAX_DEPTH = 4  # levels of nesting in a product's specs object
+SERVICE_AREA_MAX_POSTAL_CODES = 3000  # distinct ZIPs a company serves (the largest state has about 2,700)
 # Keys sort in byte order on every database (C collation on Postgres).
 KEY = String(KEY_LENGTH).with_variant(String(KEY_LENGTH, collation="C"), "postgresql")
 

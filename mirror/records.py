@@ -14,6 +14,12 @@ which refuses them (the record is invalid). JSON fields are `JsonObject`,
 whose every string, key or value, is repaired the same way. A record whose
 text was repaired is reported to the caller that asks (`on_repair`): the
 sync names it in its summary.
+
+Every field is held to a size (the caps in mirror/models.py, declared
+once): text past its cap is cut at a word boundary, a list or JSON object
+past its cap counts as missing, and an `updated_at` later than the caller's
+clock allows (`latest_stamp`: now plus UPSTREAM_MAX_CLOCK_SKEW_SECONDS) is
+held to it. A record so held is reported too (`on_cap`).
 """
 
 from __future__ import annotations
@@ -23,12 +29,13 @@ import ipaddress
 import re
 import unicodedata
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from encodings.idna import nameprep
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
+import orjson
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -45,8 +52,21 @@ from pydantic import (
 
 from mirror.addresses import address_allowed
 from mirror.channels import CHANNELS
-from mirror.models import KEY_LENGTH, MAX_CENTS, SKU_LENGTH, SLUG_LENGTH, STATUS_LENGTH
-from mirror.storable import refuse_unstorable, repaired_json, repaired_text, storable
+from mirror.config import default
+from mirror.models import (
+    DESCRIPTION_MAX_CHARS,
+    KEY_LENGTH,
+    MAX_CENTS,
+    MODEL_NUMBERS_MAX,
+    NAME_MAX_CHARS,
+    SERVICE_AREA_MAX_POSTAL_CODES,
+    SKU_LENGTH,
+    SLUG_LENGTH,
+    SPECS_MAX_BYTES,
+    SPECS_MAX_DEPTH,
+    STATUS_LENGTH,
+)
+from mirror.storable import cut_at_word, refuse_unstorable, repaired_json, repaired_text, storable
 from mirror.trades import KNOWN_TRADES, TIERS
 
 PRICE_RE = re.compile(r"^[0-9]+(\.[0-9]{1,2})?$")
@@ -54,8 +74,9 @@ _ZIP_RE = re.compile(r"^(\d{5})(-?\d{4})?$")
 _SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")  # compiled once: slugify runs for every product
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
-# Where a validation notes the fields whose text it repaired (pydantic's validation context).
-_REPAIRED = "repaired"
+# Where a validation notes the fields whose text it repaired, and those it held to a cap (pydantic's
+# validation context), and where it finds the latest `updated_at` it keeps.
+_REPAIRED, _CAPPED, _LATEST_STAMP = "repaired", "capped", "latest_stamp"
 
 
 # --- normalisers: each returns the honest normal form or None -----------------
@@ -232,27 +253,37 @@ def slugify(text: str) -> str:
     return slug or "category"
 
 
-def _address(raw: Any) -> dict | None:
+def _address(raw: Any, info: ValidationInfo) -> dict | None:
     if not isinstance(raw, dict):
         return None
+
+    def line(name: str) -> str | None:
+        return _held_to(_text(raw.get(name)), NAME_MAX_CHARS, info)
+
     address = {
-        "line1": _text(raw.get("line1")),
-        "line2": _text(raw.get("line2")),
-        "locality": _text(raw.get("city")),
-        "region": _text(raw.get("state")),
+        "line1": line("line1"),
+        "line2": line("line2"),
+        "locality": line("city"),
+        "region": line("state"),
         "postal_code": normalise_postal_code(raw.get("postal_code")),
-        "country": _text(raw.get("country")),
+        "country": line("country"),
         "latitude": _coordinate(raw.get("latitude"), 90),
         "longitude": _coordinate(raw.get("longitude"), 180),
     }
     return address if any(v is not None for v in address.values()) else None
 
 
-def _postal_codes(raw: Any) -> list[str]:
+def _postal_codes(raw: Any, info: ValidationInfo) -> list[str]:
     codes = raw.get("postal_codes") if isinstance(raw, dict) else None
     if not isinstance(codes, list):
         return []
-    return sorted({z for z in map(normalise_postal_code, codes) if z})
+    zips = sorted({z for z in map(normalise_postal_code, codes) if z})
+    if len(zips) > SERVICE_AREA_MAX_POSTAL_CODES:
+        # More than any contractor serves: malformed, so missing. Keeping some of them would
+        # publish an area nobody drew.
+        _note(info, _CAPPED)
+        return []
+    return zips
 
 
 def _trades(raw: Any) -> list[str]:
@@ -322,14 +353,77 @@ def _category_kind(raw: Any) -> str:
     return "system" if isinstance(kind, str) and kind.strip().lower() == "system" else "accessory"
 
 
-def _with_offset(value: datetime) -> datetime:
-    # An upstream timestamp must say its offset (docs/contracts/upstream.md); stored as UTC.
+def _with_offset(value: datetime, info: ValidationInfo) -> datetime:
+    """An upstream timestamp in UTC: it must say its offset (docs/contracts/upstream.md), and one later than
+    the context's latest stamp (the clock plus the allowed skew) is held to it."""
     if value.tzinfo is None:
         raise ValueError("timestamp without a UTC offset")
-    return value.astimezone(UTC)
+    try:
+        value = value.astimezone(UTC)
+    except OverflowError:  # beyond the last (or before the first) representable day once in UTC
+        if value.year == 1:
+            raise ValueError("timestamp out of range") from None
+        value = datetime.max.replace(tzinfo=UTC)
+    latest = latest_stamp_of(info.context)
+    if value > latest:
+        _note(info, _CAPPED)
+        return latest
+    return value
+
+
+def latest_stamp_of(context: dict | None) -> datetime:
+    """The latest `updated_at` a record keeps: the context's, else now plus the default allowed skew."""
+    latest = context.get(_LATEST_STAMP) if context is not None else None
+    return latest or datetime.now(UTC) + timedelta(seconds=default("upstream_max_clock_skew_seconds"))
 
 
 # --- the annotated types: how each kind of value is read ------------------------
+
+
+def _note(info: ValidationInfo, kind: str) -> None:
+    """Note the field being validated as repaired or capped, when the caller asked (a validation context)."""
+    if info.context is not None:
+        info.context.setdefault(kind, set()).add(info.field_name)
+
+
+def _held_to(text: str | None, limit: int, info: ValidationInfo) -> str | None:
+    """Text cut at a word boundary past `limit` characters (noted as capped); None stays None."""
+    if text is None or len(text) <= limit:
+        return text
+    _note(info, _CAPPED)
+    return cut_at_word(text, limit)
+
+
+def _capped(limit: int) -> AfterValidator:
+    """The validator holding a text field to `limit` characters."""
+    return AfterValidator(lambda text, info: _held_to(text, limit, info))
+
+
+def _first_model_numbers(numbers: list[str], info: ValidationInfo) -> list[str]:
+    if len(numbers) <= MODEL_NUMBERS_MAX:
+        return numbers
+    _note(info, _CAPPED)
+    return numbers[:MODEL_NUMBERS_MAX]
+
+
+def _depth(value: Any) -> int:
+    """Levels of nesting of a JSON value (a scalar is 0); stops counting past SPECS_MAX_DEPTH."""
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    deepest = 0
+    for child in children:
+        if isinstance(child, dict | list):
+            deepest = max(deepest, _depth(child))
+            if deepest >= SPECS_MAX_DEPTH:
+                break
+    return 1 + deepest
+
+
+def _bounded_specs(specs: dict, info: ValidationInfo) -> dict:
+    """Specs nested deeper or larger than their caps count as missing ({}): no catalog fact needs them."""
+    if _depth(specs) > SPECS_MAX_DEPTH or len(orjson.dumps(specs)) > SPECS_MAX_BYTES:
+        _note(info, _CAPPED)
+        return {}
+    return specs
 
 
 def _not_empty(text: str) -> str:
@@ -342,8 +436,7 @@ def _repaired(text: str, info: ValidationInfo) -> str:
     """Text with its unstorable characters replaced (mirror/storable.py), noted in the validation context."""
     if storable(text):
         return text
-    if info.context is not None:
-        info.context.setdefault(_REPAIRED, set()).add(info.field_name)
+    _note(info, _REPAIRED)
     return repaired_text(text)
 
 
@@ -353,8 +446,8 @@ def _repaired_object(value: dict, info: ValidationInfo) -> dict:
         repaired = repaired_json(value)
     except ValueError:
         repaired = {}
-    if repaired is not value and info.context is not None:
-        info.context.setdefault(_REPAIRED, set()).add(info.field_name)
+    if repaired is not value:
+        _note(info, _REPAIRED)
     return repaired
 
 
@@ -363,12 +456,14 @@ Text = Annotated[StrictStr, AfterValidator(_repaired)]
 # Identifiers: refused, not repaired, when they cannot be stored.
 Key = Annotated[StrictStr, StringConstraints(min_length=1, max_length=KEY_LENGTH), AfterValidator(refuse_unstorable)]
 Sku = Annotated[StrictStr, StringConstraints(min_length=1, max_length=SKU_LENGTH), AfterValidator(refuse_unstorable)]
-# A required name: a non-empty string. (Checked after the repair: pydantic refuses a lone
-# surrogate in a string it measures.)
-Name = Annotated[Text, AfterValidator(_not_empty)]
+# A required name: a non-empty string, at most NAME_MAX_CHARS. (Checked after the repair:
+# pydantic refuses a lone surrogate in a string it measures.)
+Name = Annotated[Text, AfterValidator(_not_empty), _capped(NAME_MAX_CHARS)]
 # Optional text: trimmed, and missing when empty or not a string.
 OptionalText = Annotated[Text | None, BeforeValidator(_text)]
-TextList = Annotated[list[Text], BeforeValidator(_string_list)]
+ShortText = Annotated[OptionalText, _capped(NAME_MAX_CHARS)]
+LongText = Annotated[OptionalText, _capped(DESCRIPTION_MAX_CHARS)]
+TextList = Annotated[list[Annotated[Text, _capped(NAME_MAX_CHARS)]], BeforeValidator(_string_list)]
 JsonObject = Annotated[dict, AfterValidator(_repaired_object)]
 # A URL every surface can publish (normalise_url); missing when malformed.
 Url = Annotated[StrictStr | None, BeforeValidator(normalise_url)]
@@ -382,18 +477,21 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
-# Called with a record whose text was repaired, and the names of the fields repaired.
+# Called with a record whose text was repaired (or, OnCap, that was held to a cap), and the names of those fields.
 OnRepair = Callable[[Any, list[str]], None]
+OnCap = OnRepair
 
 
-def _validated(model: type[_Record], raw: Any, on_repair: OnRepair | None):
-    """`model.model_validate(raw)`, calling `on_repair` for a record whose text was repaired."""
-    if on_repair is None:
-        return model.model_validate(raw)
-    context: dict = {}
+def _validated(
+    model: type[_Record], raw: Any, on_repair: OnRepair | None, on_cap: OnCap | None, latest_stamp: datetime | None
+):
+    """`model.model_validate(raw)`, calling `on_repair` and `on_cap` for a record repaired or capped."""
+    context: dict = {_LATEST_STAMP: latest_stamp}
     record = model.model_validate(raw, context=context)
-    if context:
+    if on_repair is not None and _REPAIRED in context:
         on_repair(record, sorted(context[_REPAIRED]))
+    if on_cap is not None and _CAPPED in context:
+        on_cap(record, sorted(context[_CAPPED]))
     return record
 
 
@@ -416,8 +514,8 @@ class CompanyRecord(_Record):
     currency: Annotated[str, BeforeValidator(lambda s: _currency(_settings(s).get("currency")))] = Field(
         "USD", validation_alias="settings"
     )
-    price_description: Annotated[OptionalText, BeforeValidator(lambda s: _settings(s).get("price_description"))] = (
-        Field(None, validation_alias="settings")
+    price_description: Annotated[LongText, BeforeValidator(lambda s: _settings(s).get("price_description"))] = Field(
+        None, validation_alias="settings"
     )
     estimate_url: Annotated[Url, BeforeValidator(_verified_estimate)] = Field(None, validation_alias="settings")
     shop_url: Annotated[Url, BeforeValidator(lambda s: _settings(s).get("concom_shop_url"))] = Field(
@@ -447,7 +545,9 @@ class ProductRecord(_Record):
     sku: Sku
     name: Name
     # Three facts of the upstream `category` object (it must be one, with a name).
-    category_name: Annotated[Text, BeforeValidator(_category_name)] = Field(validation_alias="category")
+    category_name: Annotated[Text, BeforeValidator(_category_name), _capped(NAME_MAX_CHARS)] = Field(
+        validation_alias="category"
+    )
     category_slug: Annotated[str, BeforeValidator(_category_slug)] = Field(validation_alias="category")
     category_kind: Annotated[Literal["system", "accessory"], BeforeValidator(_category_kind)] = Field(
         validation_alias="category"
@@ -456,11 +556,15 @@ class ProductRecord(_Record):
     published: StrictBool
     updated_at: UtcTimestamp
     tier: str | None = None
-    brand: OptionalText = None
-    model_numbers: TextList = []
-    description: OptionalText = None
+    brand: ShortText = None
+    model_numbers: Annotated[TextList, AfterValidator(_first_model_numbers)] = []
+    description: LongText = None
     image_url: Url = None
-    specs: Annotated[JsonObject, BeforeValidator(lambda value: value if isinstance(value, dict) else {})] = {}
+    specs: Annotated[
+        JsonObject,
+        BeforeValidator(lambda value: value if isinstance(value, dict) else {}),
+        AfterValidator(_bounded_specs),
+    ] = {}
 
     @field_validator("tier", mode="before")
     @classmethod
@@ -503,18 +607,22 @@ def _invalid(raw: Any, error: ValidationError) -> InvalidRecord:
     return InvalidRecord(plugin_key=key, sku=sku, reason="invalid " + ", ".join(fields))
 
 
-def parse_company(raw: Any, on_repair: OnRepair | None = None) -> CompanyRecord | InvalidRecord:
-    """Validate and normalise one upstream company record."""
+def parse_company(
+    raw: Any, on_repair: OnRepair | None = None, *, on_cap: OnCap | None = None, latest_stamp: datetime | None = None
+) -> CompanyRecord | InvalidRecord:
+    """Validate and normalise one upstream company record (`latest_stamp`: see latest_stamp_of)."""
     try:
-        return _validated(CompanyRecord, raw, on_repair)
+        return _validated(CompanyRecord, raw, on_repair, on_cap, latest_stamp)
     except ValidationError as error:
         return _invalid(raw, error)
 
 
-def parse_product(raw: Any, on_repair: OnRepair | None = None) -> ProductRecord | Tombstone | InvalidRecord:
-    """Validate and normalise one upstream product record or tombstone."""
+def parse_product(
+    raw: Any, on_repair: OnRepair | None = None, *, on_cap: OnCap | None = None, latest_stamp: datetime | None = None
+) -> ProductRecord | Tombstone | InvalidRecord:
+    """Validate and normalise one upstream product record or tombstone (`latest_stamp`: see latest_stamp_of)."""
     model = Tombstone if isinstance(raw, dict) and raw.get("deleted") is True else ProductRecord
     try:
-        return _validated(model, raw, on_repair)
+        return _validated(model, raw, on_repair, on_cap, latest_stamp)
     except ValidationError as error:
         return _invalid(raw, error)

@@ -69,6 +69,18 @@ def refuse_unstorable(text: str) -> str:
     return text
 
 
+def cut_at_word(text: str, limit: int) -> str:
+    """Text longer than `limit` characters cut there at a word boundary, with an ellipsis; shorter text as it is.
+
+    The one cut for contractor text held to a length: an answer's quotation
+    (mirror/answers/sentences.py) and a field past its size cap at the
+    upstream boundary (mirror/records.py).
+    """
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
+
+
 def repaired_text(text: str) -> str:
     """The text with each unstorable character replaced by U+FFFD (the same object when there is none)."""
     return text if _UNSTORABLE.search(text) is None else _UNSTORABLE.sub(REPLACEMENT, text)

@@ -18,6 +18,14 @@ The retry rule, by what failed (docs/core.md, "Failures"):
   with exponential backoff, `max_retries` times, then UpstreamUnreachable;
 - 429: waits as told; 400, 401 and other 4xx: the run stops at once.
 
+Every request and every walk is bounded (docs/operations.md, "The sync's
+bounds"): a page must arrive whole within its deadline (read in bounded
+reads, so a body dripped a byte at a time is a time-out, not a wait of
+hours), a body past the page cap is refused as it streams in (never
+buffered past the cap), a cursor the walk has already been given ends the
+run (a loop would walk forever), and no request starts, and no wait runs,
+past the run's deadline (`start_deadline`).
+
 In urllib3's terms (should its Retry replace the loop below) the first rule
 is `Retry(connect=0)` until the first response, `Retry(connect=max_retries)`
 after it: its `connect` errors are exactly "the connection could not be opened".
@@ -35,21 +43,25 @@ from datetime import datetime
 
 import orjson
 import requests
+import urllib3.exceptions
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ConnectTimeoutError, NameResolutionError
 
+from mirror.config import default
 from mirror.timestamps import parse_rfc3339, rfc3339
 
 log = logging.getLogger(__name__)
 
 PAGE_LIMIT = 500
 BODY_READ_SIZE = 1 << 20
-# Resets, time-outs and bodies cut short: all transient.
+# Resets, time-outs and bodies cut short: all transient. (A body is read
+# from urllib3 directly, whose errors requests does not wrap there.)
 _NETWORK_ERRORS = (
     requests.ConnectionError,
     requests.Timeout,
     requests.exceptions.ChunkedEncodingError,
     requests.exceptions.ContentDecodingError,
+    urllib3.exceptions.HTTPError,
 )
 
 
@@ -67,6 +79,10 @@ class UpstreamAuthError(UpstreamError):
 
 class UpstreamNotFound(UpstreamError):
     """404 on a per-company list: the company is gone."""
+
+
+class UpstreamBoundExceeded(UpstreamError):
+    """The upstream broke one of the sync's bounds (a page too large, a cursor loop, the run's deadline)."""
 
 
 class _Transient(Exception):
@@ -100,10 +116,17 @@ class UpstreamClient:
         max_wait_seconds: float = 60.0,
         max_cursor_restarts: int = 5,
         page_limit: int = PAGE_LIMIT,
+        page_deadline_seconds: float = default("upstream_page_deadline_seconds"),
+        max_page_bytes: int = default("upstream_max_page_bytes"),
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
+        # A read time-out longer than the page's deadline could not be kept.
+        self.timeout = (timeout[0], min(timeout[1], page_deadline_seconds))
+        self.page_deadline_seconds = page_deadline_seconds
+        self.max_page_bytes = max_page_bytes
+        self.deadline: float | None = None  # time.monotonic() the run must end walking by (start_deadline)
+        self.deadline_seconds: float | None = None
         self.max_retries = max_retries
         self.backoff_seconds = backoff_seconds
         self.max_wait_seconds = max_wait_seconds
@@ -120,6 +143,23 @@ class UpstreamClient:
     def close(self) -> None:
         """Release pooled connections."""
         self.session.close()
+
+    def start_deadline(self, seconds: float) -> None:
+        """From now, no request starts and no wait runs past `seconds` (the run's deadline)."""
+        self.deadline_seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def _check_deadline(self, path: str, wait: float = 0.0) -> None:
+        """Raise UpstreamBoundExceeded when the run's deadline has passed (or would, after `wait` seconds)."""
+        if self.deadline is not None and time.monotonic() + wait > self.deadline:
+            raise UpstreamBoundExceeded(
+                f"{path}: the run passed its deadline of {self.deadline_seconds:g} s "
+                "(SYNC_RUN_DEADLINE_SECONDS); the run stops"
+            )
+
+    def _sleep(self, path: str, seconds: float) -> None:
+        self._check_deadline(path, seconds)
+        self.sleep(seconds)
 
     def walk(self, path: str, updated_since: datetime | None = None) -> Iterator[Page]:
         """Yield every page of a list, restarting it when the cursor expires.
@@ -139,11 +179,19 @@ class UpstreamClient:
         params: dict[str, str | int] = {"limit": self.page_limit}
         if updated_since is not None:
             params["updated_since"] = rfc3339(updated_since)
+        # Every cursor of this walk: one given twice would lead round the same pages forever.
+        cursors: set[str] = set()
         while True:
             page = self._get_page(path, params)
             yield page
             if page.next_cursor is None:
                 return
+            if page.next_cursor in cursors:
+                raise UpstreamBoundExceeded(
+                    f"{path}: the upstream gave a cursor it had already given in this walk "
+                    f"(a cursor loop, after {len(cursors) + 1} pages); the run stops"
+                )
+            cursors.add(page.next_cursor)
             params = {**params, "cursor": page.next_cursor}
 
     def _get_page(self, path: str, params: dict) -> Page:
@@ -158,22 +206,23 @@ class UpstreamClient:
                     raise UpstreamUnreachable(f"{path}: upstream kept failing ({error})") from None
                 delay = self.backoff_seconds * (2 ** (failures - 1)) * (1 + random.random() / 4)
                 log.warning("upstream %s failed (%s); retry %d in %.2fs", path, error, failures, delay)
-                self.sleep(delay)
+                self._sleep(path, delay)
             except _Throttled as throttle:
                 throttles += 1
                 if throttles > self.max_retries * 4:
                     raise UpstreamError(f"{path}: upstream kept throttling") from None
-                self.sleep(min(throttle.seconds, self.max_wait_seconds))
+                self._sleep(path, min(throttle.seconds, self.max_wait_seconds))
 
     def _request_page(self, path: str, params: dict) -> Page:
+        self._check_deadline(path)
         self.requests_made += 1
         try:
             response = self.session.get(self.base_url + path, params=params, timeout=self.timeout, stream=True)
-            status = response.status_code
-            # A page body in large reads, not requests' 10 KiB ones: each read
-            # gives up the GIL and must win it back from the thread writing
-            # the previous page, so fewer reads make the walk much faster.
-            body = b"".join(response.iter_content(BODY_READ_SIZE)) if status == 200 else response.content
+            try:
+                status = response.status_code
+                body = self._read_body(response, path, time.monotonic() + self.page_deadline_seconds)
+            finally:
+                response.close()  # a body left unread (refused, or too slow) must not go back to the pool
         except _NETWORK_ERRORS as error:
             never_opened = _connect_failure(error)
             if never_opened and not self.answered:
@@ -184,7 +233,7 @@ class UpstreamClient:
             return _parse_page(body)
         if status == 429:
             raise _Throttled(_retry_after(response.headers.get("Retry-After")))
-        if status == 410 and _error_code(response) == "cursor_expired":
+        if status == 410 and _error_code(body) == "cursor_expired":
             raise _CursorExpired()
         if status == 401:
             raise UpstreamAuthError(f"{path}: 401 the upstream refused the token")
@@ -193,6 +242,30 @@ class UpstreamClient:
         if status >= 500 or status == 408:
             raise _Transient(f"HTTP {status}")
         raise UpstreamError(f"{path}: HTTP {status} (a client error; the run stops)")
+
+    def _read_body(self, response: requests.Response, path: str, page_deadline: float) -> bytearray:
+        """The whole body, read as a stream: refused past `max_page_bytes`, a time-out past `page_deadline`.
+
+        Each read returns what one read of the socket gives (`read1`), at
+        most BODY_READ_SIZE, so the deadline is checked between reads however
+        slowly the bytes come; a large read gives up the GIL once, where
+        requests' 10 KiB reads each had to win it back from the thread
+        writing the previous page. Bytes are counted as decoded, so a
+        compressed body cannot inflate past the cap either.
+        """
+        body = bytearray()
+        while chunk := response.raw.read1(BODY_READ_SIZE):
+            body += chunk
+            if len(body) > self.max_page_bytes:
+                raise UpstreamBoundExceeded(
+                    f"{path}: a page larger than {self.max_page_bytes:,} bytes (UPSTREAM_MAX_PAGE_BYTES) was "
+                    "refused; the run stops"
+                )
+            if time.monotonic() > page_deadline:
+                raise _Transient(
+                    f"a page not read whole within {self.page_deadline_seconds:g} s (UPSTREAM_PAGE_DEADLINE_SECONDS)"
+                )
+        return body
 
 
 def _connect_failure(error: Exception) -> str | None:
@@ -221,15 +294,15 @@ def _retry_after(header: str | None) -> float:
         return 1.0
 
 
-def _error_code(response: requests.Response) -> str | None:
+def _error_code(body: bytes | bytearray) -> str | None:
     try:
-        body = response.json()
-    except ValueError:
+        payload = loads(body)
+    except (ValueError, RecursionError):
         return None
-    return body.get("error") if isinstance(body, dict) else None
+    return payload.get("error") if isinstance(payload, dict) else None
 
 
-def loads(body: bytes):
+def loads(body: bytes | bytearray):
     """Decode a JSON body: orjson, with the standard library for what it refuses.
 
     orjson reads a 500-record page several times faster than `json`. It
@@ -287,13 +360,13 @@ def _without_deep_values(body: bytes, limit: int) -> bytes:
     return bytes(out + body[start:])
 
 
-def _parse_page(content: bytes) -> Page:
+def _parse_page(content: bytes | bytearray) -> Page:
     """A body that is not the documented page shape is transient (truncated, proxied)."""
     try:
         body = loads(content)
         data, cursor = body["data"], body.get("next_cursor")
         server_time = parse_rfc3339(body["server_time"])
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError) as error:
         raise _Transient(f"malformed page body ({type(error).__name__})") from None
     if not isinstance(data, list) or not (cursor is None or isinstance(cursor, str)):
         raise _Transient("malformed page body (shape)")

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from mirror.query.units import BTU_PER_TON, CAPACITY, Size
+from mirror.storable import cut_at_word
 from mirror.trades import TIERS_BY_SLUG, TRADES
 
 if TYPE_CHECKING:  # only for annotations: the query step imports this module (its no-match message)
@@ -45,10 +46,7 @@ def price_range(low_cents: int, high_cents: int, currency: str) -> str:
 
 def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
     """Contractor text as a quotation: whitespace collapsed, cut at a word boundary, in curly quotes."""
-    flat = _SPACE.sub(" ", text).strip()
-    if len(flat) > limit:
-        flat = flat[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
-    return f"“{flat}”"
+    return f"“{cut_at_word(_SPACE.sub(' ', text).strip(), limit)}”"
 
 
 def sentence_end(quotation: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
 
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.orm import Session
@@ -78,7 +77,8 @@ def _last_per_key(records: Iterable, key: Callable) -> dict:
 
 
 def apply_companies(session: Session, run: RunState, raw_records: list) -> None:
-    parsed = [parse_company(raw, run.note_repair) for raw in raw_records]
+    checks = run.record_checks()
+    parsed = [parse_company(raw, **checks) for raw in raw_records]
     run.counts.companies_seen += len(parsed)
     for bad in (p for p in parsed if isinstance(p, InvalidRecord)):
         skip_invalid(run, "company", str(bad.plugin_key), bad.reason)
@@ -91,9 +91,7 @@ def apply_companies(session: Session, run: RunState, raw_records: list) -> None:
     held = {
         row.plugin_key: row
         for row in session.execute(
-            select(Company.plugin_key, Company.record_hash, Company.upstream_updated_at, Company.generation).where(
-                Company.plugin_key.in_(latest)
-            )
+            select(Company.plugin_key, Company.record_hash, Company.generation).where(Company.plugin_key.in_(latest))
         )
     }
     inserts, updates = [], []
@@ -107,7 +105,7 @@ def apply_companies(session: Session, run: RunState, raw_records: list) -> None:
         if old is None:
             inserts.append({"plugin_key": key, **NEW_COMPANY_BOOKKEEPING, "generation": run.generation, **values})
             run.new_companies.add(key)
-        elif old.record_hash != values["record_hash"] and record.updated_at >= aware(old.upstream_updated_at):
+        elif old.record_hash != values["record_hash"]:  # the last version read wins (docs/core.md, apply rules)
             updates.append({"plugin_key": key, "generation": next_generation(old.generation, run), **values})
         else:
             continue
@@ -127,11 +125,6 @@ def _company_refused(run: RunState, row: dict, error: BaseException, *, new: boo
         run.new_companies.discard(key)
         run.held_companies[key] = False
     skip_invalid(run, "company", key, refusal_reason(error))
-
-
-def aware(value: datetime) -> datetime:
-    # SQLite hands back naive datetimes; everything stored is UTC.
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def remove_unseen_companies(session: Session, run: RunState) -> None:
@@ -176,7 +169,11 @@ def apply_products(
 ):
     """Apply one page of product records (`are_parsed`: parse_product's results already); `seen` collects
     the keys a reconciling walk returned."""
-    parsed = raw_records if are_parsed else [parse_product(raw, run.note_repair) for raw in raw_records]
+    if are_parsed:
+        parsed = raw_records
+    else:
+        checks = run.record_checks()
+        parsed = [parse_product(raw, **checks) for raw in raw_records]
     run.counts.products_seen += len(parsed)
     usable = []
     for record in parsed:
@@ -220,8 +217,8 @@ def _drop_orphans(session: Session, run: RunState, latest: dict) -> dict:
 
 
 def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
-    """The held (record_hash, upstream_updated_at, category_slug) of those products that the mirror has."""
-    columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.upstream_updated_at, Product.category_slug)
+    """The held (record_hash, category_slug) of those products that the mirror has."""
+    columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.category_slug)
     if session.get_bind().dialect.name == "postgresql":
         # Two array parameters instead of a bind pair per key: a batch is
         # thousands of keys.
@@ -243,9 +240,9 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
     held = _held_products(session, lookup) if lookup else {}
     inserts, updates, deletes = [], [], []
     for (key, sku), record in latest.items():
+        # The last version read wins, whatever its stamp says (docs/core.md, apply rules): the upstream
+        # serves its current state in order, and a stamp it controls cannot keep a later change out.
         old = held.get((key, sku))
-        if old is not None and record.updated_at < aware(old.upstream_updated_at):
-            continue  # an older version than the one held: never go back in time
         if isinstance(record, Tombstone):
             if old is not None:
                 deletes.append((key, sku))

@@ -5,11 +5,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from mirror.config import default
 from mirror.lock import SyncRecent, sync_lock
 from mirror.models import SyncRun
 from mirror.sync.rebuild import finish
@@ -38,6 +39,8 @@ def run_sync(
     company_key: str | None = None,
     progress: Progress | None = None,
     skip_if_ended_within: float | None = None,
+    deadline_seconds: float = default("sync_run_deadline_seconds"),
+    max_clock_skew_seconds: float = default("upstream_max_clock_skew_seconds"),
 ) -> SyncResult:
     """Run one sync under the cross-process lock and record it in sync_runs.
 
@@ -48,6 +51,10 @@ def run_sync(
     check is made holding the lock: checked before taking it, two
     processes' ticks could both see no recent run, and the second would
     sync again as soon as the first released the lock.
+
+    The run's walk ends by `deadline_seconds` (the client refuses to
+    start a request, or a wait, past it), and runs a killed process left
+    `running` are marked failed first (`_fail_interrupted_runs`).
     """
     mode = "company" if company_key else ("full" if full else "incremental")
     with sync_lock(engine), _fewer_collections():
@@ -55,8 +62,10 @@ def run_sync(
             age = _seconds_since_last_whole_run(session_factory)
             if age is not None and age < skip_if_ended_within:
                 raise SyncRecent(age)
+        _fail_interrupted_runs(session_factory)
         run_id, started_at = _open_run(session_factory, mode, company_key)
-        run = RunState(mode=mode, generation=run_id)
+        run = RunState(mode=mode, generation=run_id, max_clock_skew=timedelta(seconds=max_clock_skew_seconds))
+        client.start_deadline(deadline_seconds)
         session = session_factory()
         try:
             walk_upstream(session, client, run, overlap_seconds, company_key, progress or (lambda *_: None))
@@ -102,6 +111,28 @@ def _fewer_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*before)
+
+
+# The error a run left `running` by a process that died (SIGKILL, a lost host) is given at the next start.
+INTERRUPTED = "interrupted: the process running it ended before it finished (marked at the next run's start)"
+
+
+def _fail_interrupted_runs(session_factory) -> None:
+    """Mark failed every run still `running`: called holding the sync lock, so none of them is running now.
+
+    A run genuinely under way holds the lock (mirror/lock.py) for as long
+    as it runs, and this is only called by the holder: any other run left
+    `running` belongs to a process that died without closing it.
+    """
+    with session_factory() as session:
+        result = session.execute(
+            update(SyncRun)
+            .where(SyncRun.status == "running")
+            .values(status="failed", finished_at=utcnow(), error=INTERRUPTED)
+        )
+        session.commit()
+    if result.rowcount:
+        log.warning("marked %d interrupted sync runs failed (their process ended mid-run)", result.rowcount)
 
 
 def _open_run(session_factory, mode: str, company_key: str | None) -> tuple[int, datetime]:

@@ -6,7 +6,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from mirror.records import CompanyRecord
 
@@ -31,6 +31,7 @@ class SyncCounts:
     products_removed: int = 0
     invalid_records: int = 0
     repaired_records: int = 0  # stored with unstorable characters replaced (mirror/storable.py)
+    capped_records: int = 0  # stored with a field held to its cap (mirror/records.py)
     orphan_products: int = 0
     offer_groups_rebuilt: int = 0
     upstream_requests: int = 0
@@ -89,6 +90,27 @@ class RunState:
     invalid_examples: list[str] = field(default_factory=list)  # the first few keys
     repaired_fields: Counter = field(default_factory=Counter)  # field -> records, for the summary
     repaired_examples: list[str] = field(default_factory=list)
+    # UPSTREAM_MAX_CLOCK_SKEW_SECONDS: how far ahead of this clock an upstream stamp may be (latest_stamp).
+    max_clock_skew: timedelta = timedelta(0)
+    capped_fields: Counter = field(default_factory=Counter)  # field -> records, for the summary
+    capped_examples: list[str] = field(default_factory=list)
+
+    def latest_stamp(self) -> datetime:
+        """The latest `updated_at` or `server_time` the run keeps from the upstream: now plus the allowed skew."""
+        return utcnow() + self.max_clock_skew
+
+    def record_checks(self) -> dict:
+        """The keyword arguments of parse_company/parse_product for this run: its repair and cap notes, its clock."""
+        return {"on_repair": self.note_repair, "on_cap": self.note_cap, "latest_stamp": self.latest_stamp()}
+
+    def note_cap(self, record, fields: list[str]) -> None:
+        """A record stored with fields held to their caps (or its stamp to the clock): counted, named in the summary."""
+        self.counts.capped_records += 1
+        self.capped_fields.update(fields)
+        key = record.plugin_key if isinstance(record, CompanyRecord) else f"{record.plugin_key}/{record.sku}"
+        if len(self.capped_examples) < INVALID_EXAMPLES:
+            self.capped_examples.append(key)
+        log.debug("held %s to the mirror's caps (%s)", key, ", ".join(fields))
 
     def note_repair(self, record, fields: list[str]) -> None:
         """A record stored with its unstorable characters replaced: counted, and named in the summary."""
@@ -129,4 +151,14 @@ def log_record_summary(run_id: int, run: RunState) -> None:
             run.counts.repaired_records,
             fields,
             ", ".join(run.repaired_examples),
+        )
+    if run.capped_fields:
+        fields = ", ".join(f"{name}: {count}" for name, count in run.capped_fields.most_common())
+        log.warning(
+            "sync run %s held %d records to the size caps or the clock (text cut, list or specs dropped, "
+            "future updated_at clamped: %s); first: %s",
+            run_id,
+            run.counts.capped_records,
+            fields,
+            ", ".join(run.capped_examples),
         )

@@ -36,7 +36,9 @@ def walk_upstream(session: Session, client, run: RunState, overlap: int, company
     incremental = run.mode == "incremental"
     since = st.get_time(saved, st.WATERMARK_COMPANIES) if incremental else None
     for page in prefetch(client.walk("/v1/companies", since)):
-        run.first_server_time = run.first_server_time or page.server_time
+        # A server_time ahead of this clock past the allowed skew is held to it: a watermark in the
+        # future would make every later incremental run read nothing.
+        run.first_server_time = run.first_server_time or min(page.server_time, run.latest_stamp())
         records = page.data
         if company_key:
             records = [r for r in records if isinstance(r, dict) and r.get("plugin_key") == company_key]
@@ -84,7 +86,8 @@ def walk_products(session: Session, client, run: RunState, since, progress: Prog
     for page in prefetch(client.walk("/v1/products", since), depth=APPLY_BATCH // 500 + 2):
         # Parsed as each page arrives, so parsing overlaps the next page's
         # fetch instead of following the batch's last page.
-        batch.extend(parse_product(raw, run.note_repair) for raw in page.data)
+        checks = run.record_checks()
+        batch.extend(parse_product(raw, **checks) for raw in page.data)
         if len(batch) >= APPLY_BATCH:
             apply_products(session, run, batch, seen=seen, are_parsed=True)
             batch = []
