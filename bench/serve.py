@@ -816,7 +816,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--reuse", action="store_true", help="keep the database of the last run (skip the load)")
-    parser.add_argument("--only", default="", help="measure only the rows whose name contains this (plus the ceiling)")
+    parser.add_argument(
+        "--only",
+        default="",
+        help="measure only the rows whose name contains one of these, comma-separated (plus the baselines)",
+    )
     parser.add_argument("--profile", default="", help="py-spy an app worker during the rows whose name contains this")
     parser.add_argument(
         "--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres")
@@ -846,7 +850,8 @@ def main() -> None:
         )
         rows += bound_endpoints(facts)
         if args.only:
-            rows = [r for r in rows if r.server in ("ceiling", "peer") or args.only in r.name]
+            wanted = [part.strip() for part in args.only.split(",") if part.strip()]
+            rows = [r for r in rows if r.server in ("ceiling", "peer") or any(part in r.name for part in wanted)]
         baselines = {r.server: r.requests for r in rows if r.server in ("ceiling", "peer")}
         print(f"measuring {len(rows)} rows ...", flush=True)
         for row in rows:

@@ -24,7 +24,6 @@ from mirror.channels import Channel
 from mirror.config import Settings
 from mirror.deadline import DeadlineExceeded, check_deadline
 from mirror.public_view import CompanyView
-from mirror.read.company import load_company_snapshot
 from mirror.schema_org import SCHEMA_CONTEXT, business_node, category_node, document_url
 from mirror.storable import REASON as UNSTORABLE_REASON
 from mirror.storable import first_unstorable
@@ -44,7 +43,7 @@ from nlweb_server.protocol import (
 )
 from web.db import db, settings
 from web.deadline import deadline_message, ran_out
-from web.gate import following, gate, renderings
+from web.gate import following, gate, named_view, renderings
 from web.jsonrpc import RpcError, decode_body
 from web.limits import charge_client
 from web.responses import Response, cors_preflight, json_response
@@ -104,10 +103,11 @@ def directory_ask() -> Response:
     slugs = {b.plugin_key: b.category_slugs for b in answer.businesses}
     items: list[dict] = []
     for key in answer.business_keys:
+        if len(items) >= ask.max_results:
+            break
         check_deadline()
-        snapshot = load_company_snapshot(session, key)
-        if snapshot is not None:
-            view = snapshot.view(config)
+        view = named_view(key)
+        if view is not None:
             shown = [c for c in view.categories if c.slug in slugs.get(key, ())]
             items += company_items(config, view, shown, ask.max_results, business_first=True)
     return _answer(ask, answer.sentence, items[: ask.max_results])

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from flask import abort, current_app, g
 
 from mirror.channels import Channel
+from mirror.public_view import CompanyView
+from mirror.read.company import load_company_snapshot
 from mirror.read.gate import GateEntry, MirrorState, StateMoved
 from mirror.render_cache import CompanyRenderings
 from web.db import db, render_cache
@@ -90,6 +92,25 @@ def renderings(company: GateEntry) -> CompanyRenderings:
         except StateMoved:
             company, state = _gated_again(company)
     raise StateMoved(company.plugin_key)  # it kept moving under every poll: a 503, retry (web/health.py)
+
+
+def named_view(key: str) -> CompanyView | None:
+    """The view of a public company an answer names (found by a read, not by its key in a URL), or None.
+
+    From the render cache at the process's gate state, like every keyed
+    surface (no channel is gated and no limit charged here: the request was
+    charged for the question); read from the database when the state moved
+    past the process's (a sync committed since the last poll).
+    """
+    state = gate_state()
+    company = state.open_company(key)
+    if company is not None:
+        try:
+            return render_cache().entry(db(), company, state).view
+        except StateMoved:
+            pass
+    snapshot = load_company_snapshot(db(), key)
+    return snapshot.view(current_app.extensions["mirror"].settings) if snapshot is not None else None
 
 
 def following(company: GateEntry) -> Callable[[], tuple[GateEntry, CompanyRenderings]]:
