@@ -49,6 +49,9 @@ FTS_TABLES = {
 }
 TRIGRAM_INDEX = "ix_company_words_trigram"  # migration 0009: the GiST index on company_words (plugin_key, word)
 POSTAL_CODES_INDEX = "ix_companies_service_postal_codes"  # migration 0009: GIN on the ZIPs a business serves
+# Migration 0007's one spelling list of every catalog, unused since 0009 and kept for the previous release's
+# workers during an upgrade; a later release drops them.
+RETIRED = frozenset({"search_words", "search_words_fts", "ix_search_words_trigram"})
 MAX_TERMS = 8
 PREFIX_FROM = 3  # shorter words match whole only ("13" is not "130")
 # Words that carry no product meaning in questions such as "what do air
@@ -134,6 +137,8 @@ def is_search_index_object(name: str | None, type_: str) -> bool:
     """
     if not name:
         return False
+    if name in RETIRED or any(name.startswith(f"{retired}_") for retired in RETIRED if type_ == "table"):
+        return True
     if type_ == "column":
         return name == VECTOR_COLUMN
     if type_ == "index":

@@ -24,6 +24,8 @@ FEED_DEPARTED_MS = "feed_departed_ms"
 STATE_VERSION = "state_version"
 # The vocabulary version the companies' concept tags were made with (mirror/sync/concepts.py).
 CONCEPTS_VERSION = "concepts_version"
+# The word rule the companies' spelling lists were made with (mirror/sync/words.py).
+WORDS_VERSION = "words_version"
 
 
 def read_state(session: Session) -> dict[str, str]:

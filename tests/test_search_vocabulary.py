@@ -503,3 +503,20 @@ def test_the_spelling_list_follows_the_sync_and_never_offers_a_word_no_public_pr
     assert listed(mirror, "weatherking")
     assert mirror.sync(full=True).status == "success"
     assert listed(mirror, "weatherking") and listed(mirror, "navien")  # a full run keeps an exact list as it is
+
+
+def test_lists_made_by_another_rule_or_release_are_made_again_by_the_next_run(small):
+    # A sync of the previous release may run between the migration and the restart: the lists it leaves are
+    # not this release's, and the next run makes every company's list again (mirror/sync/words.py).
+    from sqlalchemy import delete
+
+    from mirror import state as st
+    from mirror.models import CompanyWord
+
+    mirror, _catalog = small
+    with mirror.WriterSession() as session, session.begin():
+        session.execute(delete(CompanyWord))
+        st.put(session, st.WORDS_VERSION, "0:an-older-rule")
+    assert not listed(mirror, "weatherking")
+    assert mirror.sync().status == "success"  # nothing changed upstream
+    assert listed(mirror, "weatherking")

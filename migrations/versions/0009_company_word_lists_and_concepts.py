@@ -6,6 +6,8 @@
   words (`search_words`, migration 0007), which the search could only check
   against a company's products by reading every one of them per word: on a
   100,000-product catalog, a question of 100 unknown words took 24-33 s.
+  `search_words` stays, unused, for the previous release's workers while an
+  upgrade runs (docs/operations.md, "Upgrade"); a later release drops it.
   Postgres: a GiST index on (plugin_key, word gist_trgm_ops) (btree_gist puts
   the key in the same index), which answers "this company's words nearest
   'furnance'" (`WHERE plugin_key = :k ORDER BY word <-> 'furnance' LIMIT n`)
@@ -68,16 +70,6 @@ def _fill_words() -> None:
         op.bulk_insert(table, [{"plugin_key": k, "word": w} for k, w in pairs[start : start + _FILL_BATCH]])
 
 
-def _drop_global_list(postgres: bool) -> None:
-    if postgres:
-        op.execute("DROP INDEX IF EXISTS ix_search_words_trigram")
-    else:
-        for event in ("insert", "delete"):
-            op.execute(f"DROP TRIGGER IF EXISTS search_words_fts_{event}")
-        op.execute("DROP TABLE IF EXISTS search_words_fts")
-    op.drop_table("search_words")
-
-
 def upgrade() -> None:
     postgres = op.get_bind().dialect.name == "postgresql"
     if postgres:
@@ -107,10 +99,10 @@ def upgrade() -> None:
             "CREATE TRIGGER company_words_fts_delete AFTER DELETE ON company_words BEGIN "
             "DELETE FROM company_words_fts WHERE rowid = old.rowid; END"
         )
-    _drop_global_list(postgres)
     _fill_words()
-    # No version of the tags yet: the next run tags every company (mirror/sync/concepts.py).
-    op.execute("DELETE FROM sync_state WHERE name = 'concepts_version'")
+    # No version of the lists and tags yet: the next run makes them for every company (mirror/sync/words.py,
+    # concepts.py), whatever a sync of the previous release wrote between this migration and the restart.
+    op.execute("DELETE FROM sync_state WHERE name IN ('words_version', 'concepts_version')")
 
 
 def downgrade() -> None:
@@ -124,21 +116,3 @@ def downgrade() -> None:
         op.execute("DROP TABLE IF EXISTS company_words_fts")
     op.drop_table("company_concepts")
     op.drop_table("company_words")
-    op.create_table(
-        "search_words",
-        sa.Column("word", sa.String(64), nullable=False),
-        sa.PrimaryKeyConstraint("word", name="pk_search_words"),
-    )
-    if postgres:
-        op.execute("CREATE INDEX ix_search_words_trigram ON search_words USING gist (word gist_trgm_ops)")
-    else:
-        op.execute("CREATE VIRTUAL TABLE search_words_fts USING fts5(word, tokenize = 'trigram')")
-        op.execute(
-            "CREATE TRIGGER search_words_fts_insert AFTER INSERT ON search_words BEGIN "
-            "INSERT INTO search_words_fts (rowid, word) VALUES (new.rowid, new.word); END"
-        )
-        op.execute(
-            "CREATE TRIGGER search_words_fts_delete AFTER DELETE ON search_words BEGIN "
-            "DELETE FROM search_words_fts WHERE rowid = old.rowid; END"
-        )
-    # The global list refills from the next full sync (mirror/sync/words.py of that release).

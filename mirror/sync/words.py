@@ -19,8 +19,9 @@ from collections.abc import Iterable
 from sqlalchemy import delete, select, tuple_
 from sqlalchemy.orm import Session
 
+from mirror import state as st
 from mirror.catalog import any_public_product
-from mirror.models import WORD_LENGTH, CompanyWord, Product
+from mirror.models import WORD_LENGTH, Company, CompanyWord, Product
 from mirror.sync.bulk import insert_rows, keys_in
 
 # A word of the list: ASCII letters only, as the query step's tokenizer reads a question's words
@@ -28,6 +29,7 @@ from mirror.sync.bulk import insert_rows, keys_in
 # The plain class also reads 200,000 distinct names in about 0.3 s, against 0.8 s for a Unicode one.
 WORD = re.compile(rf"[a-z]{{3,{WORD_LENGTH}}}")
 BATCH = 500  # companies per read, and (company, word) pairs per delete
+LIST_VERSION = f"1:{WORD.pattern}"  # change it with the rule: the next run makes every company's list again
 
 
 def words_of(texts: Iterable[str | None]) -> set[str]:
@@ -36,7 +38,11 @@ def words_of(texts: Iterable[str | None]) -> set[str]:
 
 
 def refresh(session: Session, keys: list[str]) -> None:
-    """Make the lists of the companies `keys` exactly the words of their public products."""
+    """Make the lists of the companies `keys` exactly the words of their public products (of every company
+    when the lists were made by another rule, or not by this release's sync: the stored LIST_VERSION differs)."""
+    if st.read_state(session).get(st.WORDS_VERSION) != LIST_VERSION:
+        keys = list(session.scalars(select(Company.plugin_key).order_by(Company.plugin_key)))
+        st.put(session, st.WORDS_VERSION, LIST_VERSION)
     for start in range(0, len(keys), BATCH):
         _refresh_some(session, keys[start : start + BATCH])
 
