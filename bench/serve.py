@@ -708,7 +708,7 @@ def load_lines(load: dict) -> list[str]:
 
 
 def write_report(rows: list[Endpoint], args, facts: dict) -> None:
-    """Print the table and write bench/results.md."""
+    """Print the table and write it to `args.output` (bench/results.md unless told)."""
     lines = table(rows)
     targets = verdicts(rows)
     loads = load_lines(facts["load"])
@@ -748,7 +748,7 @@ def write_report(rows: list[Endpoint], args, facts: dict) -> None:
         *targets,
         "",
     ]
-    (ROOT / "bench" / "results.md").write_text("\n".join(body))
+    Path(args.output).write_text("\n".join(body))
 
 
 # --- the run ---------------------------------------------------------------------------
@@ -821,6 +821,9 @@ def main() -> None:
         default="",
         help="measure only the rows whose name contains one of these, comma-separated (plus the baselines)",
     )
+    parser.add_argument(
+        "--output", default=str(ROOT / "bench" / "results.md"), help="where the report goes (a partial run: elsewhere)"
+    )
     parser.add_argument("--profile", default="", help="py-spy an app worker during the rows whose name contains this")
     parser.add_argument(
         "--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres")
@@ -859,7 +862,7 @@ def main() -> None:
     facts_load["after"], facts_load["quiet"] = os.getloadavg(), meter.stop()
     facts["load"] = facts_load
     write_report(rows, args, facts)
-    print(f"\nwhole run: {time.monotonic() - started:.0f} s; written to bench/results.md")
+    print(f"\nwhole run: {time.monotonic() - started:.0f} s; written to {args.output}")
 
 
 if __name__ == "__main__":
