@@ -395,7 +395,8 @@ def example_companies(ts: int) -> list[GeneratedCompany]:
 # The docs' UCP example (docs/ucp.md) names an agent profile the mirror must fetch; on a
 # laptop there is none, so the demo upstream serves this one (a shopping agent declaring
 # the two Catalog capabilities of UCP 2026-08-25) and `make run` allows loopback `http`
-# profiles (UCP_ALLOW_INSECURE_PROFILES).
+# profiles from the demo upstream's host:port only (UCP_ALLOW_INSECURE_PROFILES,
+# UCP_INSECURE_PROFILE_HOSTS).
 AGENT_PROFILE_PATH = "/agent-profile.json"
 
 

@@ -30,6 +30,8 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict, SettingsError
 from pydantic_settings.sources.utils import parse_env_vars
 
+from mirror.addresses import HostPort, parse_host_port
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SQLITE_PATH = PROJECT_ROOT / "instance" / "mirror.sqlite3"
 DOC_PAGE = PROJECT_ROOT / "README.md"  # the configuration table lives in the README
@@ -182,6 +184,12 @@ def _origins(raw: Any) -> tuple[str, ...]:
     return tuple(o.strip().rstrip("/") for o in str(raw).split(",") if o.strip())
 
 
+def _host_ports(raw: Any) -> tuple[HostPort, ...]:
+    if isinstance(raw, (tuple, list)):
+        return tuple(raw)
+    return tuple(parse_host_port(entry) for entry in str(raw).split(",") if entry.strip())
+
+
 def _company_hosts(raw: Any) -> dict[str, str]:
     if isinstance(raw, dict):
         return raw
@@ -215,6 +223,7 @@ StorageUri = Annotated[str, BeforeValidator(_storage_uri)]
 Origins = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_origins)]
 Networks = Annotated[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], NoDecode, BeforeValidator(_networks)]
 HostMap = Annotated[dict[str, str], NoDecode, BeforeValidator(_company_hosts)]
+HostPorts = Annotated[tuple[HostPort, ...], NoDecode, BeforeValidator(_host_ports)]
 
 
 def setting(default: Any, meaning: str, *, shown: str | None = None) -> Any:
@@ -340,7 +349,15 @@ class Settings(BaseSettings):
         "30/minute", "UCP agent-profile fetches (cache misses) per client"
     )
     ucp_allow_insecure_profiles: Boolean = setting(
-        False, "allow `http://` loopback UCP agent profiles (tests, local development only; never in production)"
+        False,
+        "allow `http://` loopback UCP agent profiles from the hosts in `UCP_INSECURE_PROFILE_HOSTS`, and no others "
+        "(tests, local development only; never in production)",
+    )
+    ucp_insecure_profile_hosts: HostPorts = setting(
+        (),
+        "`host:port,…` serving development agent profiles over loopback `http` (`make run`: the demo upstream's); "
+        "required with `UCP_ALLOW_INSECURE_PROFILES=true`, ignored without it. A host without a port means "
+        "the URL's default port (80 for http)",
     )
     gunicorn_access_log: Boolean = setting(
         False, "also write gunicorn's own access log to stdout; the invocation log is already one line per request"
@@ -383,6 +400,16 @@ class Settings(BaseSettings):
             for name, value in values.items()
             if not (isinstance(value, str) and value.strip() == "" and not _is_number(cls.model_fields.get(name)))
         }
+
+    @model_validator(mode="after")
+    def _insecure_profiles_name_their_hosts(self) -> Settings:
+        """Development profiles over loopback http come from named hosts only: never any loopback port."""
+        if self.ucp_allow_insecure_profiles and not self.ucp_insecure_profile_hosts:
+            raise ValueError(
+                "UCP_ALLOW_INSECURE_PROFILES=true needs UCP_INSECURE_PROFILE_HOSTS, the host:port serving your "
+                "development agent profile (e.g. 127.0.0.1:8001); or set UCP_ALLOW_INSECURE_PROFILES=false"
+            )
+        return self
 
     @property
     def public_host(self) -> str:
@@ -458,6 +485,8 @@ def read_settings(declaration: type[Settings], env: Mapping[str, str]) -> Settin
 
 def _one_line(error: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     """'NAME must …, got …' from pydantic's first error."""
+    if not error["loc"] and error["type"] == "value_error":  # a rule across settings: its message names them
+        return str(error["ctx"]["error"])
     name = env_name(str(error["loc"][0])) if error["loc"] else "configuration"
     if error["type"] == "value_error":
         return f"{name} {error['ctx']['error']}"

@@ -64,9 +64,11 @@ export DATABASE_URL="${DATABASE_URL:-sqlite:///$INSTANCE_DIR/mirror.sqlite3}"
 # Every 5 minutes rather than the documented 15: a change made through the demo's
 # admin API shows up while you are still looking.
 export SYNC_INTERVAL_SECONDS="${SYNC_INTERVAL_SECONDS:-300}"
-# The demo upstream serves an agent profile on loopback http (docs/ucp.md's example);
-# never in production.
+# The demo upstream serves an agent profile on loopback http (docs/ucp.md's example):
+# the mirror may fetch http profiles from that host:port and no other (so a caller
+# cannot make it probe the machine's other loopback ports); never in production.
 export UCP_ALLOW_INSECURE_PROFILES="${UCP_ALLOW_INSECURE_PROFILES:-true}"
+export UCP_INSECURE_PROFILE_HOSTS="${UCP_INSECURE_PROFILE_HOSTS:-127.0.0.1:$UPSTREAM_PORT}"
 # Every setting checked before anything is written or started: a bad value is
 # the one line `configuration error: NAME ...` and exit 2, as for any command,
 # never a .flaskenv that fails the CLI later nor a migration blamed for it.
@@ -82,6 +84,7 @@ PUBLIC_BASE_URL=$PUBLIC_BASE_URL
 DATABASE_URL=$DATABASE_URL
 SYNC_INTERVAL_SECONDS=$SYNC_INTERVAL_SECONDS
 UCP_ALLOW_INSECURE_PROFILES=$UCP_ALLOW_INSECURE_PROFILES
+UCP_INSECURE_PROFILE_HOSTS=$UCP_INSECURE_PROFILE_HOSTS
 EOF
 
 FLASK=("$ROOT/.venv/bin/flask" --app wsgi)

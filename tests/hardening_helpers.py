@@ -52,6 +52,11 @@ class HangingHost:
                 self.accepted.append(connection)
 
     @property
+    def host(self) -> str:
+        """Its address:port, as UCP_INSECURE_PROFILE_HOSTS lists it."""
+        return f"{self.address}:{self.port}"
+
+    @property
     def connections(self) -> int:
         """How many connections it has accepted so far."""
         with self._lock:

@@ -33,7 +33,7 @@ import requests
 
 from tests.mcp_helpers import BACKENDS, call_tool, module_database, serve_app
 from tests.surface_helpers import ld_json_blocks, node_env
-from tests.ucp_helpers import profile_server, ucp_call
+from tests.ucp_helpers import insecure_profiles, profile_server, ucp_call
 
 TOKEN = {"Authorization": "Bearer demo-token"}
 TIERS = ("good", "better", "best")
@@ -77,7 +77,6 @@ TOMBSTONED = ("HP-GONE",)
 UNLIMITED = {
     "RATE_LIMIT_PER_CLIENT": "100000/minute",
     "RATE_LIMIT_PER_COMPANY": "100000/hour",
-    "UCP_ALLOW_INSECURE_PROFILES": "true",
 }
 
 
@@ -274,7 +273,10 @@ def install(request, tmp_path_factory):
         edge_company(upstream, EDGE)
         edge_company(upstream, CHURNED, status="churned")
         database_url = module_database(request.param, tmp_path_factory, request)
-        with serve_app(database_url, upstream.url, **UNLIMITED) as live, profile_server() as profiles:
+        with (
+            profile_server() as profiles,
+            serve_app(database_url, upstream.url, **UNLIMITED, **insecure_profiles(profiles.host)) as live,
+        ):
             result = live.mirror.sync()
             assert result.status == "success", result.error
             catalog = upstream.catalog

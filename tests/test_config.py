@@ -74,6 +74,7 @@ def test_postgres_urls_use_psycopg3(url):
         ("TRUSTED_PROXY_HOPS", "two"),
         ("SCHEDULER_ENABLED", "maybe"),
         ("UCP_ALLOW_INSECURE_PROFILES", "2"),
+        ("UCP_INSECURE_PROFILE_HOSTS", "http://127.0.0.1:8001"),
         ("PUBLIC_BASE_URL", "example.com"),
         ("UPSTREAM_URL", "ftp://x"),
         ("DATABASE_URL", "mysql://x"),

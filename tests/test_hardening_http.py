@@ -32,7 +32,7 @@ from tests.conftest import TEST_DATABASE_URL
 from tests.mirror_helpers import postgres_statements
 from tests.ops_helpers import UNKNOWN_KEY, closed_companies
 from tests.surface_helpers import ALL_CHANNELS, add_company, set_settings, sync
-from tests.ucp_helpers import profile_server
+from tests.ucp_helpers import insecure_profiles, profile_server
 
 EVIL_HOST = "evil.example"
 MCP = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -213,14 +213,15 @@ UNSTORABLE = ["\u0000", "a\u0000b", "\ud800", "x\udfffy"]
 
 @pytest.mark.parametrize("bad", UNSTORABLE, ids=["nul", "inner-nul", "high-surrogate", "low-surrogate"])
 def test_unstorable_text_is_an_invalid_argument_on_every_mcp_surface(upstream, make_app, bad):
-    app = make_app(UCP_ALLOW_INSECURE_PROFILES="true")  # the agent profile below is served over loopback http
-    key = add_company(upstream)
-    sync(app.extensions["mirror"])
-    with serving(app) as live:
-        _unstorable_calls(live, key, bad)
+    with profile_server() as profiles:
+        app = make_app(**insecure_profiles(profiles.host))  # the agent profile is served over loopback http
+        key = add_company(upstream)
+        sync(app.extensions["mirror"])
+        with serving(app) as live:
+            _unstorable_calls(live, key, bad, profiles.url + "/agent.json")
 
 
-def _unstorable_calls(live, key: str, bad: str) -> None:
+def _unstorable_calls(live, key: str, bad: str, profile: str) -> None:
     for tool, arguments, named in (
         ("request_service", {"business_id": bad}, "business_id"),
         ("check_service_area", {"business_id": bad, "postal_code": "63385"}, "business_id"),
@@ -230,17 +231,16 @@ def _unstorable_calls(live, key: str, bad: str) -> None:
         assert result["isError"] is True and f"{named}: " in result["content"][0]["text"], (tool, result)
     result = live.rpc(f"/companies/{key}/mcp", "check_service_area", {"postal_code": bad})["result"]
     assert result["isError"] is True and "postal_code: " in result["content"][0]["text"]
-    with profile_server() as profiles:
-        meta = {"ucp-agent": {"profile": profiles.url + "/agent.json"}}
-        for tool, catalog, named in (
-            ("lookup_catalog", {"ids": [bad]}, "catalog.ids.0"),
-            ("lookup_catalog", {"ids": ["sku:HP-GOOD", bad]}, "catalog.ids.1"),
-            ("get_product", {"id": bad}, "catalog.id"),
-        ):
-            answer = live.rpc(f"/companies/{key}/ucp/mcp", tool, {"meta": meta, "catalog": catalog})
-            assert "error" in answer or answer["result"].get("isError") or "messages" in json.dumps(answer)
-            assert named in json.dumps(answer), (tool, answer)
-            assert "internal" not in json.dumps(answer).lower()
+    meta = {"ucp-agent": {"profile": profile}}
+    for tool, catalog, named in (
+        ("lookup_catalog", {"ids": [bad]}, "catalog.ids.0"),
+        ("lookup_catalog", {"ids": ["sku:HP-GOOD", bad]}, "catalog.ids.1"),
+        ("get_product", {"id": bad}, "catalog.id"),
+    ):
+        answer = live.rpc(f"/companies/{key}/ucp/mcp", tool, {"meta": meta, "catalog": catalog})
+        assert "error" in answer or answer["result"].get("isError") or "messages" in json.dumps(answer)
+        assert named in json.dumps(answer), (tool, answer)
+        assert "internal" not in json.dumps(answer).lower()
 
 
 def test_unstorable_text_in_keys_and_feed_parameters(upstream, mirror, live):

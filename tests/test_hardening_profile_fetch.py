@@ -11,27 +11,28 @@ budget of fetches (cache misses) per minute.
 
 The service runs under gunicorn (one worker, four threads) on loopback; the
 hostile hosts are loopback listeners that accept and never answer; profiles
-are fetched only from loopback (UCP_ALLOW_INSECURE_PROFILES, which allows
-http:// to loopback and nothing else).
+are fetched only from them (UCP_ALLOW_INSECURE_PROFILES with each listed in
+UCP_INSECURE_PROFILE_HOSTS, which allows http:// to those loopback ports and
+nothing else).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from contextlib import ExitStack
 
 import requests
 
 from mcp_server.ucp.agent_profile import (
     AgentProfiles,
-    FetchPolicy,
     ProfileError,
     fetch_profile,
 )
 from tests.hardening_helpers import hanging_host, serving
 from tests.ops_helpers import free_port, process_env, running_gunicorn
 from tests.surface_helpers import add_company, sync
-from tests.ucp_helpers import AGENT_PROFILE, UCP_HEADERS, profile_server
+from tests.ucp_helpers import AGENT_PROFILE, UCP_HEADERS, insecure_policy, insecure_profiles, profile_server
 
 CONCURRENCY = 2
 CALLS = 12
@@ -62,16 +63,15 @@ def _timed_get(url: str) -> float:
 def test_hanging_profiles_cannot_starve_healthz_or_pricing(database_url, upstream, mirror):
     keys = [add_company(upstream) for _ in range(3)]  # spread over companies, as the attack did
     sync(mirror)
-    env = process_env(
-        database_url, upstream, UCP_ALLOW_INSECURE_PROFILES="true", UCP_PROFILE_FETCH_CONCURRENCY=str(CONCURRENCY)
-    )
-    with (
-        hanging_host() as first,
-        hanging_host() as second,
-        hanging_host() as third,
-        running_gunicorn(env, 1, "--threads", "4") as base,
-    ):
-        hosts = (first, second, third)
+    with ExitStack() as stack:
+        hosts = [stack.enter_context(hanging_host()) for _ in range(3)]
+        settings = {
+            **insecure_profiles(*(host.host for host in hosts)),
+            "UCP_PROFILE_FETCH_CONCURRENCY": str(CONCURRENCY),
+        }
+        base = stack.enter_context(
+            running_gunicorn(process_env(database_url, upstream, **settings), 1, "--threads", "4")
+        )
         baseline = max(_timed_get(f"{base}/healthz") for _ in range(3))
         answers: list[tuple[dict, float]] = []
 
@@ -112,7 +112,7 @@ def test_a_host_failure_is_remembered_for_every_url_on_it():
         attempts.append(url)
         return fetch_profile(url, policy)
 
-    cache = AgentProfiles(FetchPolicy(allow_insecure_loopback=True), fetch=counting)
+    cache = AgentProfiles(insecure_policy(f"127.0.0.1:{port}"), fetch=counting)
     for n in range(5):
         try:
             cache.get(f"http://127.0.0.1:{port}/agent-{n}.json?cache-buster={n}")
@@ -125,7 +125,7 @@ def test_a_host_failure_is_remembered_for_every_url_on_it():
 
 def test_a_failed_path_does_not_block_the_hosts_other_paths():
     with profile_server() as profiles:
-        cache = AgentProfiles(FetchPolicy(allow_insecure_loopback=True))
+        cache = AgentProfiles(insecure_policy(profiles.host))
         try:
             cache.get(profiles.url + "/missing.json")  # a 404: the URL's failure, not the host's
         except ProfileError as error:
@@ -134,12 +134,14 @@ def test_a_failed_path_does_not_block_the_hosts_other_paths():
 
 
 def test_each_client_has_a_budget_of_profile_fetches(make_app, upstream):
-    app = make_app(
-        UCP_ALLOW_INSECURE_PROFILES="true", UCP_PROFILE_FETCHES_PER_CLIENT="2/minute", TRUSTED_PROXY_HOPS="1"
-    )
-    key = add_company(upstream)
-    sync(app.extensions["mirror"])
-    with profile_server() as profiles, serving(app) as base:
+    with ExitStack() as stack:
+        profiles = stack.enter_context(profile_server())
+        app = make_app(
+            **insecure_profiles(profiles.host), UCP_PROFILE_FETCHES_PER_CLIENT="2/minute", TRUSTED_PROXY_HOPS="1"
+        )
+        key = add_company(upstream)
+        sync(app.extensions["mirror"])
+        base = stack.enter_context(serving(app))
         urls = [profiles.json(f"/agent-{n}.json", AGENT_PROFILE) for n in range(4)]
         first = [_search(base, key, url, "198.51.100.30")[0] for url in urls[:3]]
         cached = _search(base, key, urls[0], "198.51.100.30")[0]  # no fetch needed: not counted, not refused

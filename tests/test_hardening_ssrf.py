@@ -16,6 +16,7 @@ import pytest
 
 from mcp_server.ucp import agent_profile as ap
 from mcp_server.ucp.agent_profile import (
+    UNFETCHABLE_CONTENT,
     FetchPolicy,
     ProfileError,
     fetch_profile,
@@ -101,4 +102,5 @@ def test_the_fetcher_never_connects_to_them(address, monkeypatch):
     with pytest.raises(ProfileError) as caught:
         fetch_profile("https://agent.example/profile.json", FetchPolicy())
     assert opened == []
-    assert caught.value.code == "profile_unreachable" and "non-public" in caught.value.content
+    assert caught.value.code == "profile_unreachable" and caught.value.content == UNFETCHABLE_CONTENT
+    assert "non-public" in caught.value.detail  # the reason, for the server log only

@@ -80,6 +80,23 @@ def _assert_all_down(ports: tuple[int, ...], process: subprocess.Popen, within: 
     process.wait(timeout=5)
 
 
+def _ucp_search(port: int, profile: str) -> dict:
+    """A UCP search at Tudi's endpoint as the agent whose profile is at `profile`; the JSON-RPC body."""
+    arguments = {"meta": {"ucp-agent": {"profile": profile}}, "catalog": {"query": "heat pump"}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "search_catalog", "arguments": arguments},
+    }
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    response = requests.post(
+        f"http://127.0.0.1:{port}/companies/{TUDI}/ucp/mcp", json=body, headers=headers, timeout=10
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
@@ -95,6 +112,10 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         pricing = requests.get(f"http://127.0.0.1:{port}/companies/{TUDI}/pricing.json", timeout=5)
         assert pricing.status_code == 200 and pricing.json()["business"]["name"] == "Tudi Mechanical Systems"
         assert f"logs: {tmp_path / 'instance'}/demo-upstream.log" in log.read_text()
+        # The demo's agent profile is fetched over loopback http; no other loopback port is (not even the app's).
+        assert _ucp_search(port, f"http://127.0.0.1:{upstream_port}/agent-profile.json")["result"]["isError"] is False
+        other = _ucp_search(port, f"http://127.0.0.1:{port}/healthz")["error"]["data"]
+        assert other["code"] == "invalid_profile_url" and other["content"] == "The agent profile URL must use https"
 
         lock = (tmp_path / "instance" / "run.lock").read_text()
         flaskenv_stamp = (tmp_path / ".flaskenv").stat().st_mtime_ns

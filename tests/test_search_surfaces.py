@@ -24,7 +24,7 @@ from demo.examples import EXAMPLE_KEYS, STOREFRONT_ONLY_KEY, TUDI_KEY
 from mirror.read.catalog import category_products
 from tests.mcp_helpers import BACKENDS, call_tool, module_database, serve_app
 from tests.test_a2a import data_part, send, text_of
-from tests.ucp_helpers import UcpLive, profile_server
+from tests.ucp_helpers import UcpLive, insecure_profiles, profile_server
 
 HP, ACGF, FILTERS = "hp-air-handler", "ac-gas-furnace", "air-filters"
 SEARCH_SCHEMA = next(t.output_schema for t in COMPANY_TOOLS if t.name == "search_catalog")
@@ -39,7 +39,7 @@ def demo(request, tmp_path_factory):
     upstream = start_in_thread(DemoCatalog(companies=2, products=8, seed=7, examples=True))
     database = module_database(request.param, tmp_path_factory, request)
     try:
-        with serve_app(database, upstream.url, UCP_ALLOW_INSECURE_PROFILES="true") as live, profile_server() as agents:
+        with profile_server() as agents, serve_app(database, upstream.url, **insecure_profiles(agents.host)) as live:
             assert live.mirror.sync().status == "success"
             yield UcpLive(live=live, profiles=agents)
     finally:

@@ -22,7 +22,7 @@ from sqlalchemy import inspect, text
 
 from tests.ops_helpers import MCP_HEADERS, UNKNOWN_KEY
 from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, sync
-from tests.ucp_helpers import profile_server
+from tests.ucp_helpers import insecure_profiles, profile_server
 
 CANARY_OWNER = {"name": "Canary Ownerperson", "email": "canary-owner@private.example", "phone": "+13145550199"}
 CANARY_COST = "7373.91"
@@ -150,7 +150,7 @@ def test_private_fields_never_leave_the_upstream(make_app, upstream, caplog, cap
     caplog.set_level(logging.DEBUG)
     logging.getLogger("mirror.invocations").addHandler(caplog.handler)
     with profile_server() as profiles:
-        app = make_app(UCP_ALLOW_INSECURE_PROFILES="true")
+        app = make_app(**insecure_profiles(profiles.host))
         key = _canary_company(upstream, settings={"currency": "USD", "price_description": "Installed.", "channels": {}})
         funnel_key = _canary_company(
             upstream,

@@ -1,9 +1,11 @@
 """The agent-profile fetcher's fences, against real local HTTP servers, and its cache.
 
-Positive paths use a server on 127.0.0.1 with the insecure-loopback setting
-(tests and local development only); private addresses are refused by the
-address check itself (tested directly) and end to end (test_ucp_conformance,
-and here with the setting off).
+Positive paths use a server on 127.0.0.1 listed as a development host
+(UCP_ALLOW_INSECURE_PROFILES with UCP_INSECURE_PROFILE_HOSTS: tests and local
+development only); private addresses are refused by the address check itself
+(tested directly) and end to end (test_ucp_conformance, and here with the
+setting off). Every failure past the URL's own checks is one code and one
+text for the caller (UNFETCHABLE_CONTENT); its reason is `detail`, logged.
 """
 
 from __future__ import annotations
@@ -11,24 +13,38 @@ from __future__ import annotations
 import json
 import socket
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
 from mcp_server.ucp import agent_profile as ap
-from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError, fetch_profile
+from mcp_server.ucp.agent_profile import UNFETCHABLE_CONTENT, AgentProfiles, FetchPolicy, ProfileError, fetch_profile
 from mcp_server.ucp.versions import negotiate
 from mirror.addresses import address_allowed
 from mirror.models import Company
-from tests.ucp_helpers import AGENT_PROFILE, RELEASES, UCP_HEADERS, Route, agent_profile, profile_server
+from tests.ucp_helpers import (
+    AGENT_PROFILE,
+    RELEASES,
+    UCP_HEADERS,
+    Route,
+    agent_profile,
+    insecure_policy,
+    profile_server,
+)
 
-INSECURE = FetchPolicy(allow_insecure_loopback=True)
 STRICT = FetchPolicy()
 
 
-def refused(url, policy=INSECURE) -> ProfileError:
+def refused(url, policy=None) -> ProfileError:
+    """The ProfileError fetching `url` raises (default policy: its own host:port listed for development)."""
     with pytest.raises(ProfileError) as caught:
-        fetch_profile(url, policy)
+        fetch_profile(url, policy or insecure_policy(urlsplit(url).netloc))
     return caught.value
+
+
+def unfetchable(error: ProfileError, reason: str) -> bool:
+    """The caller's one answer for any failed fetch, with `reason` kept for the log."""
+    return error.code == "profile_unreachable" and error.content == UNFETCHABLE_CONTENT and reason in error.detail
 
 
 @pytest.fixture
@@ -108,17 +124,21 @@ def test_malformed_or_insecure_urls_are_invalid_profile_urls(url):
     assert refused(url, STRICT).code == "invalid_profile_url"
 
 
-def test_http_is_refused_unless_the_setting_allows_loopback(profiles):
+def test_http_is_refused_unless_the_setting_lists_the_host(profiles):
     url = profiles.url + "/agent.json"
+    by_name = url.replace("127.0.0.1", "localhost")
+    listed = insecure_policy(profiles.host)
     assert refused(url, STRICT).code == "invalid_profile_url"
-    assert refused("http://10.0.0.7/agent.json", INSECURE).code == "invalid_profile_url"
-    assert fetch_profile(url, INSECURE).document == AGENT_PROFILE
-    assert fetch_profile(url.replace("127.0.0.1", "localhost"), INSECURE).document == AGENT_PROFILE
+    assert refused("http://10.0.0.7/agent.json", listed).code == "invalid_profile_url"
+    assert refused(by_name, listed).code == "invalid_profile_url"  # another spelling is another host
+    assert fetch_profile(url, listed).document == AGENT_PROFILE
+    assert fetch_profile(by_name, insecure_policy(f"localhost:{urlsplit(url).port}")).document == AGENT_PROFILE
+    assert unfetchable(refused("http://10.0.0.7/agent.json", insecure_policy("10.0.0.7")), "non-public")
 
 
 def test_https_to_loopback_is_refused_without_the_setting(profiles):
     error = refused(profiles.url.replace("http://", "https://") + "/agent.json", STRICT)
-    assert error.code == "profile_unreachable" and "non-public address" in error.content
+    assert unfetchable(error, "non-public address")
     assert profiles.hits == []  # refused before any connection
 
 
@@ -133,7 +153,7 @@ def test_the_checked_address_is_the_one_connected_to(profiles, monkeypatch):
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
 
     monkeypatch.setattr(ap.socket, "getaddrinfo", resolver)
-    fetched = fetch_profile(f"http://localhost:{port}/agent.json", INSECURE)
+    fetched = fetch_profile(f"http://localhost:{port}/agent.json", insecure_policy(f"localhost:{port}"))
     assert fetched.document == AGENT_PROFILE and answers == ["localhost"]
     assert profiles.hits[-1]["host"] == f"localhost:{port}"  # Host (and TLS name) stay the URL's host
 
@@ -144,12 +164,11 @@ def test_a_host_with_any_non_public_address_is_refused(monkeypatch):
         (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.5", 443)),
     ]
     monkeypatch.setattr(ap.socket, "getaddrinfo", lambda *a, **k: mixed)
-    error = refused("https://agent.example/profile.json", STRICT)
-    assert error.code == "profile_unreachable" and "non-public" in error.content
+    assert unfetchable(refused("https://agent.example/profile.json", STRICT), "non-public")
 
 
-def test_an_unresolvable_host_is_an_invalid_profile_url():
-    assert refused("https://no-such-host.invalid/agent.json", STRICT).code == "invalid_profile_url"
+def test_an_unresolvable_host_is_unfetchable_like_any_other_failure():
+    assert unfetchable(refused("https://no-such-host.invalid/agent.json", STRICT), "does not resolve")
 
 
 # --- the response rules -----------------------------------------------------------------------
@@ -158,20 +177,20 @@ def test_an_unresolvable_host_is_an_invalid_profile_url():
 def test_redirects_are_never_followed(profiles):
     target = profiles.url + "/agent.json"
     url = profiles.add("/moved", Route(status=302, headers={"Location": target}))
-    error = refused(url)
-    assert error.code == "profile_unreachable" and "redirect" in error.content
+    assert unfetchable(refused(url), "redirect")
     assert profiles.count("/agent.json") == 0
 
 
 def test_profiles_over_64_kib_are_refused(profiles):
     big = json.dumps({**AGENT_PROFILE, "padding": "x" * (64 * 1024)}).encode()
     for route in (Route(body=big), Route(body=big, length=False)):  # declared, and counted while reading
-        error = refused(profiles.add("/big.json", route))
-        assert error.code == "profile_unreachable" and "64 KiB" in error.content
+        assert unfetchable(refused(profiles.add("/big.json", route)), "64 KiB")
     exactly = json.dumps(AGENT_PROFILE).encode()
     exactly += b" " * (64 * 1024 - len(exactly))
     for route in (Route(body=exactly), Route(body=exactly, length=False)):
-        assert fetch_profile(profiles.add("/limit.json", route), INSECURE).document == AGENT_PROFILE
+        assert (
+            fetch_profile(profiles.add("/limit.json", route), insecure_policy(profiles.host)).document == AGENT_PROFILE
+        )
 
 
 def test_a_slow_profile_times_out_at_3_seconds(profiles):
@@ -179,37 +198,37 @@ def test_a_slow_profile_times_out_at_3_seconds(profiles):
     started = time.monotonic()
     error = refused(url)
     elapsed = time.monotonic() - started
-    assert error.code == "profile_unreachable" and "3 s" in error.content
+    assert unfetchable(error, "3 s")
     assert 2.9 <= elapsed < 3.6
 
 
 def test_a_trickling_body_cannot_stretch_the_deadline(profiles):
     url = profiles.add("/trickle.json", Route(body=json.dumps(AGENT_PROFILE).encode(), trickle=0.05))
     started = time.monotonic()
-    error = refused(url, FetchPolicy(allow_insecure_loopback=True, timeout=0.6))
-    assert error.code == "profile_unreachable" and time.monotonic() - started < 1.2
+    error = refused(url, insecure_policy(profiles.host, timeout=0.6))
+    assert unfetchable(error, "0.6 s") and time.monotonic() - started < 1.2
 
 
 @pytest.mark.parametrize(
-    "route, code",
+    "route, reason",
     [
-        (Route(status=500, body=b"{}"), "profile_unreachable"),
-        (Route(status=404), "profile_unreachable"),
-        (Route(body=b"<html>not json</html>"), "profile_malformed"),
-        (Route(body=b'["a list"]'), "profile_malformed"),
-        (Route(body=b'{"ucp": {"version": "latest", "services": {}, "payment_handlers": {}}}'), "profile_malformed"),
-        (Route(body=b'{"ucp": {"version": "2026-04-08", "payment_handlers": {}}}'), "profile_malformed"),
+        (Route(status=500, body=b"{}"), "HTTP 500"),
+        (Route(status=404), "HTTP 404"),
+        (Route(body=b"<html>not json</html>"), "not valid JSON"),
+        (Route(body=b'["a list"]'), "no ucp.version"),
+        (Route(body=b'{"ucp": {"version": "latest", "services": {}, "payment_handlers": {}}}'), "no ucp.version"),
+        (Route(body=b'{"ucp": {"version": "2026-04-08", "payment_handlers": {}}}'), "no ucp.services"),
         (
             Route(
                 body=b'{"ucp": {"version": "2026-04-08", "services": {}, "payment_handlers": {}, '
                 b'"capabilities": {"x.y": [{"no": "version"}]}}}'
             ),
-            "profile_malformed",
+            "without a version",
         ),
     ],
 )
-def test_failed_or_malformed_profiles(profiles, route, code):
-    assert refused(profiles.add("/bad.json", route)).code == code
+def test_failed_or_malformed_profiles(profiles, route, reason):
+    assert unfetchable(refused(profiles.add("/bad.json", route)), reason)
 
 
 # --- caching and negotiation ------------------------------------------------------------------
@@ -238,7 +257,7 @@ def test_the_cache_serves_until_expiry_and_stays_bounded():
         calls.append(url)
         return ap.Fetched(document={"url": url}, ttl_seconds=120)
 
-    cache = AgentProfiles(INSECURE, entries=2, fetch=fetch, clock=lambda: now[0])
+    cache = AgentProfiles(STRICT, entries=2, fetch=fetch, clock=lambda: now[0])
     assert cache.get("https://a.example/p") == {"url": "https://a.example/p"}
     cache.get("https://a.example/p")
     assert calls == ["https://a.example/p"]
@@ -258,7 +277,7 @@ def test_failures_are_remembered_briefly():
         attempts.append(url)
         raise ProfileError("profile_unreachable", "down")
 
-    cache = AgentProfiles(INSECURE, fetch=fetch, clock=lambda: now[0])
+    cache = AgentProfiles(STRICT, fetch=fetch, clock=lambda: now[0])
     for _ in range(3):
         with pytest.raises(ProfileError) as caught:
             cache.get("https://a.example/p")

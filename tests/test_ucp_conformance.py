@@ -16,6 +16,7 @@ import copy
 
 import pytest
 
+from mcp_server.ucp.agent_profile import UNFETCHABLE_CONTENT
 from mcp_server.ucp.models import MAX_LOOKUP_IDS
 from mcp_server.ucp.tools import EXAMPLE_PROFILE, UCP_TOOLS
 from tests.mcp_helpers import BACKENDS, TUDI, module_database
@@ -177,7 +178,7 @@ def test_a_missing_agent_profile_answers_invalid_profile_url(ucp, meta):
 def test_agent_profiles_on_private_addresses_are_never_fetched(ucp, url):
     error = ucp.rpc_error("search_catalog", {"query": "filter"}, profile=url)
     assert error["code"] == -32001 and error["data"]["code"] == "profile_unreachable"
-    assert "non-public address" in error["data"]["content"]
+    assert error["data"]["content"] == UNFETCHABLE_CONTENT  # the reason goes to the server log only
     assert error["data"]["continue_url"].endswith(f"/companies/{TUDI}/quote")
 
 
@@ -191,10 +192,12 @@ def test_profile_fetch_failures_and_version_mismatch_answer_32001(ucp):
         assert version["data"]["content"] == (
             f"Protocol version {other} is not supported. This business supports versions 2026-04-08, 2026-08-25."
         )
+    # A 404 and a document that is not a profile answer alike: a caller cannot tell what a port serves.
     missing = ucp.rpc_error("lookup_catalog", {"ids": ["x"]}, profile=ucp.profiles.url + "/missing.json")
-    assert missing["data"]["code"] == "profile_unreachable" and "404" in missing["data"]["content"]
     broken = ucp.rpc_error("lookup_catalog", {"ids": ["x"]}, profile=ucp.profiles.json("/broken.json", {"ucp": {}}))
-    assert broken["data"]["code"] == "profile_malformed"
+    for failed in (missing, broken):
+        assert failed["code"] == -32001 and failed["data"]["code"] == "profile_unreachable"
+        assert failed["data"]["content"] == UNFETCHABLE_CONTENT
 
 
 @pytest.mark.parametrize("version", RELEASES)

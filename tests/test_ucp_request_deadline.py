@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from mcp_server.ucp.agent_profile import (
     TIMEOUT_SECONDS,
+    UNFETCHABLE_CONTENT,
     AgentProfiles,
     FetchPolicy,
     ProfileError,
@@ -38,7 +39,7 @@ from mirror.models import Invocation
 from tests.hardening_helpers import hanging_host, serving
 from tests.ops_helpers import process_env, running_gunicorn
 from tests.surface_helpers import add_company, sync
-from tests.ucp_helpers import AGENT_PROFILE, UCP_HEADERS, profile_server
+from tests.ucp_helpers import AGENT_PROFILE, UCP_HEADERS, insecure_policy, insecure_profiles, profile_server
 
 BATCH = 16
 
@@ -78,9 +79,9 @@ def _logged(database_url: str, endpoint: str, timeout: float = 10.0) -> list[Inv
 def test_a_batch_on_hanging_profile_hosts_spends_one_deadline_in_total(database_url, upstream, mirror):
     key = add_company(upstream)
     sync(mirror)
-    env = process_env(database_url, upstream, UCP_ALLOW_INSECURE_PROFILES="true")
     with ExitStack() as stack:
         hosts = [stack.enter_context(hanging_host(f"127.0.0.{n}")) for n in range(2, 2 + BATCH)]
+        env = process_env(database_url, upstream, **insecure_profiles(*(host.host for host in hosts)))
         base = stack.enter_context(running_gunicorn(env, 1, "--threads", "4"))
         batch = [_call(n, f"http://{host.address}:{host.port}/agent.json") for n, host in enumerate(hosts)]
         response, seconds = _post(base, key, batch)
@@ -91,7 +92,7 @@ def test_a_batch_on_hanging_profile_hosts_spends_one_deadline_in_total(database_
     assert [answer["id"] for answer in answers] == list(range(BATCH))
     errors = [answer["error"] for answer in answers]
     assert all(e["code"] == -32001 and e["data"]["code"] == "profile_unreachable" for e in errors), errors
-    assert "took longer than" in errors[0]["data"]["content"]  # the first call spent the deadline
+    assert errors[0]["data"]["content"] == UNFETCHABLE_CONTENT  # the first call spent the deadline
     assert all("spent its agent-profile deadline" in e["data"]["content"] for e in errors[1:]), errors
     assert seconds < TIMEOUT_SECONDS + 1.5, seconds  # one deadline, not sixteen
     assert connections == 1  # the calls past the deadline never reached their hosts
@@ -101,7 +102,7 @@ def test_a_batch_on_hanging_profile_hosts_spends_one_deadline_in_total(database_
 
 def test_a_host_failure_is_remembered_for_its_other_ports():
     with hanging_host() as first, hanging_host() as second:
-        cache = AgentProfiles(FetchPolicy(allow_insecure_loopback=True, timeout=0.5))
+        cache = AgentProfiles(insecure_policy(first.host, second.host, timeout=0.5))
         outcomes = []
         for host in (first, second):
             started = time.monotonic()
@@ -158,16 +159,18 @@ def test_host_key_is_the_registrable_domain_or_the_address(url, key):
 
 def test_a_call_refused_as_busy_spends_none_of_the_clients_fetch_budget(make_app, upstream):
     # One fetch slot, held by a hanging profile; a budget of two fetches per minute per client.
-    app = make_app(
-        UCP_ALLOW_INSECURE_PROFILES="true",
-        UCP_PROFILE_FETCH_CONCURRENCY="1",
-        UCP_PROFILE_FETCHES_PER_CLIENT="2/minute",
-        TRUSTED_PROXY_HOPS="1",
-    )
-    key = add_company(upstream)
-    sync(app.extensions["mirror"])
     # The hanging host has an address of its own: its failure is remembered for every port of it.
-    with hanging_host("127.0.0.2") as hung, profile_server() as profiles, serving(app) as base:
+    with ExitStack() as stack:
+        hung, profiles = stack.enter_context(hanging_host("127.0.0.2")), stack.enter_context(profile_server())
+        app = make_app(
+            **insecure_profiles(hung.host, profiles.host),
+            UCP_PROFILE_FETCH_CONCURRENCY="1",
+            UCP_PROFILE_FETCHES_PER_CLIENT="2/minute",
+            TRUSTED_PROXY_HOPS="1",
+        )
+        key = add_company(upstream)
+        sync(app.extensions["mirror"])
+        base = stack.enter_context(serving(app))
         held = threading.Thread(
             target=_post, args=(base, key, _call(0, f"http://127.0.0.2:{hung.port}/agent.json"), "198.51.100.50")
         )

@@ -9,6 +9,7 @@ the official schemas.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -19,6 +20,8 @@ from urllib.parse import urlsplit
 
 from jsonschema import Draft202012Validator, FormatChecker
 
+from mcp_server.ucp.agent_profile import FetchPolicy, fetch_policy
+from mirror.config import load_settings
 from tests.mcp_helpers import post
 
 V0408, V0825 = "2026-04-08", "2026-08-25"
@@ -85,6 +88,20 @@ def assert_urls(instance) -> None:
             assert_urls(item)
 
 
+# --- development profiles: the one way the tests allow loopback http --------------------------
+
+
+def insecure_profiles(*hosts: str) -> dict[str, str]:
+    """The settings that let the app fetch agent profiles over loopback http from these host:port only."""
+    assert hosts, "name the profile servers: insecure profiles are allowed per host, never for any"
+    return {"UCP_ALLOW_INSECURE_PROFILES": "true", "UCP_INSECURE_PROFILE_HOSTS": ",".join(hosts)}
+
+
+def insecure_policy(*hosts: str, **fields) -> FetchPolicy:
+    """The fetch policy those settings give the app (plus FetchPolicy `fields`, e.g. a shorter timeout)."""
+    return dataclasses.replace(fetch_policy(load_settings(insecure_profiles(*hosts))), **fields)
+
+
 # --- an agent-profile server on loopback ----------------------------------------------------
 
 
@@ -107,6 +124,11 @@ class ProfileServer:
     url: str
     routes: dict
     hits: list
+
+    @property
+    def host(self) -> str:
+        """Its host:port, as UCP_INSECURE_PROFILE_HOSTS lists it."""
+        return urlsplit(self.url).netloc
 
     def add(self, path: str, route: Route) -> str:
         """Serve `route` at `path`; its absolute URL."""
@@ -276,37 +298,43 @@ class UcpLive:
 
 @contextmanager
 def ucp_live(database_url: str, **env):
-    """Upstream + synced mirror + the app on a real port (insecure loopback profiles allowed) + profiles."""
+    """Upstream + synced mirror + the app on a real port (loopback http profiles from `profiles` only) + profiles."""
     from tests.mcp_helpers import live_mcp
 
     hosts = ",".join(f"{host}={key}" for host, key in HOSTS.items())
-    settings = {"UCP_ALLOW_INSECURE_PROFILES": "true", "COMPANY_HOSTS": hosts, **env}
-    with live_mcp(database_url, **settings) as live, profile_server() as profiles:
-        catalog = live.upstream.catalog
-        catalog.add_company(
-            products=0,
-            plugin_key=MANY,
-            name="Many Categories Heating & Plumbing",
-            trades=["hvac", "plumbing"],
-            status="active",
-            storefront_live=True,
-            settings={"currency": "USD", "channels": {}},
-        )
-        for index in range(MANY_CATEGORIES):
-            for tier, price in (("good", 1000 + index), ("best", 2000 + index)):
-                catalog.set_product(
-                    MANY,
-                    f"M{index:02d}-{tier.upper()}",
-                    name=f"System {index} ({tier})",
-                    category={"name": f"System {index:02d}", "slug": f"system-{index:02d}", "kind": "system"},
-                    tier=tier,
-                    brand="Acme",
-                    model_numbers=[],
-                    description=None,
-                    price=f"{price}.00",
-                    published=True,
-                    specs={},
-                )
-        result = live.mirror.sync()
-        assert result.status == "success", result.error
-        yield UcpLive(live=live, profiles=profiles)
+    with profile_server() as profiles:
+        settings = {**insecure_profiles(profiles.host), "COMPANY_HOSTS": hosts, **env}
+        with live_mcp(database_url, **settings) as live:
+            yield _seeded(live, profiles)
+
+
+def _seeded(live, profiles: ProfileServer) -> UcpLive:
+    """The many-categories company added and synced."""
+    catalog = live.upstream.catalog
+    catalog.add_company(
+        products=0,
+        plugin_key=MANY,
+        name="Many Categories Heating & Plumbing",
+        trades=["hvac", "plumbing"],
+        status="active",
+        storefront_live=True,
+        settings={"currency": "USD", "channels": {}},
+    )
+    for index in range(MANY_CATEGORIES):
+        for tier, price in (("good", 1000 + index), ("best", 2000 + index)):
+            catalog.set_product(
+                MANY,
+                f"M{index:02d}-{tier.upper()}",
+                name=f"System {index} ({tier})",
+                category={"name": f"System {index:02d}", "slug": f"system-{index:02d}", "kind": "system"},
+                tier=tier,
+                brand="Acme",
+                model_numbers=[],
+                description=None,
+                price=f"{price}.00",
+                published=True,
+                specs={},
+            )
+    result = live.mirror.sync()
+    assert result.status == "success", result.error
+    return UcpLive(live=live, profiles=profiles)

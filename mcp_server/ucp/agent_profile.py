@@ -5,14 +5,17 @@ UCP requires the business to fetch the profile URL each request names
 support. A URL chosen by any caller is a server-side request forgery vector,
 so the fetch is fenced:
 
-- `https` only; `http` only for loopback hosts when UCP_ALLOW_INSECURE_PROFILES
-  is on (tests and local development);
+- `https` only. In development (UCP_ALLOW_INSECURE_PROFILES) `http` and
+  loopback addresses are allowed for the host:port entries of
+  UCP_INSECURE_PROFILE_HOSTS and nothing else, decided from the URL before any
+  resolution or connection, so a caller cannot make the service probe other
+  loopback ports;
 - every address the host resolves to must be public: no loopback, private,
   link-local (169.254.169.254 and other metadata addresses), shared, reserved
   or multicast ranges, judged by what an address is, not how it is spelled:
   IPv6 that embeds IPv4 (mapped, NAT64, 6to4, Teredo, IPv4-compatible) is
   judged as that IPv4, other IPv6 must be global unicast. Loopback is
-  allowed only with the insecure setting. The connection then goes to the
+  allowed only for a listed development host. The connection then goes to the
   very address that was checked, so a second DNS answer cannot swap in
   another (DNS rebinding); TLS still verifies the certificate for the host
   name;
@@ -33,10 +36,17 @@ so the fetch is fenced:
   later fetch of that request gets what remains, and a call that finds it
   spent is refused at once with profile_unreachable.
 
-Failures raise `ProfileError` with the spec's negotiation code
-(`invalid_profile_url`, `profile_unreachable`, `profile_malformed`,
-`version_unsupported`, raised by mcp_server.ucp.versions); the endpoint
-sends them as JSON-RPC -32001.
+Failures raise `ProfileError` with the spec's negotiation code; the
+endpoint sends them as JSON-RPC -32001. A URL refused for what it says
+(missing, malformed, credentials, not https) is `invalid_profile_url` with
+its reason. Every failure past that -- the host does not resolve or is not
+public, the connection is refused, times out or breaks, TLS fails, the
+answer is a redirect, another non-2xx, too large, not JSON or not a UCP
+profile -- is `profile_unreachable` with the one text UNFETCHABLE_CONTENT:
+the caller cannot tell an open port from a closed one, nor one failure
+from another. The reason (`ProfileError.detail`) goes to the server log.
+`version_unsupported` (mcp_server.ucp.versions) comes only after a valid
+profile was fetched.
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ import http.client
 import io
 import ipaddress
 import json
+import logging
 import re
 import socket
 import ssl
@@ -60,7 +71,8 @@ from urllib.parse import urlsplit
 from cachetools import TLRUCache
 from publicsuffixlist import PublicSuffixList
 
-from mirror.addresses import address_allowed
+from mirror.addresses import HostPort, address_allowed, canonical_host
+from mirror.config import Settings
 
 TIMEOUT_SECONDS = 3.0
 MAX_BYTES = 64 * 1024
@@ -72,30 +84,78 @@ DEFAULT_FETCH_CONCURRENCY = 2  # UCP_PROFILE_FETCH_CONCURRENCY
 _URL_LIMIT = 2048
 _VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _MAX_AGE_RE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)\"?\s*(?:,|$)", re.I)
+_DEFAULT_PORTS = {"https": 443, "http": 80}
 # Resolution runs on these threads so it obeys the deadline (getaddrinfo has no time-out of its own).
 _RESOLVER = ThreadPoolExecutor(max_workers=8, thread_name_prefix="ucp-profile-dns")
+log = logging.getLogger(__name__)
+
+UNFETCHABLE_CONTENT = (
+    "The agent profile could not be fetched. The business fetches it over https from a public address, "
+    f"without redirects, within {TIMEOUT_SECONDS:g} s, and needs a 2xx answer of at most {MAX_BYTES // 1024} KiB "
+    "holding a UCP profile (JSON with ucp.version, ucp.services and ucp.payment_handlers). Which of these "
+    "failed is not disclosed."
+)
 
 
 class ProfileError(Exception):
     """A failed profile fetch or negotiation, with UCP's error code.
 
+    `content` is what the caller is told; `detail` is the reason, for the
+    server log only (the content when there is nothing to hide).
     `host_wide` marks a failure of the host itself (it does not resolve, is
     not public, refuses, hangs or trickles), which is remembered for every
     URL of its registrable domain (`host_key`), not only the one that failed.
     """
 
-    def __init__(self, code: str, content: str, *, host_wide: bool = False):
+    def __init__(self, code: str, content: str, *, host_wide: bool = False, detail: str | None = None):
         super().__init__(content)
         self.code, self.content, self.host_wide = code, content, host_wide
+        self.detail = detail or content
+
+
+def unfetchable(detail: str, *, host_wide: bool = False) -> ProfileError:
+    """Any failure to fetch or read a profile: one code and one text for the caller, the reason for the log."""
+    return ProfileError("profile_unreachable", UNFETCHABLE_CONTENT, host_wide=host_wide, detail=detail)
 
 
 @dataclass(frozen=True)
 class FetchPolicy:
-    """How profiles may be fetched."""
+    """How profiles may be fetched.
 
-    allow_insecure_loopback: bool = False
+    `insecure_hosts`: the development hosts (UCP_INSECURE_PROFILE_HOSTS, only
+    with UCP_ALLOW_INSECURE_PROFILES) whose profiles may come over `http` and
+    from loopback addresses; empty in production.
+    """
+
+    insecure_hosts: tuple[HostPort, ...] = ()
     timeout: float = TIMEOUT_SECONDS
     max_bytes: int = MAX_BYTES
+
+    def allows_insecure(self, scheme: str, host: str, port: int) -> bool:
+        """Whether the URL's host:port is a listed development host (no port listed: the scheme's default)."""
+        host = canonical_host(host)
+        return any(
+            entry.host == host and (entry.port or _DEFAULT_PORTS[scheme]) == port for entry in self.insecure_hosts
+        )
+
+    def lists(self, url: str) -> bool:
+        """Whether `url` is on a listed development host (allows_insecure); False for anything unparsable."""
+        if not self.insecure_hosts:
+            return False
+        try:
+            parts = urlsplit(url)
+            scheme, port = parts.scheme.lower(), parts.port
+        except ValueError:
+            return False
+        if scheme not in _DEFAULT_PORTS or not parts.hostname:
+            return False
+        return self.allows_insecure(scheme, parts.hostname, port or _DEFAULT_PORTS[scheme])
+
+
+def fetch_policy(settings: Settings) -> FetchPolicy:
+    """The policy the settings give: development hosts only with UCP_ALLOW_INSECURE_PROFILES on."""
+    insecure = settings.ucp_insecure_profile_hosts if settings.ucp_allow_insecure_profiles else ()
+    return FetchPolicy(insecure_hosts=tuple(insecure))
 
 
 # --- URL and address checks ----------------------------------------------------------------
@@ -128,19 +188,18 @@ def check_profile_url(url: object, policy: FetchPolicy) -> ProfileUrl:
         raise ProfileError("invalid_profile_url", "The agent profile URL must be an absolute https URL")
     if parts.username is not None or parts.password is not None:
         raise ProfileError("invalid_profile_url", "The agent profile URL must not carry credentials")
-    if scheme == "http" and not (policy.allow_insecure_loopback and _names_loopback(host)):
-        raise ProfileError("invalid_profile_url", "The agent profile URL must use https")
+    port = port or _DEFAULT_PORTS[scheme]
+    # Decided from the URL alone, before any resolution or connection: the answer is the same for an open
+    # port and a closed one, so an unlisted loopback URL probes nothing.
+    if scheme == "http" and not policy.allows_insecure(scheme, host, port):
+        raise ProfileError(
+            "invalid_profile_url",
+            "The agent profile URL must use https",
+            detail=f"http is allowed only for UCP_INSECURE_PROFILE_HOSTS (with UCP_ALLOW_INSECURE_PROFILES); "
+            f"{host}:{port} is not one",
+        )
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return ProfileUrl(url=url, scheme=scheme, host=host, port=port or (443 if scheme == "https" else 80), target=target)
-
-
-def _names_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return ProfileUrl(url=url, scheme=scheme, host=host, port=port, target=target)
 
 
 def resolve_checked(target: ProfileUrl, policy: FetchPolicy, deadline: float) -> str:
@@ -149,21 +208,16 @@ def resolve_checked(target: ProfileUrl, policy: FetchPolicy, deadline: float) ->
     try:
         infos = future.result(timeout=max(deadline - time.monotonic(), 0.001))
     except FutureTimeout:
-        raise ProfileError(
-            "profile_unreachable", "Resolving the agent profile host timed out", host_wide=True
-        ) from None
-    except (socket.gaierror, UnicodeError, OSError):
-        raise ProfileError("invalid_profile_url", "The agent profile host does not resolve", host_wide=True) from None
+        raise unfetchable("resolving the host timed out", host_wide=True) from None
+    except (socket.gaierror, UnicodeError, OSError) as error:
+        raise unfetchable(f"the host does not resolve ({error})", host_wide=True) from None
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
-    allow_loopback = policy.allow_insecure_loopback
+    allow_loopback = policy.allows_insecure(target.scheme, target.host, target.port)
     if not addresses or not all(address_allowed(a, allow_loopback=allow_loopback) for a in addresses):
-        raise ProfileError(
-            "profile_unreachable",
-            "The agent profile host resolves to a non-public address; profiles are fetched only from public addresses",
-            host_wide=True,
-        )
+        shown = ", ".join(addresses) or "nothing"
+        raise unfetchable(f"the host resolves to a non-public address ({shown})", host_wide=True)
     if target.scheme == "http" and not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses):
-        raise ProfileError("invalid_profile_url", "The agent profile URL must use https")
+        raise unfetchable(f"a listed http host resolves beyond loopback ({', '.join(addresses)})", host_wide=True)
     return addresses[0]
 
 
@@ -266,7 +320,15 @@ class Fetched:
 
 
 def fetch_profile(url: object, policy: FetchPolicy) -> Fetched:
-    """GET one agent profile under the policy above; raise ProfileError on any failure."""
+    """GET one agent profile under the policy above; raise ProfileError on any failure, its reason logged."""
+    try:
+        return _fetch(url, policy)
+    except ProfileError as error:
+        log.info("agent profile %r not fetched: %s", url, error.detail)
+        raise
+
+
+def _fetch(url: object, policy: FetchPolicy) -> Fetched:
     target = check_profile_url(url, policy)
     deadline = time.monotonic() + policy.timeout
     address = resolve_checked(target, policy, deadline)
@@ -280,12 +342,9 @@ def fetch_profile(url: object, policy: FetchPolicy) -> Fetched:
     except ProfileError:
         raise
     except TimeoutError:
-        raise ProfileError(
-            "profile_unreachable", f"Fetching the agent profile took longer than {policy.timeout:g} s", host_wide=True
-        ) from None
+        raise unfetchable(f"took longer than {policy.timeout:g} s", host_wide=True) from None
     except (OSError, http.client.HTTPException, ssl.SSLError) as error:
-        text = f"Unable to fetch the agent profile ({type(error).__name__})"
-        raise ProfileError("profile_unreachable", text, host_wide=True) from None
+        raise unfetchable(f"{type(error).__name__}: {error}", host_wide=True) from None
     finally:
         if response is not None:
             response.close()
@@ -296,15 +355,12 @@ def fetch_profile(url: object, policy: FetchPolicy) -> Fetched:
 def _read_body(response: http.client.HTTPResponse, max_bytes: int) -> bytes:
     status = response.status
     if 300 <= status < 400:
-        raise ProfileError(
-            "profile_unreachable",
-            f"The agent profile URL answered a redirect ({status}); profiles are never fetched through redirects",
-        )
+        raise unfetchable(f"answered a redirect ({status}); profiles are never fetched through redirects")
     if not 200 <= status < 300:
-        raise ProfileError("profile_unreachable", f"The agent profile URL answered HTTP {status}")
+        raise unfetchable(f"answered HTTP {status}")
     declared = response.getheader("Content-Length")
     if declared and declared.strip().isdigit() and int(declared) > max_bytes:
-        raise ProfileError("profile_unreachable", f"The agent profile is larger than {max_bytes // 1024} KiB")
+        raise unfetchable(f"larger than {max_bytes // 1024} KiB (Content-Length {declared.strip()})")
     chunks, size = [], 0
     while True:
         chunk = response.read(min(16 * 1024, max_bytes + 1 - size))
@@ -313,7 +369,7 @@ def _read_body(response: http.client.HTTPResponse, max_bytes: int) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
         if size > max_bytes:
-            raise ProfileError("profile_unreachable", f"The agent profile is larger than {max_bytes // 1024} KiB")
+            raise unfetchable(f"larger than {max_bytes // 1024} KiB")
 
 
 def cache_ttl(cache_control: str | None) -> int:
@@ -324,23 +380,27 @@ def cache_ttl(cache_control: str | None) -> int:
 
 
 def parse_profile(body: bytes) -> dict:
-    """The profile document, checked for what negotiation relies on; raise profile_malformed."""
+    """The profile document, checked for what negotiation relies on; raise `unfetchable` if it is not one.
+
+    Not UCP's profile_malformed: whether a port serves JSON, or a profile,
+    is what a port scan would learn from the difference.
+    """
     try:
         document = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ProfileError("profile_malformed", "The agent profile is not valid JSON") from None
+        raise unfetchable("not valid JSON") from None
     ucp = document.get("ucp") if isinstance(document, dict) else None
     if not isinstance(ucp, dict) or not isinstance(ucp.get("version"), str) or not _VERSION_RE.match(ucp["version"]):
-        raise ProfileError("profile_malformed", "The agent profile has no ucp.version (YYYY-MM-DD)")
+        raise unfetchable("no ucp.version (YYYY-MM-DD)")
     for registry in ("services", "payment_handlers"):
         if not isinstance(ucp.get(registry), dict):
-            raise ProfileError("profile_malformed", f"The agent profile has no ucp.{registry} object")
+            raise unfetchable(f"no ucp.{registry} object")
     capabilities = ucp.get("capabilities", {})
     if not isinstance(capabilities, dict) or not all(
         isinstance(entries, list) and all(isinstance(e, dict) and isinstance(e.get("version"), str) for e in entries)
         for entries in capabilities.values()
     ):
-        raise ProfileError("profile_malformed", "The agent profile's ucp.capabilities entries need a version")
+        raise unfetchable("ucp.capabilities entries without a version")
     return document
 
 
@@ -464,7 +524,7 @@ class AgentProfiles:
 
     def _cached(self, url: str) -> dict | ProfileError | None:
         with self._lock:
-            cached = self._cache.get(url) or self._failed_hosts.get(host_key(url) or "")
+            cached = self._cache.get(url) or self._failed_hosts.get(self._host_memory(url) or "")
         return cached[0] if cached is not None else None
 
     def _fetch_once(self, url: str, before_fetch, deadline: RequestDeadline | None) -> dict | ProfileError:
@@ -492,9 +552,19 @@ class AgentProfiles:
             self._remember(url, outcome, ttl)
         return outcome
 
+    def _host_memory(self, url: str) -> str | None:
+        """Where a failure of the host itself is remembered: its host_key, apart for listed development hosts.
+
+        A caller's failed probe of another loopback port (127.0.0.1 is one
+        host_key) must not make the listed development profile on that same
+        address fail for everyone for the next FAILURE_TTL_SECONDS.
+        """
+        key = host_key(url)
+        return f"{key} (development host)" if key and self.policy.lists(url) else key
+
     def _remember(self, url: str, outcome: dict | ProfileError, ttl: float) -> None:
         with self._lock:
             self._cache[url] = (outcome, ttl)
-            host = host_key(url)
+            host = self._host_memory(url)
             if isinstance(outcome, ProfileError) and outcome.host_wide and host:
                 self._failed_hosts[host] = (outcome, ttl)

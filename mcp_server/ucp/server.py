@@ -18,7 +18,7 @@ from agent_tools.company import at_gate_state
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
 from mcp_server.transport import ServerSpec
 from mcp_server.ucp import UCP_VERSIONS
-from mcp_server.ucp.agent_profile import AgentProfiles, FetchPolicy, ProfileError
+from mcp_server.ucp.agent_profile import AgentProfiles, ProfileError, fetch_policy
 from mcp_server.ucp.catalog import UcpContext
 from mcp_server.ucp.tools import UCP_TOOLS
 from mirror.config import Settings
@@ -34,8 +34,9 @@ _NAME_LIMIT = 120
 
 def init_agent_profiles(app, settings: Settings) -> None:
     """Give the app its agent-profile cache (one per app, shared by all requests and threads)."""
-    policy = FetchPolicy(allow_insecure_loopback=settings.ucp_allow_insecure_profiles)
-    app.extensions[_EXTENSION_KEY] = AgentProfiles(policy, concurrency=settings.ucp_profile_fetch_concurrency)
+    app.extensions[_EXTENSION_KEY] = AgentProfiles(
+        fetch_policy(settings), concurrency=settings.ucp_profile_fetch_concurrency
+    )
 
 
 def agent_profiles() -> AgentProfiles:
