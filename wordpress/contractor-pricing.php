@@ -18,6 +18,8 @@ define( 'CONTRACTOR_PRICING_VERSION', '1.1.0' );
 define( 'CONTRACTOR_PRICING_FILE', __FILE__ );
 
 require_once __DIR__ . '/includes/class-settings.php';
+require_once __DIR__ . '/includes/class-json-reader.php';
+require_once __DIR__ . '/includes/class-option-listing.php';
 require_once __DIR__ . '/includes/class-pricing-document.php';
 require_once __DIR__ . '/includes/class-fetch.php';
 require_once __DIR__ . '/includes/class-mirror-client.php';

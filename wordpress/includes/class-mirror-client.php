@@ -83,7 +83,6 @@ final class Contractor_Pricing_Mirror_Client {
 				);
 				return $fetch;
 			}
-			$fetch->body     = $body;
 			$fetch->document = $document;
 		} elseif ( Contractor_Pricing_Fetch::NOT_FOUND === $outcome ) {
 			$fetch->problem = __( 'The mirror answered 404: the plugin key is unknown, the company is not public, or its pricing is switched off.', 'contractor-pricing' );
