@@ -17,7 +17,7 @@ final class Contractor_Pricing_Mirror_Client {
 
 	/**
 	 * The largest body the poll reads, in bytes (`limit_response_size`): the largest pricing.json the
-	 * mirror's benchmark catalog makes (a company of 100,000 products) is about 18 MB, so 32 MiB passes
+	 * mirror's benchmark catalog makes (a company of 100,000 products) is about 20 MB, so 32 MiB passes
 	 * every real document with room, and a body that does not stop is cut there and refused.
 	 */
 	const MAX_BODY_BYTES = 33554432;
