@@ -8,7 +8,9 @@
 #       published page "Our prices" holding the block. Prints the site's URL and admin login.
 #   scripts/wordpress_site.sh serve NAME
 #       Serve it with `php -S` on 127.0.0.1:PORT until Ctrl-C (stop the whole process group: the
-#       server's workers otherwise keep the port).
+#       server's workers otherwise keep the port). PHP runs with memory_limit 128M, PHP's own default
+#       and what most hosts give WordPress (Debian's command-line PHP has none);
+#       WORDPRESS_MEMORY_LIMIT changes it.
 #   scripts/wordpress_site.sh remove NAME
 #       Drop its database, its config file and its folder.
 #
@@ -110,7 +112,7 @@ serve_site() {
   say "serving http://127.0.0.1:$port/ (Ctrl-C stops it)"
   cd "$WORDPRESS"
   PHP_CLI_SERVER_WORKERS="${PHP_CLI_SERVER_WORKERS:-4}" WORDPRESS_CONFIG="$NAME" WP_CONTENT_DIR="$SITE/wp-content" \
-    exec php -d display_errors=0 -d log_errors=1 -d error_log="$SITE/server.log" \
+    exec php -d memory_limit="${WORDPRESS_MEMORY_LIMIT:-128M}" -d display_errors=0 -d log_errors=1 -d error_log="$SITE/server.log" \
     -S "127.0.0.1:$port" -t "$WORDPRESS" "$ROOT/scripts/wordpress/router.php"
 }
 

@@ -101,6 +101,57 @@ class DocumentTest extends Contractor_Pricing_TestCase {
 		$document = self::document();
 		$change( $document );
 		$this->assertFalse( Contractor_Pricing_Document::is_valid( $document ) );
+		// Read option by option, the body is judged as when it is decoded whole (-0.0 encodes as -0, which is 0).
+		$body    = (string) wp_json_encode( $document );
+		$decoded = json_decode( $body, true );
+		$this->assertSame( is_array( $decoded ) && Contractor_Pricing_Document::is_valid( $decoded ), null !== Contractor_Pricing_Document::parse( $body ) );
+	}
+
+	public function test_the_stored_form_says_what_the_decoded_body_says() {
+		$document                          = self::document();
+		$document['categories'][0]['name'] = 'Quotes " and \\" backslashes \\ ]} {[ , : in a name';
+		$options_first                     = $document;
+		foreach ( $options_first['categories'] as &$category ) {
+			$category = array_merge( array( 'options' => $category['options'], 'listing' => 'a field the plugin does not read' ), $category );
+		}
+		unset( $category );
+		$bodies = array(
+			'as the mirror writes it'          => wp_json_encode( $document, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE ),
+			'escaped and pretty-printed'       => wp_json_encode( $document, JSON_PRETTY_PRINT ) . "\n",
+			'options before kind, and listing' => wp_json_encode( $options_first ),
+		);
+		foreach ( $bodies as $what => $body ) {
+			$stored = Contractor_Pricing_Document::parse( $body );
+			$this->assertNotNull( $stored, $what );
+			$decoded = json_decode( $body, true );
+			foreach ( $decoded['categories'] as &$category ) {
+				unset( $category['listing'] );
+			}
+			unset( $category );
+			$this->assertSame( Contractor_Pricing_Content::of( $decoded ), Contractor_Pricing_Content::of( $stored ), $what );
+			$this->assertSame( Contractor_Pricing_Structured_Data::graph( $decoded, 'https://site.example/p/' ), Contractor_Pricing_Structured_Data::graph( $stored, 'https://site.example/p/' ), $what );
+			$this->assertSame( array( 6, 1, 3 ), array_column( array_column( $stored['categories'], 'listing' ), 'count' ), $what );
+			$this->assertArrayNotHasKey( 'options', $stored['categories'][0], $what );
+		}
+	}
+
+	public function test_a_body_that_is_not_json_is_refused_whole() {
+		$body   = (string) wp_json_encode( self::document(), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE );
+		$broken = array(
+			'text after it'            => $body . ' x',
+			'cut short'                => substr( $body, 0, -1 ),
+			'cut inside the options'   => substr( $body, 0, strpos( $body, '"options"' ) + 40 ),
+			'a trailing comma'         => str_replace( '}]', '},]', $body ),
+			'a key without quotes'     => preg_replace( '/"sku"/', 'sku', $body, 1 ),
+			'a bracket closing a brace' => preg_replace( '/\]/', '}', $body, 1 ),
+			'two documents'            => $body . $body,
+			'empty'                    => '',
+		);
+		foreach ( $broken as $what => $text ) {
+			$this->assertNull( json_decode( $text, true ), $what . ' is not JSON' );
+			$this->assertNull( Contractor_Pricing_Document::parse( $text ), $what );
+		}
+		$this->assertNull( Contractor_Pricing_Document::parse( '[' . $body . ']' ), 'a list of documents' );
 	}
 
 	public function test_prices_json_cannot_carry_exactly_are_refused_as_the_body_says_them() {

@@ -10,7 +10,7 @@
  */
 class PollerTest extends Contractor_Pricing_TestCase {
 
-	public function test_the_first_poll_is_unconditional_and_stores_body_etag_version_and_first_seen() {
+	public function test_the_first_poll_is_unconditional_and_stores_document_etag_version_and_first_seen() {
 		$this->mirror_serves( self::document(), '"v1"' );
 		$before = time();
 		Contractor_Pricing_Poller::poll();
@@ -23,7 +23,9 @@ class PollerTest extends Contractor_Pricing_TestCase {
 		$this->assertSame( Contractor_Pricing_Mirror_Client::MAX_BODY_BYTES, $this->requests[0]['args']['limit_response_size'] );
 
 		$copy = Contractor_Pricing_Store::copy();
-		$this->assertSame( wp_json_encode( self::document(), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE ), $copy['body'] );
+		$body = (string) wp_json_encode( self::document(), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE );
+		$this->assertSame( Contractor_Pricing_Document::parse( $body ), $copy['document'], 'the document is stored as the poll decoded it, once' );
+		$this->assertArrayNotHasKey( 'body', $copy );
 		$this->assertSame( '"v1"', $copy['etag'] );
 		$this->assertSame( '582cad72ff010ebc', $copy['content_version'] );
 		$this->assertGreaterThanOrEqual( $before, $copy['first_seen_at'] );
@@ -65,7 +67,7 @@ class PollerTest extends Contractor_Pricing_TestCase {
 
 		$copy = Contractor_Pricing_Store::copy();
 		$this->assertSame( '"v2"', $copy['etag'] );
-		$this->assertStringContainsString( '2026-12-01T11:00:00Z', $copy['body'] );
+		$this->assertSame( '2026-12-01T11:00:00Z', $copy['document']['last_synced_at'] );
 		$this->assertSame( $first['first_seen_at'] - 3600, $copy['first_seen_at'] );
 	}
 
@@ -178,6 +180,44 @@ class PollerTest extends Contractor_Pricing_TestCase {
 		$this->assertNull( Contractor_Pricing_Store::copy() );
 		$this->assertSame( array(), Contractor_Pricing_Store::status() );
 		$this->assertLessThanOrEqual( time(), wp_next_scheduled( Contractor_Pricing_Poller::HOOK ) );
+	}
+
+	public function test_a_copy_the_database_refuses_is_a_failed_poll_that_keeps_the_last_one() {
+		$this->store( self::document() );
+		$stored = Contractor_Pricing_Store::copy();
+		// The database refuses the write, as MariaDB refuses a value larger than max_allowed_packet.
+		$refuse = function ( $query ) {
+			return false !== strpos( $query, Contractor_Pricing_Store::COPY ) && 0 === stripos( ltrim( $query ), 'UPDATE' ) ? '' : $query;
+		};
+		add_filter( 'query', $refuse );
+		$this->mirror_serves( self::document( array( 'content_version' => 'f00dfeedf00dfeed' ) ), '"v2"' );
+		Contractor_Pricing_Poller::poll();
+		remove_filter( 'query', $refuse );
+
+		$status = Contractor_Pricing_Store::status();
+		$this->assertSame( Contractor_Pricing_Fetch::FAILED, $status['outcome'] );
+		$this->assertStringContainsString( 'could not be stored', $status['problem'] );
+		$this->assertSame( $stored, Contractor_Pricing_Store::copy() );
+	}
+
+	public function test_a_copy_stored_by_1_1_is_read_once_and_kept_in_the_stored_form() {
+		$body = (string) wp_json_encode( self::document(), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE );
+		$old  = array(
+			'url'             => self::MIRROR . '/companies/' . self::KEY . '/pricing.json',
+			'body'            => $body,
+			'etag'            => '"v1"',
+			'content_version' => '582cad72ff010ebc',
+			'first_seen_at'   => 1764500000,
+			'received_at'     => 1764500000,
+		);
+		update_option( Contractor_Pricing_Store::COPY, $old, false );
+
+		$this->assertSame( Contractor_Pricing_Document::parse( $body ), Contractor_Pricing_Store::document() );
+		$stored = get_option( Contractor_Pricing_Store::COPY );
+		$this->assertArrayNotHasKey( 'body', $stored );
+		$this->assertSame( Contractor_Pricing_Document::parse( $body ), $stored['document'] );
+		$this->assertSame( array( '"v1"', '582cad72ff010ebc', 1764500000 ), array( $stored['etag'], $stored['content_version'], $stored['first_seen_at'] ) );
+		$this->assertStringContainsString( 'Carrier', Contractor_Pricing_Renderer::render() );
 	}
 
 	/**

@@ -285,6 +285,33 @@ class RendererTest extends Contractor_Pricing_TestCase {
 		return $shown;
 	}
 
+	public function test_a_tier_of_more_options_than_the_page_lists_names_its_lowest_priced_and_counts_the_rest() {
+		$document = self::document();
+		$furnace  = &$document['categories'][0];
+		$good     = $furnace['options'][0];
+		$options  = array();
+		for ( $i = 0; $i < 250; $i++ ) {
+			$options[] = array_merge( $good, array( 'sku' => 'GOOD-' . $i, 'price' => 11006 + 10 * $i ) );
+		}
+		$furnace['options']     = array_merge( $options, array_slice( $furnace['options'], 2 ) );
+		$furnace['offer_count'] = count( $furnace['options'] );
+		unset( $furnace );
+		$this->store( $document );
+		$html = Contractor_Pricing_Renderer::render();
+		$path = new DOMXPath( $this->parse( $html ) );
+
+		$card = '//*[@data-slug="ac-gas-furnace"]';
+		$this->assertSame( array( '254 published options, 104 listed' ), $this->texts( $path->document, $card . '//summary' ) );
+		$skus = array();
+		foreach ( $path->query( $card . '//li[@data-sku]' ) as $item ) {
+			$skus[] = $item->getAttribute( 'data-sku' );
+		}
+		$listed = Contractor_Pricing_Option_Listing::LISTED;
+		$this->assertSame( array_merge( array_map( function ( $i ) { return 'GOOD-' . $i; }, range( 0, $listed - 1 ) ), array( 'ACGF-3T-BETTER', 'ACGF-4T-BETTER', 'ACGF-3T-BEST', 'ACGF-4T-BEST' ) ), $skus );
+		$this->assertSame( array( 'and 150 more, up to $13,496' ), $this->texts( $path->document, $card . '//*[@class="contractor-pricing__more"]' ) );
+		$this->assertSame( array( 'Good Carrier · 14.3 SEER2 · 80% AFUE · 3 ton 250 options: $11,006 – $13,496', '$11,006' ), $this->tier_rows( $html )['ac-gas-furnace']['good'] );
+	}
+
 	/**
 	 * Per category slug, per tier: the row's head (what the tier is) and its price cell, as read.
 	 *

@@ -25,9 +25,7 @@ final class Contractor_Pricing_Fetch {
 	public $outcome;
 	/** @var int|null The HTTP status; null when no answer came. */
 	public $status;
-	/** @var string The body of a 200 (the bytes stored), else ''. */
-	public $body = '';
-	/** @var array|null The parsed document of a 200. */
+	/** @var array|null A 200's document in the form stored (Contractor_Pricing_Document::parse()). */
 	public $document;
 	/** @var string The response's ETag ('' when none). */
 	public $etag = '';

@@ -17,7 +17,7 @@ final class Contractor_Pricing_Mirror_Client {
 
 	/**
 	 * The largest body the poll reads, in bytes (`limit_response_size`): the largest pricing.json the
-	 * mirror's benchmark catalog makes (a company of 100,000 products) is about 18 MB, so 32 MiB passes
+	 * mirror's benchmark catalog makes (a company of 100,000 products) is about 20 MB, so 32 MiB passes
 	 * every real document with room, and a body that does not stop is cut there and refused.
 	 */
 	const MAX_BODY_BYTES = 33554432;
@@ -83,7 +83,6 @@ final class Contractor_Pricing_Mirror_Client {
 				);
 				return $fetch;
 			}
-			$fetch->body     = $body;
 			$fetch->document = $document;
 		} elseif ( Contractor_Pricing_Fetch::NOT_FOUND === $outcome ) {
 			$fetch->problem = __( 'The mirror answered 404: the plugin key is unknown, the company is not public, or its pricing is switched off.', 'contractor-pricing' );

@@ -11,7 +11,7 @@ defined( 'ABSPATH' ) || exit;
 /**
  * The only writer of the stored copy. It runs from WP-Cron (or WP-CLI), never while a visitor waits.
  *
- * - 200: store the body, its ETag and its content_version; the time this site first saw that
+ * - 200: store the document (decoded once, here, in the form the page reads), its ETag and its content_version; the time this site first saw that
  *   content_version is kept while the version stays the same (the sitemap's lastmod rule).
  * - 304: the copy is current; nothing in it changes.
  * - 404: withdraw the copy (the page says pricing is unavailable; JSON-LD and sitemap entry go).
@@ -91,8 +91,10 @@ final class Contractor_Pricing_Poller {
 				'problem'      => $fetch->problem,
 			)
 		);
-		if ( Contractor_Pricing_Fetch::CHANGED === $fetch->outcome ) {
-			Contractor_Pricing_Store::save_copy( self::new_copy( $fetch, $url, $copy, $now ) );
+		if ( Contractor_Pricing_Fetch::CHANGED === $fetch->outcome && ! Contractor_Pricing_Store::save_copy( self::new_copy( $fetch, $url, $copy, $now ) ) ) {
+			$status['outcome'] = Contractor_Pricing_Fetch::FAILED;
+			$status['problem'] = __( 'The new prices could not be stored: the database refused them. The page keeps the last copy.', 'contractor-pricing' );
+		} elseif ( Contractor_Pricing_Fetch::CHANGED === $fetch->outcome ) {
 			$status['last_success_at'] = $now;
 		} elseif ( Contractor_Pricing_Fetch::NOT_MODIFIED === $fetch->outcome && null !== $copy ) {
 			$status['last_success_at'] = $now;
@@ -117,7 +119,7 @@ final class Contractor_Pricing_Poller {
 		$first_seen = $same && isset( $copy['first_seen_at'] ) ? (int) $copy['first_seen_at'] : $now;
 		return array(
 			'url'             => $url,
-			'body'            => $fetch->body,
+			'document'        => $fetch->document,
 			'etag'            => $fetch->etag,
 			'content_version' => $version,
 			'first_seen_at'   => $first_seen,

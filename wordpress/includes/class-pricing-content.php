@@ -19,7 +19,8 @@ defined( 'ABSPATH' ) || exit;
  *    name when the catalog states none of those; each size with its price when every option of the tier
  *    has a size of its own, else how many options the tier has and their range; "Not offered" for a null tier;
  * 3. every category's published options in a list that opens without JavaScript, "All 6 published options",
- *    grouped by tier (Good, Better, Best, "Other options"), as many as offer_count;
+ *    grouped by tier (Good, Better, Best, "Other options"), as many as offer_count; a group of more than
+ *    Contractor_Pricing_Option_Listing::LISTED lists its lowest-priced and says how many more, up to what price;
  * 4. parts and add-ons apart, after the systems, with their range and options;
  * 5. nothing the document does not state: the labels are pricing.json's own (`size`, `efficiency`,
  *    `warranty`), and no sentence says what a price depends on;
@@ -178,7 +179,7 @@ final class Contractor_Pricing_Content {
 	 */
 	public static function category( array $category, $currency ) {
 		$is_system = Contractor_Pricing_Document::is_system( $category );
-		$count     = (int) $category['offer_count'];
+		$listing   = self::listing( $category );
 		return array(
 			'slug'            => $category['slug'],
 			'name'            => $category['name'],
@@ -188,9 +189,40 @@ final class Contractor_Pricing_Content {
 			'price_range'     => self::span( $category['price_low'], $category['price_high'], $currency ),
 			'tiers'           => $is_system ? self::tier_rows( $category, $currency ) : array(),
 			'note'            => $is_system ? self::range_note( $category ) : null,
-			/* translators: %d: how many published options (the list below names each of them). */
-			'options_summary' => sprintf( _n( '%d published option', 'All %d published options', $count, 'contractor-pricing' ), $count ),
+			'options_summary' => self::options_summary( $listing ),
 			'option_groups'   => self::option_groups( $category, $currency ),
+		);
+	}
+
+	/**
+	 * A category's options as the page reads them: the stored listing, or made from a decoded document's `options`.
+	 *
+	 * @param array $category A category of a stored copy or of a decoded document.
+	 * @return array Contractor_Pricing_Option_Listing.
+	 */
+	public static function listing( array $category ) {
+		return isset( $category['listing'] ) ? $category['listing']
+			: Contractor_Pricing_Option_Listing::of( $category['options'], Contractor_Pricing_Document::is_system( $category ) );
+	}
+
+	/**
+	 * The list's summary: "All 6 published options" ("1 published option"); when a group lists only its
+	 * lowest-priced options, how many there are and how many are listed ("28,566 published options, 300 listed").
+	 *
+	 * @param array $listing The category's listing.
+	 * @return string
+	 */
+	public static function options_summary( array $listing ) {
+		$count = $listing['count'];
+		if ( Contractor_Pricing_Option_Listing::is_complete( $listing ) ) {
+			/* translators: %d: how many published options (the list below names each of them). */
+			return sprintf( _n( '%d published option', 'All %d published options', $count, 'contractor-pricing' ), $count );
+		}
+		return sprintf(
+			/* translators: 1: how many published options, 2: how many of them the list names. */
+			_n( '%1$s published option, %2$s listed', '%1$s published options, %2$s listed', $count, 'contractor-pricing' ),
+			number_format_i18n( $count ),
+			number_format_i18n( Contractor_Pricing_Option_Listing::listed( $listing ) )
 		);
 	}
 
@@ -202,9 +234,10 @@ final class Contractor_Pricing_Content {
 	 * @return array[] See tier_row().
 	 */
 	public static function tier_rows( array $category, $currency ) {
-		$rows = array();
+		$listing = self::listing( $category );
+		$rows    = array();
 		foreach ( self::TIER_LABELS as $tier => $label ) {
-			$rows[] = self::tier_row( $tier, $label, $category['tiers'][ $tier ], self::options_of_tier( $category, $tier ), $currency );
+			$rows[] = self::tier_row( $tier, $label, $category['tiers'][ $tier ], Contractor_Pricing_Option_Listing::group( $listing, $tier ), $currency );
 		}
 		return $rows;
 	}
@@ -215,12 +248,12 @@ final class Contractor_Pricing_Content {
 	 * @param string         $tier      good, better or best.
 	 * @param string         $label     "Good".
 	 * @param int|float|null $starts_at The tier's price in `tiers` (null: no option in it).
-	 * @param array[]        $options   The tier's options, in the document's order (cheapest first).
+	 * @param array          $group     The tier's group of the listing: count, options (the first, cheapest first), last_price.
 	 * @param string         $currency  The currency.
 	 * @return array Keys: tier, label, price (null: "Not offered"), brand, facts, name, sizes (each size and price), span.
 	 */
-	public static function tier_row( $tier, $label, $starts_at, array $options, $currency ) {
-		$row = array(
+	public static function tier_row( $tier, $label, $starts_at, array $group, $currency ) {
+		$row     = array(
 			'tier'  => $tier,
 			'label' => $label,
 			'price' => null,
@@ -230,6 +263,8 @@ final class Contractor_Pricing_Content {
 			'sizes' => array(),
 			'span'  => null,
 		);
+		$options = $group['options'];
+		$count   = $group['count'];
 		if ( null === $starts_at || ! $options ) {
 			return $row;
 		}
@@ -240,7 +275,8 @@ final class Contractor_Pricing_Content {
 			},
 			$options
 		);
-		$by_size = count( $options ) > 1 && ! in_array( null, $sizes, true ) && count( array_unique( $sizes ) ) === count( $sizes );
+		// Each size with its price only when the row can name every option of the tier.
+		$by_size = $count > 1 && count( $options ) === $count && ! in_array( null, $sizes, true ) && count( array_unique( $sizes ) ) === count( $sizes );
 		$facts   = $first['efficiency'];
 		if ( ! $by_size && null !== $sizes[0] ) {
 			$facts[] = $sizes[0];
@@ -260,14 +296,14 @@ final class Contractor_Pricing_Content {
 					'price' => self::money( $option['price'], $currency ),
 				);
 			}
-		} elseif ( count( $options ) > 1 ) {
+		} elseif ( $count > 1 ) {
 			$low         = $first['price'];
-			$high        = $options[ count( $options ) - 1 ]['price'];
+			$high        = $group['last_price'];
 			$row['span'] = self::same_amount( $low, $high )
 				/* translators: 1: how many options, 2: their one price. */
-				? sprintf( __( '%1$d options at %2$s', 'contractor-pricing' ), count( $options ), self::money( $low, $currency ) )
+				? sprintf( __( '%1$s options at %2$s', 'contractor-pricing' ), number_format_i18n( $count ), self::money( $low, $currency ) )
 				/* translators: 1: how many options, 2: "$7,800 – $9,900". */
-				: sprintf( __( '%1$d options: %2$s', 'contractor-pricing' ), count( $options ), self::span( $low, $high, $currency ) );
+				: sprintf( __( '%1$s options: %2$s', 'contractor-pricing' ), number_format_i18n( $count ), self::span( $low, $high, $currency ) );
 		}
 		return $row;
 	}
@@ -279,8 +315,9 @@ final class Contractor_Pricing_Content {
 	 * @return string|null
 	 */
 	public static function range_note( array $category ) {
+		$listing = self::listing( $category );
 		foreach ( array_keys( self::TIER_LABELS ) as $tier ) {
-			if ( count( self::options_of_tier( $category, $tier ) ) > 1 ) {
+			if ( Contractor_Pricing_Option_Listing::group( $listing, $tier )['count'] > 1 ) {
 				return __( '“Starts at” is each tier\'s lowest-priced option.', 'contractor-pricing' );
 			}
 		}
@@ -289,38 +326,43 @@ final class Contractor_Pricing_Content {
 
 	/**
 	 * Every published option of a category under its heading: a system's by tier (Good, Better, Best, then
-	 * "Other options" for those without a tier); an accessory's in one list without a heading. Together
-	 * they are `options`, so as many as offer_count.
+	 * "Other options" for those without a tier); an accessory's in one list without a heading. A group
+	 * names at most Contractor_Pricing_Option_Listing::LISTED options, its lowest-priced, and then says
+	 * how many more there are and up to what price.
 	 *
 	 * @param array  $category A category.
 	 * @param string $currency The currency.
-	 * @return array[] Each: tier (or null), title (or null), options (each sku, name, price).
+	 * @return array[] Each: tier (or null), title (or null), options (each sku, name, price), more (a sentence or null).
 	 */
 	public static function option_groups( array $category, $currency ) {
-		$lines = array();
-		foreach ( $category['options'] as $option ) {
-			$tier             = Contractor_Pricing_Document::is_system( $category ) && isset( $option['tier'] ) ? $option['tier'] : '';
-			$lines[ $tier ][] = array(
-				'sku'   => $option['sku'],
-				'name'  => $option['name'],
-				'price' => self::money( $option['price'], $currency ),
-			);
-		}
-		$groups = array();
-		foreach ( self::TIER_LABELS as $tier => $label ) {
-			if ( isset( $lines[ $tier ] ) ) {
-				$groups[] = array(
-					'tier'    => $tier,
-					'title'   => $label,
-					'options' => $lines[ $tier ],
-				);
+		$listing   = self::listing( $category );
+		$is_system = Contractor_Pricing_Document::is_system( $category );
+		$groups    = array();
+		$titles    = $is_system ? self::TIER_LABELS : array();
+		$titles['']  = $is_system ? __( 'Other options', 'contractor-pricing' ) : null;
+		foreach ( $titles as $tier => $title ) {
+			$group = Contractor_Pricing_Option_Listing::group( $listing, (string) $tier );
+			if ( ! $group['options'] ) {
+				continue;
 			}
-		}
-		if ( isset( $lines[''] ) ) {
+			$more     = $group['count'] - count( $group['options'] );
 			$groups[] = array(
-				'tier'    => null,
-				'title'   => Contractor_Pricing_Document::is_system( $category ) ? __( 'Other options', 'contractor-pricing' ) : null,
-				'options' => $lines[''],
+				'tier'    => '' === (string) $tier ? null : $tier,
+				'title'   => $title,
+				'options' => array_map(
+					function ( $option ) use ( $currency ) {
+						return array(
+							'sku'   => $option['sku'],
+							'name'  => $option['name'],
+							'price' => self::money( $option['price'], $currency ),
+						);
+					},
+					$group['options']
+				),
+				'more'    => $more > 0
+					/* translators: 1: how many options the list leaves out, 2: the highest price among them. */
+					? sprintf( _n( 'and %1$s more, at %2$s', 'and %1$s more, up to %2$s', $more, 'contractor-pricing' ), number_format_i18n( $more ), self::money( $group['last_price'], $currency ) )
+					: null,
 			);
 		}
 		return $groups;
@@ -411,24 +453,6 @@ final class Contractor_Pricing_Content {
 			return null;
 		}
 		return add_query_arg( 'source', Contractor_Pricing_Settings::QUOTE_SOURCE, $document['quote_url'] );
-	}
-
-	/**
-	 * A category's options of one tier, in the document's order (cheapest first).
-	 *
-	 * @param array  $category A system category.
-	 * @param string $tier     good, better or best.
-	 * @return array[]
-	 */
-	private static function options_of_tier( array $category, $tier ) {
-		return array_values(
-			array_filter(
-				$category['options'],
-				function ( $option ) use ( $tier ) {
-					return isset( $option['tier'] ) && $tier === $option['tier'];
-				}
-			)
-		);
 	}
 
 	/**

@@ -11,7 +11,9 @@ defined( 'ABSPATH' ) || exit;
  * A body the mirror answered with 200 is stored only when it parses and has the published shape
  * (business with its trades, categories with their kind and options, currency, price_description,
  * data_provenance, quote_url, last_synced_at, content_updated_at, freshness_state, content_version).
- * A category's options are as many as its offer_count, so the page can name every one of them.
+ * A category's options are as many as its offer_count, so the count the page shows is the count of
+ * options there are. What is stored is parse()'s form: the document with each category's options
+ * read into a bounded listing (Contractor_Pricing_Option_Listing), made once per poll.
  * The business's phone, website and geo and a category's image_url are optional (a mirror that
  * does not publish them yet is still read). Fields it does not know are ignored.
  */
@@ -28,14 +30,23 @@ final class Contractor_Pricing_Document {
 	const MAX_PRICE = 92233720368547758.07;
 
 	/**
-	 * The decoded document, or null when `$body` is not a pricing document.
+	 * The stored form of a body, or null when `$body` is not a pricing document.
+	 *
+	 * The stored form is the document with each category's `options` replaced by its `listing`
+	 * (Contractor_Pricing_Option_Listing): the body is read one option at a time
+	 * (Contractor_Pricing_Json_Reader), each option checked by the same rule as a decoded document's,
+	 * so a 20 MB body never becomes 100 MB of arrays.
 	 *
 	 * @param string $body The response body.
 	 * @return array|null
 	 */
 	public static function parse( $body ) {
-		$document = json_decode( (string) $body, true );
-		return is_array( $document ) && self::is_valid( $document ) ? $document : null;
+		try {
+			$document = self::read( new Contractor_Pricing_Json_Reader( (string) $body ) );
+		} catch ( UnexpectedValueException $error ) {
+			return null;
+		}
+		return self::is_valid( $document ) ? $document : null;
 	}
 
 	/**
@@ -95,6 +106,85 @@ final class Contractor_Pricing_Document {
 	}
 
 	/**
+	 * The document at the reader, each category's `options` read into its `listing`.
+	 *
+	 * @param Contractor_Pricing_Json_Reader $reader At the start of the body.
+	 * @return array
+	 */
+	private static function read( Contractor_Pricing_Json_Reader $reader ) {
+		if ( '{' !== $reader->peek() ) {
+			throw new UnexpectedValueException( 'a pricing document is a JSON object' );
+		}
+		$document = array();
+		$reader->each_member(
+			function ( $key, $reader ) use ( &$document ) {
+				$document[ $key ] = 'categories' === $key && '[' === $reader->peek() ? self::read_categories( $reader ) : $reader->value();
+			}
+		);
+		$reader->end();
+		return $document;
+	}
+
+	private static function read_categories( Contractor_Pricing_Json_Reader $reader ) {
+		$categories = array();
+		$reader->each_item(
+			function ( $reader ) use ( &$categories ) {
+				$categories[] = '{' === $reader->peek() ? self::read_category( $reader ) : $reader->value();
+			}
+		);
+		return $categories;
+	}
+
+	/**
+	 * One category: its fields decoded, then its `options` walked (once its `kind` is known, wherever
+	 * the key sits) into a listing. A `listing` field in the body is not the plugin's and is dropped.
+	 *
+	 * @param Contractor_Pricing_Json_Reader $reader At the category.
+	 * @return array
+	 */
+	private static function read_category( Contractor_Pricing_Json_Reader $reader ) {
+		$category   = array();
+		$options_at = null;
+		$reader->each_member(
+			function ( $key, $reader ) use ( &$category, &$options_at ) {
+				if ( 'options' === $key ) {
+					$options_at = $reader->position();
+					$reader->skip();
+				} else {
+					$category[ $key ] = $reader->value();
+				}
+			}
+		);
+		unset( $category['listing'] );
+		if ( null === $options_at ) {
+			return $category;
+		}
+		$after = $reader->position();
+		$reader->seek( $options_at );
+		if ( '[' === $reader->peek() ) {
+			$category['listing'] = self::read_options( $reader, isset( $category['kind'] ) && 'system' === $category['kind'] );
+		} else {
+			$category['options'] = $reader->value();
+		}
+		$reader->seek( $after );
+		return $category;
+	}
+
+	private static function read_options( Contractor_Pricing_Json_Reader $reader, $is_system ) {
+		$listing = Contractor_Pricing_Option_Listing::start();
+		$reader->each_item(
+			function ( $reader ) use ( &$listing, $is_system ) {
+				$option = $reader->value();
+				if ( ! self::is_option( $option ) ) {
+					throw new UnexpectedValueException( 'an option the page cannot show' );
+				}
+				$listing = Contractor_Pricing_Option_Listing::add( $listing, $option, $is_system );
+			}
+		);
+		return $listing;
+	}
+
+	/**
 	 * Seconds since the epoch of an RFC 3339 time, or null.
 	 *
 	 * @param mixed $value The text.
@@ -138,26 +228,41 @@ final class Contractor_Pricing_Document {
 	}
 
 	/**
-	 * `options`: a list of exactly `offer_count` options, each with its sku, name, price, tier (or null)
-	 * and the catalog's labels (brand, size, warranty: text or null; efficiency: a list of text).
+	 * `options` (a decoded document) or `listing` (the stored form): exactly `offer_count` options, each
+	 * an option is_option() accepts.
 	 *
 	 * @param array $category A category.
 	 * @return bool
 	 */
 	private static function are_options( array $category ) {
+		if ( isset( $category['listing'] ) ) {
+			// Made by read_options() from options it checked one by one.
+			return is_array( $category['listing'] ) && $category['listing']['count'] === $category['offer_count'];
+		}
 		if ( ! isset( $category['options'] ) || ! is_array( $category['options'] ) || ! self::is_list( $category['options'] )
 			|| count( $category['options'] ) !== $category['offer_count'] ) {
 			return false;
 		}
 		foreach ( $category['options'] as $option ) {
-			if ( ! is_array( $option ) || ! self::is_text( $option, 'sku' ) || ! self::is_text( $option, 'name' ) || ! self::is_price( $option, 'price' )
-				|| ! ( null === self::value( $option, 'tier' ) || in_array( $option['tier'], self::TIERS, true ) )
-				|| ! self::is_optional_label( $option, 'brand' ) || ! self::is_optional_label( $option, 'size' ) || ! self::is_optional_label( $option, 'warranty' )
-				|| ! isset( $option['efficiency'] ) || ! self::is_list_of_text( $option['efficiency'] ) || in_array( '', $option['efficiency'], true ) ) {
+			if ( ! self::is_option( $option ) ) {
 				return false;
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * One option: its sku, name, price, tier (or null) and the catalog's labels (brand, size, warranty:
+	 * text or null; efficiency: a list of text).
+	 *
+	 * @param mixed $option One entry of `options`.
+	 * @return bool
+	 */
+	private static function is_option( $option ) {
+		return is_array( $option ) && self::is_text( $option, 'sku' ) && self::is_text( $option, 'name' ) && self::is_price( $option, 'price' )
+			&& ( null === self::value( $option, 'tier' ) || in_array( $option['tier'], self::TIERS, true ) )
+			&& self::is_optional_label( $option, 'brand' ) && self::is_optional_label( $option, 'size' ) && self::is_optional_label( $option, 'warranty' )
+			&& isset( $option['efficiency'] ) && self::is_list_of_text( $option['efficiency'] ) && ! in_array( '', $option['efficiency'], true );
 	}
 
 	private static function is_optional_geo( array $business ) {

@@ -222,7 +222,7 @@ final class Contractor_Pricing_Renderer {
 	}
 
 	/**
-	 * Every published option of a category, in a list that opens without JavaScript.
+	 * Every published option of a category (each group's lowest-priced, when it has more than the page lists), in a list that opens without JavaScript.
 	 *
 	 * @param array $category Contractor_Pricing_Content::category().
 	 * @return string
@@ -240,6 +240,9 @@ final class Contractor_Pricing_Renderer {
 					. '<span class="contractor-pricing__option-price">' . esc_html( $option['price'] ) . '</span></li>';
 			}
 			$html .= '</ul>';
+			if ( null !== $group['more'] ) {
+				$html .= '<p class="contractor-pricing__more">' . esc_html( $group['more'] ) . '</p>';
+			}
 		}
 		return $html . '</details>';
 	}

@@ -1,0 +1,88 @@
+"""The WordPress plugin with the largest pricing.json the benchmark catalog makes: a company of 100,000 products.
+
+A real demo upstream holds the company (bench/bounds.py's LARGE_PRODUCTS), the mirror syncs it over HTTP
+and serves its pricing.json (about 20 MB) with gunicorn, and a real WordPress served at PHP's default
+memory_limit of 128M polls it through WP-Cron and renders the page. Decoded whole, that body alone takes
+about 100 MB of PHP arrays; the plugin reads it one option at a time and stores what the page shows.
+"""
+
+from __future__ import annotations
+
+import lxml.html
+import requests
+
+from bench.bounds import LARGE_PRODUCTS
+from demo.catalog import DemoCatalog
+from demo.server import start_in_thread
+from tests.mirror_helpers import fresh_mirror
+from tests.ops_helpers import Gunicorn, process_env
+from tests.wordpress_helpers import DEMO_SEED, TOKEN, new_site, text_of
+
+OPTIONS_LISTED = 100  # Contractor_Pricing_Option_Listing::LISTED: each tier's list names its 100 lowest-priced
+
+
+def test_a_company_of_100000_products_polls_and_renders_at_128m(postgres_url, tmp_path):
+    catalog = DemoCatalog(0, 0, DEMO_SEED)
+    key = catalog.add_company(products=LARGE_PRODUCTS)["plugin_key"]
+    upstream = start_in_thread(catalog, token=TOKEN)
+    url = postgres_url  # a fresh database of this test process (SQLite syncs 100,000 products far slower)
+    mirror = fresh_mirror(url, upstream.url)
+    server = site = None
+    try:
+        result = mirror.sync()
+        assert result.status == "success", result.error
+        with (tmp_path / "mirror.log").open("w+b") as log:
+            server = Gunicorn(process_env(url, upstream), log, 1, "--threads", "2")
+            server.start()
+            answer = requests.get(f"{server.base}/companies/{key}/pricing.json", timeout=120)
+            assert answer.status_code == 200
+            assert len(answer.content) > 16 * 1024 * 1024, "not the large document this test is about"
+            document = answer.json()
+            options = sum(category["offer_count"] for category in document["categories"])
+            assert options > 0.9 * LARGE_PRODUCTS  # the demo's unpublished and invalid products are not options
+
+            site = new_site(server.base, key)
+            site.serve(tmp_path)
+            status = site.run_cron()
+            assert (status["outcome"], status["problem"]) == ("changed", ""), status
+            stored = site.option("contractor_pricing_copy")
+            assert "body" not in stored
+            listings = {c["slug"]: c["listing"] for c in stored["document"]["categories"]}
+            assert {slug: listing["count"] for slug, listing in listings.items()} == {
+                category["slug"]: category["offer_count"] for category in document["categories"]
+            }
+
+            page = site.page("/our-prices/")
+            shown = lxml.html.fromstring(page.encode())
+            for category in document["categories"]:
+                card = shown.get_element_by_id(f"contractor-pricing-{category['slug']}")
+                cells = {cell.get("data-tier"): cell.text_content() for cell in card.xpath(".//td[@data-tier]")}
+                expected = {tier: f"${price:,.0f}" for tier, price in (category.get("tiers") or {}).items() if price}
+                assert cells == expected, category["slug"]
+                listed = card.xpath(".//li[@data-sku]")
+                assert 0 < len(listed) <= 4 * OPTIONS_LISTED
+                # The listed options are pricing.json's, grouped by tier, each group in its order (cheapest first).
+                skus = [item.get("data-sku") for item in listed]
+                named = set(skus)
+                tiers = ("good", "better", "best", None)
+                assert skus == [
+                    o["sku"] for t in tiers for o in category["options"] if o["tier"] == t and o["sku"] in named
+                ]
+                if category["offer_count"] > len(listed):
+                    [summary] = card.xpath(".//summary")
+                    assert (
+                        summary.text_content()
+                        == f"{category['offer_count']:,} published options, {len(listed):,} listed"
+                    )
+            assert text_of(page, '//p[contains(@class, "contractor-pricing__headline--system")]') == [
+                f"Installed plumbing systems from ${min(c['price_low'] for c in document['categories'] if c['kind'] == 'system'):,.0f}"
+            ]
+            assert "Allowed memory size" not in site.debug_log()
+    finally:
+        if site is not None:
+            site.stop()
+            site.remove()
+        if server is not None:
+            server.stop()
+        mirror.dispose()
+        upstream.stop()
