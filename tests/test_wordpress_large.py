@@ -32,7 +32,10 @@ def test_a_company_of_100000_products_polls_and_renders_at_128m(postgres_url, tm
         result = mirror.sync()
         assert result.status == "success", result.error
         with (tmp_path / "mirror.log").open("w+b") as log:
-            server = Gunicorn(process_env(url, upstream), log, 1, "--threads", "2")
+            # The first render of this 20 MB document takes about 5 s on a quiet machine (docs/performance.md,
+            # "A company of 100,000 products"); the test is about the plugin, so the render may take its time.
+            env = process_env(url, upstream, REQUEST_DEADLINE_SECONDS=25)
+            server = Gunicorn(env, log, 1, "--threads", "2")
             server.start()
             answer = requests.get(f"{server.base}/companies/{key}/pricing.json", timeout=120)
             assert answer.status_code == 200
