@@ -50,6 +50,7 @@ from typing import Any
 from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
+from mirror import deadline
 from mirror.config import Settings
 from mirror.public_view import CompanyView, effective_synced_at, freshness
 from mirror.read.company import load_company_snapshot
@@ -149,6 +150,7 @@ class RenderCache:
         self.max_results = max_results
         self._entries: LRUCache = LRUCache(maxsize=max_companies)
         self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}  # company -> the lock of its build under way
         self.views_built = 0  # views built from the database (each costs one snapshot statement)
 
     def __len__(self) -> int:
@@ -174,8 +176,34 @@ class RenderCache:
                 if current is not None and current.timing == timing:
                     return current
         if entry is None or entry.content != gated.content:
-            entry = self._rebuild(session, gated, now)
+            entry = self._rebuild_once(session, gated, now)
         return self._retime(entry, timing)
+
+    def _rebuild_once(self, session: Session, gated: GateEntry, now: datetime) -> CompanyEntry:
+        """A content miss, built by one thread of the process at a time per company; the others wait for it.
+
+        The view of a 100,000-product catalog takes seconds to build: built by
+        every thread that asked at once, on a busy machine none of them
+        finished within the request deadline, so it was never kept. A waiter
+        waits no longer than its own request's deadline (DeadlineExceeded).
+        """
+        key = gated.plugin_key
+        with self._lock:
+            building = self._building.setdefault(key, threading.Lock())
+        running = deadline.current()
+        if not building.acquire(timeout=max(running.remaining(), 0.001) if running is not None else -1):
+            raise running.expired()
+        try:
+            with self._lock:
+                entry = self._entries.get(key)
+            if entry is not None and entry.content == gated.content:
+                return entry  # built by the thread this one waited for
+            return self._rebuild(session, gated, now)
+        finally:
+            building.release()
+            with self._lock:
+                if not building.locked():
+                    self._building.pop(key, None)  # bounded by the builds under way, not by the companies seen
 
     def _rebuild(self, session: Session, gated: GateEntry, now: datetime) -> CompanyEntry:
         """A content miss: the view from ONE snapshot, kept when that snapshot is the gate's state."""

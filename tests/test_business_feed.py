@@ -732,3 +732,43 @@ def test_the_directory_filters_the_served_zip_inside_its_statement(mirror, world
     near = _found(mirror, "plumber near 63376")
     assert "near-co" in near and "far-co" not in near
     assert "far-co" in _found(mirror, "plumber", postal_code="90210") - _found(mirror, "plumber", postal_code="63376")
+
+
+def test_the_directory_reads_the_served_zip_and_the_tags_by_index_on_postgres(postgres_url):
+    # The worst directory question must not read every business (docs/search.md): its ZIP is found on the GIN
+    # index of migration 0009 and each candidate's tags by key. A plan of the real statement, on a catalog big
+    # enough that a scan would cost more than the index.
+    from sqlalchemy import create_engine, text
+
+    from mirror.read import businesses
+
+    engine = create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.begin() as connection:
+        connection.execute(  # 5,000 businesses, each serving its own ZIP (co-1: 10000, co-43: 10042)
+            text(
+                "INSERT INTO companies (plugin_key, name, trades, status, storefront_live, is_public, "
+                "service_postal_codes, currency, channels, upstream_updated_at, record_hash, in_feed, generation) "
+                "SELECT 'co-' || n, 'Company ' || n, '[\"plumbing\"]', 'active', true, true, "
+                "json_build_array((9999 + n)::text), 'USD', '{}', now(), 'h', true, 1 FROM generate_series(1, 5000) AS n"
+            )
+        )
+        connection.execute(text("ANALYZE companies"))
+    from sqlalchemy.orm import Session
+
+    with Session(engine) as session:
+        captured = []
+        statement_of = session.execute
+
+        def explain(statement, *args, **kwargs):
+            if not captured:
+                compiled = statement.compile(engine, compile_kwargs={"render_postcompile": True})
+                plan = session.connection().exec_driver_sql("EXPLAIN " + str(compiled), compiled.params).scalars()
+                captured.append("\n".join(plan))
+            return statement_of(statement, *args, **kwargs)
+
+        session.execute = explain
+        found = businesses.search_feed_businesses(session, query="plumber near 10042")
+    assert [m.company.plugin_key for m in found.matches] == ["co-43"]
+    assert "ix_companies_service_postal_codes" in captured[0], captured[0]
+    assert "Seq Scan on companies" not in captured[0] and "SubPlan" not in captured[0], captured[0]
+    engine.dispose()

@@ -412,3 +412,40 @@ def test_a_connection_the_server_closed_is_replaced_without_a_ping(upstream, mir
     for _ in range(3):
         response = client.get(f"/companies/{key}/pricing.json")
         assert response.status_code == 200 and response.headers["ETag"] == strong_etag(response.get_data())
+
+
+def test_a_view_many_requests_miss_at_once_is_built_once(upstream, mirror, app, monkeypatch):
+    # A large catalog's view takes seconds to build: built by every thread that missed it at once, none
+    # finished within the request deadline on a busy machine. One builds; the others wait and take it.
+    key = add_company(upstream)
+    sync(mirror)
+    started = threading.Barrier(4)
+    # Every build takes a while: long enough for all four requests to miss the cache together.
+    monkeypatch.setattr("mirror.read.company.CompanySnapshot.view", _slowed(0.3))
+    built = cache(app).views_built
+    statuses = []
+
+    def ask():
+        client = app.test_client()
+        started.wait()
+        statuses.append(client.get(f"/companies/{key}/pricing.json").status_code)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert statuses == [200] * 4
+    assert cache(app).views_built == built + 1
+
+
+def _slowed(seconds: float):
+    from mirror.read.company import CompanySnapshot
+
+    original = CompanySnapshot.view
+
+    def view(self, *args, **kwargs):
+        time.sleep(seconds)
+        return original(self, *args, **kwargs)
+
+    return view

@@ -89,6 +89,11 @@ def upgrade() -> None:
     )
     if postgres:
         op.execute("CREATE INDEX ix_company_words_trigram ON company_words USING gist (plugin_key, word gist_trgm_ops)")
+        # The directory's "serves this ZIP" (mirror/read/businesses.py): `service_postal_codes::jsonb @> '["63376"]'`.
+        op.execute(
+            "CREATE INDEX ix_companies_service_postal_codes ON companies "
+            "USING gin ((CAST(service_postal_codes AS JSONB)) jsonb_path_ops)"
+        )
     else:
         op.execute("CREATE VIRTUAL TABLE company_words_fts USING fts5(word, tokenize = 'trigram')")
         op.execute(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import any_, case, cast, distinct, exists, false, func, literal, literal_column, or_, select
+from sqlalchemy import case, cast, distinct, exists, false, func, literal, literal_column, or_, select, true
 from sqlalchemy.dialects.postgresql import JSONB, array
 from sqlalchemy.orm import Session
 
@@ -132,12 +132,10 @@ def _matched(dialect: str, understood: UnderstoodQuery | None, conditions: list)
     if points is None:
         return select(Company.plugin_key, literal_column("0").label("score")).where(*conditions)
     named, keywords = points
-    scored = (
-        select(Company.plugin_key, named.label("named"), keywords.label("keywords"))
-        .where(*conditions)
-        .cte("scored")
-        .prefix_with("MATERIALIZED")
-    )
+    scored = select(Company.plugin_key, named.label("named"), keywords.label("keywords"))
+    if dialect == "postgresql":  # each business's tags as one array (`_sells`), read by key
+        scored = scored.select_from(Company).join(_TAGS, true())
+    scored = scored.where(*conditions).cte("scored").prefix_with("MATERIALIZED")
     # A business with none of what was named does not match on keywords alone.
     needed = scored.c.named if understood.concepts or understood.trades else scored.c.keywords
     return select(scored.c.plugin_key, (scored.c.named + scored.c.keywords).label("score")).where(needed > 0)
@@ -226,13 +224,20 @@ def _sells(dialect: str, members: tuple):
     if not members:
         return false()
     slugs = sorted({member.slug for member in members})
-    # One array on Postgres: the statement's text stays the same whatever the concepts, so psycopg prepares it
-    # once per connection (the plan of this statement took 10 ms to make).
-    named = (
-        CompanyConcept.concept == any_(array(slugs)) if dialect == "postgresql" else CompanyConcept.concept.in_(slugs)
-    )
-    # Correlated: Postgres probes a business's tags by key, or hashes the concepts' tags once, as it estimates.
-    return exists().where(CompanyConcept.plugin_key == Company.plugin_key, named)
+    if dialect == "postgresql":
+        # The business's tags, aggregated once per business by key (`_TAGS`), against one array: no subplan
+        # (Postgres hashed every tag of the asked concepts per question, 45 ms on 10,000 businesses even when
+        # the ZIP left 54), and the statement's text stays the same whatever the concepts, so it is prepared once.
+        return _TAGS.c.concepts.op("&&")(array(slugs))
+    return exists().where(CompanyConcept.plugin_key == Company.plugin_key, CompanyConcept.concept.in_(slugs))
+
+
+# Postgres: a business's concept tags as one array, read by key (the primary key starts with it).
+_TAGS = (
+    select(func.array_agg(CompanyConcept.concept).label("concepts"))
+    .where(CompanyConcept.plugin_key == Company.plugin_key)
+    .lateral("tags")
+)
 
 
 def _has_trade(dialect: str, trade: str, name: str):
