@@ -7,6 +7,8 @@ server cannot be reached, the tests that need it fail rather than skip.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import shutil
 import uuid
@@ -179,3 +181,28 @@ def http():
 
     with requests.Session() as session:
         yield session
+
+
+class Lines(logging.Handler):
+    """Collects the invocation logger's lines (`lines` fixture: each test's own, parsed as JSON)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raw: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.raw.append(record.getMessage())
+
+    @property
+    def entries(self) -> list[dict]:
+        return [json.loads(line) for line in self.raw]
+
+
+@pytest.fixture
+def lines():
+    """The invocation log's lines written while the test runs."""
+    handler = Lines()
+    logger = logging.getLogger("mirror.invocations")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)

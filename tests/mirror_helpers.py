@@ -123,3 +123,17 @@ def postgres_statements(note):
         yield
     finally:
         psycopg.Cursor.execute, BaseConnection._exec_command, _ReaderConnection.execute = execute, command, read
+
+
+def public_key(upstream) -> str:
+    """The key of a company of the demo catalog that is public (active and live)."""
+    for key in upstream.catalog.company_keys():
+        record = upstream.catalog.get_company(key)
+        if record.get("status") == "active" and record.get("storefront_live") is True:
+            return key
+    raise AssertionError("the demo catalog has no public company")
+
+
+def a_product(upstream, key: str) -> dict:
+    """A published, priced product of the company `key` in the demo catalog."""
+    return next(p for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p)

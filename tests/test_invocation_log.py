@@ -31,30 +31,6 @@ ADDRESS = "198.51.100.23"
 AGENT = re.compile(r"^[0-9a-f]{16}$")
 
 
-class Lines(logging.Handler):
-    """Collects the invocation logger's lines as parsed JSON."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.raw: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.raw.append(record.getMessage())
-
-    @property
-    def entries(self) -> list[dict]:
-        return [json.loads(line) for line in self.raw]
-
-
-@pytest.fixture
-def lines():
-    handler = Lines()
-    logger = logging.getLogger("mirror.invocations")
-    logger.addHandler(handler)
-    yield handler
-    logger.removeHandler(handler)
-
-
 @pytest.fixture
 def site(upstream, make_app):
     app = make_app(USAGE_HASH_KEY="test-usage-key")

@@ -15,8 +15,6 @@ timing anything.
 
 from __future__ import annotations
 
-import json
-import logging
 import time
 
 import pytest
@@ -41,26 +39,6 @@ SQLITE_SLOW = (
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 600000000) SELECT count(*) FROM c"
 )
 SEARCH = {"name": "search_catalog", "arguments": {"query": "heat pump"}}
-
-
-class Lines(logging.Handler):
-    """The invocation logger's lines, parsed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: list[dict] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.entries.append(json.loads(record.getMessage()))
-
-
-@pytest.fixture
-def lines():
-    handler = Lines()
-    logger = logging.getLogger("mirror.invocations")
-    logger.addHandler(handler)
-    yield handler
-    logger.removeHandler(handler)
 
 
 @pytest.fixture

@@ -14,10 +14,12 @@ from mirror.models import Company, Product, SyncRun
 from mirror.state import LAST_SUCCESS_AT, WATERMARK_PRODUCTS
 from mirror.sync import rebuild as sync_rebuild
 from tests.mirror_helpers import (
+    a_product,
     assert_offer_groups_in_step,
     fresh_mirror,
     migrated_sqlite,
     public_content,
+    public_key,
     quick_client,
     snapshot,
 )
@@ -35,18 +37,6 @@ def _reference_content(upstream, tmp_path) -> dict:
     content = public_content(reference)
     reference.dispose()
     return content
-
-
-def _public_key(upstream) -> str:
-    for key in upstream.catalog.company_keys():
-        record = upstream.catalog.get_company(key)
-        if record.get("status") == "active" and record.get("storefront_live") is True:
-            return key
-    raise AssertionError("the demo catalog has no public company")
-
-
-def _a_product(upstream, key: str) -> dict:
-    return next(p for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p)
 
 
 def _held_product(mirror, key: str, sku: str):
@@ -71,8 +61,8 @@ def test_first_sync_mirrors_every_valid_record(mirror, upstream):
 def test_incremental_run_converges_to_a_clean_full_sync(mirror, upstream, tmp_path):
     _sync(mirror, upstream)
     upstream.catalog.mutate(0.2, seed=3, company_fraction=0.3)
-    key = _public_key(upstream)
-    doomed = _a_product(upstream, key)["sku"]
+    key = public_key(upstream)
+    doomed = a_product(upstream, key)["sku"]
     upstream.catalog.delete_product(key, doomed)
     upstream.catalog.add_company(products=5)
     assert _sync(mirror, upstream).status == "success"
@@ -273,7 +263,7 @@ def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, tmp_p
             mirror = fresh_mirror(url, upstream.url)
             _sync(mirror, upstream, client_kwargs={"page_limit": 50})
             for key in upstream.catalog.company_keys()[:3]:
-                upstream.catalog.set_product(key, _a_product(upstream, key)["sku"], price="123.45")
+                upstream.catalog.set_product(key, a_product(upstream, key)["sku"], price="123.45")
             upstream.requests.clear()
             result = _sync(mirror, upstream, client_kwargs={"page_limit": 50})
             costs.append(
@@ -296,8 +286,8 @@ def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, tmp_p
 
 def test_an_invalid_record_never_erases_what_is_held(mirror, upstream):
     _sync(mirror, upstream)
-    key = _public_key(upstream)
-    product = _a_product(upstream, key)
+    key = public_key(upstream)
+    product = a_product(upstream, key)
     held = _held_product(mirror, key, product["sku"])
     upstream.catalog.set_product(key, product["sku"], price="abc")
     incremental = _sync(mirror, upstream)
@@ -360,7 +350,7 @@ def test_single_company_sync_touches_only_that_company(mirror, upstream):
     _sync(mirror, upstream)
     first, second = upstream.catalog.company_keys()[:2]
     for key in (first, second):
-        upstream.catalog.set_product(key, _a_product(upstream, key)["sku"], price="77.00")
+        upstream.catalog.set_product(key, a_product(upstream, key)["sku"], price="77.00")
     before = snapshot(mirror)
     result = _sync(mirror, upstream, company_key=first)
     assert result.status == "success"
@@ -401,10 +391,10 @@ def test_watermarks_move_only_with_a_successful_run(mirror, upstream):
 
 
 def test_no_private_field_reaches_the_database(mirror, upstream):
-    key = _public_key(upstream)
+    key = public_key(upstream)
     canary = "CANARY-7f3a"
     upstream.catalog.touch_company(key, internal_id=987654321, owner={"name": canary, "email": f"{canary}@x.example"})
-    sku = _a_product(upstream, key)["sku"]
+    sku = a_product(upstream, key)["sku"]
     upstream.catalog.set_product(key, sku, cost="4242.42", dealer_notes=canary)
     _sync(mirror, upstream)
     columns = {
@@ -422,7 +412,7 @@ def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, up
     from mirror.models import OfferGroup
 
     _sync(mirror, upstream)
-    key = _public_key(upstream)
+    key = public_key(upstream)
     products = [p for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p]
     moved, joined, hidden, cheap = products[:4]
     other = next(p for p in products if p["category"]["slug"] != joined["category"]["slug"])
@@ -492,7 +482,7 @@ def test_a_groups_image_is_the_cheapest_products_by_sku_then_url_in_code_point_o
     image (none or empty) never count, and prices compare as numbers (900 before 1000)."""
     from mirror.models import OfferGroup
 
-    key = _public_key(upstream)
+    key = public_key(upstream)
     category = {"name": "Image Test", "slug": "image-test", "kind": "accessory"}
     products = {  # sku: (price, image_url)
         "a-cheap": ("9.00", "https://images.example/a-cheap.jpg"),
@@ -527,8 +517,8 @@ def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream
     from mirror.models import OfferGroup
 
     _sync(mirror, upstream)
-    key = _public_key(upstream)
-    product = _a_product(upstream, key)
+    key = public_key(upstream)
+    product = a_product(upstream, key)
     slug = product["category"]["slug"]
 
     def state():
@@ -583,7 +573,7 @@ def test_summarising_some_categories_reads_only_their_products(mirror, upstream)
     from mirror.offers import changed_offer_groups_query
 
     _sync(mirror, upstream)
-    key = _public_key(upstream)
+    key = public_key(upstream)
     pairs = sorted({(key, p["category"]["slug"]) for p in upstream.catalog.products_of(key) if "category" in p})[:2]
     dialect = mirror.engine.dialect.name
     compiled = changed_offer_groups_query([], dialect, pairs).compile(
@@ -610,7 +600,7 @@ def test_repriced_products_are_updated_in_place(mirror, upstream):
     (a heap-only update: no index entry is written). SQLite updates in place: the row keeps its rowid,
     which its full-text rows are keyed on."""
     _sync(mirror, upstream)
-    key = _public_key(upstream)
+    key = public_key(upstream)
     skus = [p["sku"] for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p]
     place = text(
         "SELECT sku, (ctid::text::point)[0] FROM products WHERE plugin_key = :key"

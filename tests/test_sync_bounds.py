@@ -27,7 +27,7 @@ from mirror.records import parse_product
 from mirror.sync.run import INTERRUPTED
 from mirror.timestamps import aware
 from mirror.upstream import UpstreamClient
-from tests.mirror_helpers import quick_client, snapshot
+from tests.mirror_helpers import a_product, public_key, quick_client, snapshot
 from tests.test_records_unstorable import PRODUCT
 
 FAR_FUTURE = "9999-12-31T23:59:59Z"
@@ -132,18 +132,6 @@ def _run_bounded(mirror, client, seconds: float = 60, **kwargs):
     return outcome[0]
 
 
-def _public_key(upstream) -> str:
-    for key in upstream.catalog.company_keys():
-        record = upstream.catalog.get_company(key)
-        if record.get("status") == "active" and record.get("storefront_live") is True:
-            return key
-    raise AssertionError("the demo catalog has no public company")
-
-
-def _a_product(upstream, key: str) -> dict:
-    return next(p for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p)
-
-
 def _company(mirror, key: str) -> Company | None:
     with mirror.Session() as session:
         return session.get(Company, key)
@@ -166,7 +154,7 @@ def _sync(mirror, upstream, **kwargs):
 @pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
 def test_a_company_stamped_in_the_far_future_still_takes_its_later_changes(mirror, upstream, client, full):
     _sync(mirror, upstream)
-    key = _public_key(upstream)
+    key = public_key(upstream)
     upstream.catalog.touch_company(key, name="From The Future", updated_at=FAR_FUTURE)
     result = _sync(mirror, upstream)
     stored = _company(mirror, key)
@@ -183,8 +171,8 @@ def test_a_company_stamped_in_the_far_future_still_takes_its_later_changes(mirro
 @pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
 def test_a_product_stamped_in_the_far_future_still_takes_its_price_and_its_tombstone(mirror, upstream, full):
     _sync(mirror, upstream)
-    key = _public_key(upstream)
-    sku = _a_product(upstream, key)["sku"]
+    key = public_key(upstream)
+    sku = a_product(upstream, key)["sku"]
     upstream.catalog.set_product(key, sku, price="1111.00", updated_at=FAR_FUTURE)
     _sync(mirror, upstream)
     assert _product(mirror, key, sku).price_cents == 111100
@@ -278,8 +266,8 @@ def test_an_endless_body_is_refused_at_the_cap_and_changes_nothing(mirror, upstr
 
 def test_an_oversize_name_and_a_hundred_thousand_zips_are_held_to_their_caps(mirror, upstream):
     _sync(mirror, upstream)
-    key = _public_key(upstream)
-    sku = _a_product(upstream, key)["sku"]
+    key = public_key(upstream)
+    sku = a_product(upstream, key)["sku"]
     huge_name = "Contractor " * 100_000  # 1.1 MB
     zips = [f"{n:05d}" for n in range(100_000)]
     upstream.catalog.touch_company(key, name=huge_name, service_area={"postal_codes": zips})

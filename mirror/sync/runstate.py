@@ -106,20 +106,23 @@ class RunState:
     def note_cap(self, record, fields: list[str]) -> None:
         """A record stored with fields held to their caps (or its stamp to the clock): counted, named in the summary."""
         self.counts.capped_records += 1
-        self.capped_fields.update(fields)
-        key = record.plugin_key if isinstance(record, CompanyRecord) else f"{record.plugin_key}/{record.sku}"
-        if len(self.capped_examples) < INVALID_EXAMPLES:
-            self.capped_examples.append(key)
+        key = _note(record, fields, self.capped_fields, self.capped_examples)
         log.debug("held %s to the mirror's caps (%s)", key, ", ".join(fields))
 
     def note_repair(self, record, fields: list[str]) -> None:
         """A record stored with its unstorable characters replaced: counted, and named in the summary."""
         self.counts.repaired_records += 1
-        self.repaired_fields.update(fields)
-        key = record.plugin_key if isinstance(record, CompanyRecord) else f"{record.plugin_key}/{record.sku}"
-        if len(self.repaired_examples) < INVALID_EXAMPLES:
-            self.repaired_examples.append(key)
+        key = _note(record, fields, self.repaired_fields, self.repaired_examples)
         log.debug("replaced unstorable characters in %s (%s)", key, ", ".join(fields))
+
+
+def _note(record, fields: list[str], counted: Counter, examples: list[str]) -> str:
+    """Count a kept record's changed fields, remember it among the first few; its key."""
+    counted.update(fields)
+    key = record.plugin_key if isinstance(record, CompanyRecord) else f"{record.plugin_key}/{record.sku}"
+    if len(examples) < INVALID_EXAMPLES:
+        examples.append(key)
+    return key
 
 
 def skip_invalid(run: RunState, kind: str, key: str, reason: str) -> None:
