@@ -135,33 +135,33 @@ def skip_invalid(run: RunState, kind: str, key: str, reason: str) -> None:
 
 
 def log_record_summary(run_id: int, run: RunState) -> None:
-    """One WARNING per run for its invalid records, one for its repaired ones: counts, and the first few keys."""
-    if run.invalid_reasons:
-        reasons = ", ".join(f"{reason}: {count}" for reason, count in run.invalid_reasons.most_common())
-        log.warning(
-            "sync run %s skipped %d invalid records (%s); first: %s",
-            run_id,
-            run.counts.invalid_records,
-            reasons,
-            ", ".join(run.invalid_examples),
-        )
-    if run.repaired_fields:
-        fields = ", ".join(f"{name}: {count}" for name, count in run.repaired_fields.most_common())
-        log.warning(
-            "sync run %s replaced unstorable characters (NUL, lone surrogates) with U+FFFD in %d records "
-            "(%s); first: %s",
-            run_id,
-            run.counts.repaired_records,
-            fields,
-            ", ".join(run.repaired_examples),
-        )
-    if run.capped_fields:
-        fields = ", ".join(f"{name}: {count}" for name, count in run.capped_fields.most_common())
-        log.warning(
-            "sync run %s held %d records to the size caps or the clock (text cut, list or specs dropped, "
-            "future updated_at clamped: %s); first: %s",
-            run_id,
-            run.counts.capped_records,
-            fields,
-            ", ".join(run.capped_examples),
-        )
+    """One WARNING per run for each kind of record it noted (invalid, repaired, capped): counts, the first few keys."""
+    counts = run.counts
+    _summary(
+        "sync run %s skipped %d invalid records (%s); first: %s",
+        run_id,
+        counts.invalid_records,
+        run.invalid_reasons,
+        run.invalid_examples,
+    )
+    _summary(
+        "sync run %s replaced unstorable characters (NUL, lone surrogates) with U+FFFD in %d records (%s); first: %s",
+        run_id,
+        counts.repaired_records,
+        run.repaired_fields,
+        run.repaired_examples,
+    )
+    _summary(
+        "sync run %s held %d records to the size caps or the clock (text cut, list or specs dropped, "
+        "future updated_at clamped: %s); first: %s",
+        run_id,
+        counts.capped_records,
+        run.capped_fields,
+        run.capped_examples,
+    )
+
+
+def _summary(message: str, run_id: int, count: int, counted: Counter, examples: list[str]) -> None:
+    if counted:
+        what = ", ".join(f"{name}: {n}" for name, n in counted.most_common())
+        log.warning(message, run_id, count, what, ", ".join(examples))
