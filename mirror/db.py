@@ -36,6 +36,19 @@ from mirror.deadline import (
 )
 
 # Stable constraint names on every database, so migrations can refer to them.
+# An execution option a statement carries when its best plan depends on its values (a full-text search: a
+# rare word is found on the index, a common one by the company's rows). Such a statement is sent unprepared,
+# so Postgres plans it for the values at hand every time. A prepared one switches to a generic plan after
+# five executions, and the generic plan read every product of a 100,000-product company for a misspelled
+# word: 110 ms against 20 ms (docs/performance.md, "Issue 30").
+PLAN_PER_CALL = "mirror_plan_per_call"
+
+
+def planned_per_call(statement):
+    """`statement`, marked to be planned for its values on every execution (see PLAN_PER_CALL)."""
+    return statement.execution_options(**{PLAN_PER_CALL: True})
+
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -133,11 +146,20 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
     kwargs.setdefault("pool_size", 5)
     kwargs.setdefault("max_overflow", 10)
     engine = create_engine(database_url, **kwargs)
+    event.listen(engine, "do_execute", _unprepared_when_marked)
     if not engine.pool._pre_ping:
         event.listen(engine, "checkout", _discard_closed_connections)
     if not writer:
         bound_statements(engine)
     return engine
+
+
+def _unprepared_when_marked(cursor, statement, parameters, context) -> bool | None:
+    """Send a statement marked PLAN_PER_CALL unprepared (psycopg's `prepare=False`); others as SQLAlchemy does."""
+    if not context.execution_options.get(PLAN_PER_CALL):
+        return None
+    cursor.execute(statement, parameters, prepare=False)
+    return True
 
 
 def _discard_closed_connections(dbapi_connection, _record, _proxy) -> None:
@@ -172,7 +194,7 @@ def _readable(poller) -> bool:
         return True
 
 
-def autocommit_rows(session: Session, sql: str, params: dict) -> list[tuple] | None:
+def autocommit_rows(session: Session, sql: str, params: dict, *, prepare: bool = True) -> list[tuple] | None:
     """Run one read-only statement on Postgres as its own autocommit transaction; None where that cannot apply.
 
     For a session that has not begun a transaction (a request's, before its
@@ -184,7 +206,8 @@ def autocommit_rows(session: Session, sql: str, params: dict) -> list[tuple] | N
     and the caller takes its transactional path.
 
     `sql` uses psycopg's `%(name)s` placeholders; parameters are str, int or
-    None. The rows' values are shared between requests: read-only.
+    None. The rows' values are shared between requests: read-only. `prepare=False` sends it unprepared
+    (PLAN_PER_CALL).
     """
     bind = session.get_bind()
     if session.in_transaction() or not isinstance(bind, Engine) or bind.dialect.name != "postgresql":
@@ -192,7 +215,7 @@ def autocommit_rows(session: Session, sql: str, params: dict) -> list[tuple] | N
     reader = _READERS.get(bind)
     if reader is None:
         reader = _READERS.setdefault(bind, AutocommitReader(bind))
-    return reader.rows(sql, params)
+    return reader.rows(sql, params, prepare=prepare)
 
 
 def statement_rows(session: Session, statement, params: dict) -> list:
@@ -207,7 +230,8 @@ def statement_rows(session: Session, statement, params: dict) -> list:
     bind = session.get_bind()
     if not session.in_transaction() and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
         sql, defaults = _compiled_for_postgres(statement)
-        rows = autocommit_rows(session, sql, {**defaults, **params})
+        prepare = not statement.get_execution_options().get(PLAN_PER_CALL)
+        rows = autocommit_rows(session, sql, {**defaults, **params}, prepare=prepare)
         if rows is not None:
             return rows
     return [tuple(row) for row in session.execute(statement, params)]
@@ -298,10 +322,10 @@ class _ReaderConnection:
         self._check(self.pgconn.exec_(b"SET statement_timeout = %d" % timeout), ExecStatus.COMMAND_OK)
         self.statement_timeout = timeout
 
-    def execute(self, sql: bytes, values: list):
-        """The statement's result, prepared on this connection at first use (plan and parse once)."""
-        name = self.prepared.get(sql)
-        if name is None and len(self.prepared) < self.MAX_PREPARED:
+    def execute(self, sql: bytes, values: list, *, prepare: bool = True):
+        """The statement's result, prepared on this connection at first use (plan and parse once) unless not `prepare`."""
+        name = self.prepared.get(sql) if prepare else None
+        if name is None and prepare and len(self.prepared) < self.MAX_PREPARED:
             name = f"mirror_read_{len(self.prepared)}".encode()
             self._check(self.pgconn.prepare(name, sql), ExecStatus.COMMAND_OK)
             self.prepared[sql] = name
@@ -376,15 +400,18 @@ class AutocommitReader:
         self._decoded: OrderedDict[tuple, tuple] = OrderedDict()
         event.listen(engine, "engine_disposed", lambda _engine: self.close())
 
-    def rows(self, sql: str, params: dict) -> list[tuple]:
-        """The statement's rows as tuples of Python values (read-only: shared between callers)."""
+    def rows(self, sql: str, params: dict, *, prepare: bool = True) -> list[tuple]:
+        """The statement's rows as tuples of Python values (read-only: shared between callers).
+
+        `prepare=False`: planned for these values, never prepared (PLAN_PER_CALL).
+        """
         numbered, names = _numbered(sql)
         values = [_parameter(params[name]) for name in names]
         timeout = statement_timeout_ms()  # the request's remaining time (DeadlineExceeded once it is spent)
         connection = self._checkout()
         try:
             connection.bound(timeout)
-            result = connection.execute(numbered, values)
+            result = connection.execute(numbered, values, prepare=prepare)
             rows = self._decode(numbered, result, connection)
         except BaseException as error:
             connection.close()

@@ -110,9 +110,9 @@ def postgres_statements(note):
         note(query.decode() if isinstance(query, bytes) else str(query))
         return command(self, query, *args, **kwargs)
 
-    def traced_read(self, sql, values):
+    def traced_read(self, sql, values, **kwargs):
         note(sql.decode())
-        return read(self, sql, values)
+        return read(self, sql, values, **kwargs)
 
     psycopg.Cursor.execute, BaseConnection._exec_command, _ReaderConnection.execute = (
         traced_execute,

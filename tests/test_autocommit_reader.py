@@ -115,9 +115,9 @@ def test_cold_reads_go_through_it_and_disposing_closes_its_connections(mirror, u
     me = threading.get_ident()  # the background writers' statements are theirs
     original = _ReaderConnection.execute
 
-    def traced(self, sql, values):
+    def traced(self, sql, values, **kwargs):
         reads.append(self.connection.info.backend_pid)
-        return original(self, sql, values)
+        return original(self, sql, values, **kwargs)
 
     _ReaderConnection.execute = traced
     try:

@@ -215,10 +215,10 @@ if TEST_DATABASE_URL:  # collected only where there is a Postgres (the CI runs b
         dropped_once = []
         original = _ReaderConnection.execute  # the gate's one-statement read (mirror.db.AutocommitReader)
 
-        def execute(reader, sql, values):  # the server drops us just as the gate asks
+        def execute(reader, sql, values, **kwargs):  # the server drops us just as the gate asks
             if b"FROM companies" in sql and not dropped_once:
                 dropped_once.append(_terminate(url, f"pid = {reader.connection.info.backend_pid}"))
-            return original(reader, sql, values)
+            return original(reader, sql, values, **kwargs)
 
         _ReaderConnection.execute = execute
         try:

@@ -24,6 +24,7 @@ from sqlalchemy.dialects.postgresql import JSONB, array
 from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
+from mirror.db import planned_per_call
 from mirror.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.concepts import catalog_match, trade_concepts
@@ -107,7 +108,7 @@ def search_feed_businesses(
         .order_by(matched.c.score.desc(), Company.name, Company.plugin_key)
         .limit(limit)
     )
-    rows = session.execute(statement).all()
+    rows = session.execute(planned_per_call(statement)).all()
     total = rows[0].total if rows else 0
     groups = _groups_of(session, [company.plugin_key for company, _ in rows])
     wanted = _category_matcher(category)
@@ -144,13 +145,15 @@ def _matched(dialect: str, understood: UnderstoodQuery | None, conditions: list)
 def _spread(session: Session, matched, category: str, page: list[BusinessMatch]) -> PriceSpread | None:
     """The asked category's prices across every business matched (not only the page)."""
     low, high, businesses, currencies, currency = session.execute(
-        select(
-            func.min(OfferGroup.price_low_cents),
-            func.max(OfferGroup.price_high_cents),
-            func.count(distinct(OfferGroup.plugin_key)),
-            func.count(distinct(OfferGroup.currency)),
-            func.min(OfferGroup.currency),
-        ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category(category))
+        planned_per_call(
+            select(
+                func.min(OfferGroup.price_low_cents),
+                func.max(OfferGroup.price_high_cents),
+                func.count(distinct(OfferGroup.plugin_key)),
+                func.count(distinct(OfferGroup.currency)),
+                func.min(OfferGroup.currency),
+            ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category(category))
+        )
     ).one()
     first = next((m.group for m in page if m.group is not None), None)
     if not businesses or first is None:

@@ -66,7 +66,7 @@ from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
 from mirror.catalog import public_products_filter, select_public_products
-from mirror.db import statement_rows
+from mirror.db import planned_per_call, statement_rows
 from mirror.deadline import check_deadline
 from mirror.models import Product
 from mirror.query import UnderstoodQuery, understand
@@ -412,7 +412,7 @@ def _statement(shape: _Shape):
     if relevance is not None:
         order.append(relevance)
     order += [Product.price_cents, Product.name.collate("C") if postgres else Product.name, Product.sku]
-    return statement.where(and_(*filters)).order_by(*order).limit(bindparam("limit", type_=Integer))
+    return planned_per_call(statement.where(and_(*filters)).order_by(*order).limit(bindparam("limit", type_=Integer)))
 
 
 def _sum(values):

@@ -26,7 +26,7 @@ from sqlalchemy import String, bindparam, column, func, literal, literal_column,
 from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
-from mirror.db import statement_rows
+from mirror.db import planned_per_call, statement_rows
 from mirror.models import CompanyWord
 from mirror.query.spelling import SIMILAR_PER_WORD, LexiconAnswer
 
@@ -72,7 +72,7 @@ def _statement(dialect: str, asked: int):
     else:
         listed = select(literal_column("value")).select_from(func.json_each(bindparam("held", type_=String)))
         held = select(literal(HELD), WORDS.c.word).where(mine, WORDS.c.word.in_(listed))
-    return union_all(held, *(_nearest(dialect, i, mine) for i in range(asked)))
+    return planned_per_call(union_all(held, *(_nearest(dialect, i, mine) for i in range(asked))))
 
 
 def _nearest(dialect: str, i: int, mine):

@@ -1,0 +1,72 @@
+"""Statements whose best plan depends on their values are planned for them on every call (mirror.db.PLAN_PER_CALL).
+
+A prepared statement switches to a generic plan after five executions, and
+for a full-text search the generic plan is the wrong one: it read every
+product of a 100,000-product company for a misspelled word (110 ms against
+20 ms). The catalog search, the spelling lookup and the directory's search
+carry the mark; these tests ask the server which statements a connection
+holds prepared, with an unmarked statement as the control, on both read
+paths (the autocommit reader and a session's transaction).
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import literal_column, select, text
+
+from mirror.db import planned_per_call, statement_rows
+from mirror.read.businesses import search_feed_businesses
+from mirror.read.catalog import search_catalog
+from tests.surface_helpers import add_company, sync
+
+on_postgres = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+RUNS = 12  # more than psycopg's prepare threshold (5) and Postgres' custom-plan count (5)
+PREPARED = "SELECT statement FROM pg_prepared_statements"
+
+
+def _marker(name: str):
+    return select(literal_column(f"'{name}'").label("marker"), literal_column("1 + 1").label("two"))
+
+
+def _prepared_on_reader(session) -> str:
+    """The statements prepared on the reader connection `session`'s one-statement reads use (one at a time)."""
+    return " ".join(row[0] for row in statement_rows(session, text(PREPARED), {}))
+
+
+@on_postgres
+def test_a_marked_statement_is_never_prepared_on_the_reader(mirror):
+    with mirror.Session() as session:
+        for _ in range(RUNS):
+            assert statement_rows(session, planned_per_call(_marker("per-call-mark")), {}) == [("per-call-mark", 2)]
+            assert statement_rows(session, _marker("prepared-mark"), {}) == [("prepared-mark", 2)]
+        held = _prepared_on_reader(session)
+    assert "prepared-mark" in held  # the control: an unmarked statement is prepared
+    assert "per-call-mark" not in held
+
+
+@on_postgres
+def test_a_marked_statement_is_never_prepared_in_a_transaction(mirror):
+    with mirror.Session() as session, session.begin():
+        for _ in range(RUNS):
+            assert session.execute(planned_per_call(_marker("per-call-mark"))).one() == ("per-call-mark", 2)
+            assert session.execute(_marker("prepared-mark")).one() == ("prepared-mark", 2)
+        held = " ".join(session.execute(text(PREPARED)).scalars())
+    assert "prepared-mark" in held
+    assert "per-call-mark" not in held
+
+
+@on_postgres
+def test_the_searches_are_planned_for_their_values(mirror, upstream):
+    key = add_company(upstream)
+    sync(mirror)
+    with mirror.Session() as session:
+        for _ in range(RUNS):
+            search_catalog(session, key, "furnace heat pump")
+            search_catalog(session, key, "furnnace")  # a misspelling: the spelling lookup runs too
+        held = _prepared_on_reader(session)
+    assert "ts_rank_cd" not in held and "company_words" not in held
+    with mirror.Session() as session, session.begin():
+        for _ in range(RUNS):
+            search_feed_businesses(session, query="plumbing hvac near 63103", category="furnaces")
+        held = " ".join(session.execute(text(PREPARED)).scalars())
+    assert "service_postal_codes" not in held
