@@ -210,10 +210,9 @@ def _summary(structured: dict) -> str:
     if isinstance(structured.get("message"), str):
         return structured["message"]
     if "result_count" in structured:
-        return (
-            f"{structured['result_count']} of {structured.get('total_matches', structured['result_count'])} "
-            "matching results."
-        )
+        total = structured.get("total_matches", structured["result_count"])
+        more = "more than " if structured.get("total_matches_exact") is False else ""
+        return f"{structured['result_count']} of {more}{total} matching results."
     if "categories" in structured and isinstance(structured["categories"], list):
         return f"{len(structured['categories'])} categories."
     return "see the data part."

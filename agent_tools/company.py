@@ -195,6 +195,10 @@ class SearchResults(ProvenancedOutput):
     results: list[ProductOut]
     result_count: int
     total_matches: int
+    total_matches_exact: bool = Field(
+        description="false: more than total_matches products matched, and the results are the best of the "
+        "products matching every keyword and the first total_matches found (a search ranks that many at most)."
+    )
     currency: str
     understood: UnderstoodView = Field(description="How the query was read: kinds of product, sizes, price, tiers.")
     unmatched: list[str] = Field(
@@ -238,6 +242,7 @@ def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> Search
         results=results,
         result_count=len(results),
         total_matches=found.total,
+        total_matches_exact=found.complete,
         currency=view.currency,
         understood=found.understood.view(),
         unmatched=list(found.unmatched),

@@ -61,6 +61,7 @@ from sqlalchemy import (
     or_,
     select,
     true,
+    union,
 )
 from sqlalchemy.orm import Session
 
@@ -83,6 +84,11 @@ PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
 FTS_WEIGHTS = (10.0, 6.0, 10.0, 10.0, 2.0, 2.0, 2.0, 0.2, 0.0)
 MAX_SIZES = 4
 MAX_TIERS = 3
+# Matches ranked per search at most (Postgres): beyond, the best are chosen among the products matching every
+# keyword and the first MAX_RANKED the index finds, and the total says "more than MAX_RANKED" (`complete`).
+# Ranking scores each candidate: 25,000 matches of "pump" on a 100,000-product company cost 600 ms ranked
+# whole, about 30 ms with the pool (docs/search.md, "Bounded ranking").
+MAX_RANKED = 1_000
 CONCEPTS, WORDS, BROWSE = "concepts", "words", "browse"
 
 
@@ -112,6 +118,8 @@ class CatalogSearch:
     understood: UnderstoodQuery | None = None
     # The keywords no product matched (after any correction): "no Bosch here".
     unmatched: tuple[str, ...] = field(default=())
+    # False: more than `total` products matched (MAX_RANKED); the hits are the best of those ranked.
+    complete: bool = True
 
 
 def query_terms(query: str) -> list[str]:
@@ -164,8 +172,15 @@ def search_catalog(
         better = understand(understood.text, CatalogLexicon(session, plugin_key), check=checked)
         if better.corrections:
             found = _search(session, gated, plugin_key, better, filters, limit)
-        found = CatalogSearch(found.hits, found.total, found.terms, better, found.unmatched)
+        unmatched = found.unmatched if found.complete else _unknown_to_catalog(found.unmatched, better)
+        found = CatalogSearch(found.hits, found.total, found.terms, better, unmatched, found.complete)
     return found
+
+
+def _unknown_to_catalog(keywords: tuple[str, ...], understood: UnderstoodQuery) -> tuple[str, ...]:
+    """Of the keywords an incomplete pool did not hold, those the company's words lack too (it may sell them)."""
+    unknown = set(understood.unrecognised)
+    return tuple(k for k in keywords if all(word in unknown for word in k.split() if word.isalpha()))
 
 
 def _company(company: GateEntry | str) -> tuple[GateEntry | None, str]:
@@ -261,7 +276,8 @@ def _search(
     }
     rows = statement_rows(session, _statement(shape), params)
     check_stamp(session, gated, rows, len(_COLUMNS))
-    total = rows[0][-1] if rows else 0  # the last column: count(*) OVER ()
+    total = rows[0][-1] if rows else 0  # the last column: count(*) OVER () (of the ranked pool, on Postgres)
+    complete = total <= MAX_RANKED
     first_any = len(_COLUMNS) + 3  # after the columns and the stamp: each term's max over all matches
     unmatched = tuple(
         keyword
@@ -270,10 +286,11 @@ def _search(
     )
     return CatalogSearch(
         hits=[_hit(row) for row in rows],
-        total=total,
+        total=total if complete else MAX_RANKED,
         terms=_words_of(terms),
         understood=understood,
         unmatched=unmatched,
+        complete=complete,
     )
 
 
@@ -325,6 +342,8 @@ def _match_params(dialect: str, plugin_key: str, plan: _Plan) -> dict:
         params["any_match"] = within(joiner.join(f"({c})" for c in concepts))
     elif plan.mode == WORDS:
         params["any_match"] = within(joiner.join(f"({t})" for t in (*terms, *sizes)))
+    if postgres and _all_terms(plan.mode, len(terms), len(sizes)):
+        params["all_match"] = " & ".join(f"({t})" for t in terms)
     ranked_by = [*terms, *sizes] if plan.mode == WORDS else terms  # relevance is the keywords' (and sizes')
     if ranked_by:
         params["rank_query"] = within(joiner.join(f"({t})" for t in ranked_by))
@@ -382,15 +401,20 @@ def _statement(shape: _Shape):
     stamp = stamp_columns(bindparam("plugin_key"))
     term_any = [func.max(hit).over() for hit in term_hits]
     statement = select(*_COLUMNS, *stamp, *term_any, func.count().over().label("total"))
-    filters = [public_products_filter(bindparam("plugin_key"))]
+    base = [public_products_filter(bindparam("plugin_key")), *_caller_filters(shape)]
+    filters = base
     relevance = None
     if shape.mode == CONCEPTS or shape.mode == WORDS:
         words = [match(f"term_{i}") for i in range(shape.terms)] + size_matches if shape.mode == WORDS else []
         statement, candidates, relevance = _candidates(shape, statement, words)
-        filters.append(candidates)
+        if postgres:  # ranking scores every candidate: a bounded pool of them (MAX_RANKED)
+            pool = _pool(base, candidates, all_terms=_all_terms(shape.mode, shape.terms, len(shape.sizes)))
+            mine = and_(Product.plugin_key == bindparam("plugin_key"), Product.sku == pool.c.sku)
+            statement, filters = statement.join(pool, mine), []
+        else:
+            filters = [*base, candidates]
     elif shape.kind:  # a browse of one kind: "cheapest system"
-        filters.append(Product.category_kind == bindparam("kind", type_=String))
-    filters += _caller_filters(shape)
+        filters = [*base, Product.category_kind == bindparam("kind", type_=String)]
 
     order = []
     if len(concept_hits) > 1:  # with one part, every candidate is it
@@ -412,7 +436,26 @@ def _statement(shape: _Shape):
     if relevance is not None:
         order.append(relevance)
     order += [Product.price_cents, Product.name.collate("C") if postgres else Product.name, Product.sku]
-    return planned_per_call(statement.where(and_(*filters)).order_by(*order).limit(bindparam("limit", type_=Integer)))
+    return planned_per_call(statement.where(*filters).order_by(*order).limit(bindparam("limit", type_=Integer)))
+
+
+def _pool(base: list, candidates, *, all_terms: bool):
+    """The SKUs ranked (Postgres): at most MAX_RANKED + 1 of those the `base` filters and `candidates` select.
+
+    With several keywords, the products matching all of them come first (the index's `all_match`), so
+    the best are ranked even when thousands match one keyword. One more than MAX_RANKED tells the total
+    is not complete. Materialised: the rows are read once, then joined by key.
+    """
+    pool = select(Product.sku).where(*base, candidates).limit(MAX_RANKED + 1)
+    if all_terms:
+        everything = select(Product.sku).where(*base, ft.pg_matches("products", None, "all_match"))
+        pool = union(everything.limit(MAX_RANKED + 1), pool)
+    return pool.cte("pool").prefix_with("MATERIALIZED")
+
+
+def _all_terms(mode: str | None, terms: int, sizes: int) -> bool:
+    """Whether the pool first takes the products matching every keyword (several keywords, no size)."""
+    return mode == WORDS and terms > 1 and not sizes
 
 
 def _sum(values):

@@ -44,6 +44,7 @@ def finish(session: Session, run: RunState, finished_at: datetime, company_key: 
     # (mirror/read/gate.py) moves with the commit of everything above.
     st.put(session, st.STATE_VERSION, run.generation)
     _refresh_planner_statistics(session, run)
+    _merge_pending_index_entries(session, run)
 
 
 # A run that wrote at least this many rows refreshes the planner's statistics.
@@ -62,10 +63,34 @@ def _refresh_planner_statistics(session: Session, run: RunState) -> None:
     0.2 s here), and its statistics commit, or roll back, with the run;
     small incremental runs skip it and leave it to autovacuum.
     """
-    counts = run.counts
-    written = counts.products_written + counts.products_removed + counts.companies_written + counts.companies_removed
-    if written >= ANALYZE_AFTER_ROWS and session.get_bind().dialect.name == "postgresql":
+    if _rows_written(run) >= ANALYZE_AFTER_ROWS and session.get_bind().dialect.name == "postgresql":
         session.execute(text("ANALYZE companies, products, offer_groups"))
+
+
+def _rows_written(run: RunState) -> int:
+    counts = run.counts
+    return counts.products_written + counts.products_removed + counts.companies_written + counts.companies_removed
+
+
+# Every GIN index of the tables the sync writes (the full-text indexes and the served ZIPs', migrations 0003,
+# 0009): whatever its name, so an index added later is merged too.
+_MERGE_PENDING = text(
+    "SELECT gin_clean_pending_list(i.indexrelid::regclass) FROM pg_index i "
+    "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+    "WHERE a.amname = 'gin' AND i.indrelid IN ('companies'::regclass, 'products'::regclass, 'offer_groups'::regclass)"
+)
+
+
+def _merge_pending_index_entries(session: Session, run: RunState) -> None:
+    """Merge the rows this run wrote into the GIN indexes proper (Postgres), in the run's transaction.
+
+    A GIN index queues new entries in a pending list that every search reads
+    whole, unsorted, until VACUUM merges them (migration 0010 caps it at
+    256 kB). Merging at the end of the run costs what the run queued, once,
+    and leaves the searches between runs nothing to read there.
+    """
+    if _rows_written(run) and session.get_bind().dialect.name == "postgresql":
+        session.execute(_MERGE_PENDING)
 
 
 def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, feed_stamp: int) -> None:

@@ -1,0 +1,87 @@
+"""A search ranks a bounded pool of its matches (mirror/read/catalog.py, MAX_RANKED), and says so.
+
+Ranking scores every candidate, so a word thousands of products share cost
+the search hundreds of milliseconds on a large catalog. On Postgres the
+search ranks the products matching every keyword and the first MAX_RANKED
+matches; beyond that, the total says "more than" (`total_matches_exact`
+false). These tests shrink MAX_RANKED to a few products and pin: the total's
+label, the products matching every keyword ranked first even when they come
+last in the table, a keyword the company does carry never reported as
+unmatched, and an exact total below the bound.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mirror.read import catalog as catalog_search
+
+on_postgres = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+KEY = "pool-test"
+BOUND = 4
+
+
+def _product(upstream, sku: str, name: str, brand: str) -> None:
+    upstream.catalog.set_product(
+        KEY,
+        sku,
+        name=name,
+        category={"name": "Plumbing", "slug": "plumbing", "kind": "accessory"},
+        tier=None,
+        brand=brand,
+        model_numbers=[],
+        price="100.00",
+        description=f"{name}.",
+        published=True,
+        image_url=None,
+        specs={},
+    )
+
+
+@pytest.fixture
+def small_pool(monkeypatch, mirror, upstream):
+    """Twelve sump pumps, the Bosch one written last, and MAX_RANKED at BOUND."""
+    upstream.catalog.add_company(
+        products=0, plugin_key=KEY, name="Pool Plumbing", status="active", storefront_live=True
+    )
+    for number in range(11):
+        _product(upstream, f"PUMP-{number:02d}", f"Zoeller Sump Pump {number}", "Zoeller")
+    _product(upstream, "PUMP-BOSCH", "Bosch Sump Pump", "Bosch")
+    result = mirror.sync()
+    assert result.status == "success", result.error
+    monkeypatch.setattr(catalog_search, "MAX_RANKED", BOUND)
+    catalog_search._statement.cache_clear()  # statements are built once per shape, with the bound in them
+    yield mirror
+    catalog_search._statement.cache_clear()
+
+
+def _search(mirror, query: str):
+    with mirror.Session() as session:
+        return catalog_search.search_catalog(session, KEY, query, limit=3)
+
+
+@on_postgres
+def test_more_matches_than_the_bound_say_more_than(small_pool):
+    found = _search(small_pool, "sump pump")
+    assert (found.total, found.complete) == (BOUND, False)
+    assert len(found.hits) == 3
+
+
+@on_postgres
+def test_the_products_matching_every_keyword_are_ranked_first(small_pool):
+    found = _search(small_pool, "bosch pump")
+    assert found.hits[0].sku == "PUMP-BOSCH"
+    assert not found.complete and found.unmatched == ()
+
+
+@on_postgres
+def test_a_keyword_outside_the_pool_that_the_company_carries_is_not_unmatched(small_pool):
+    found = _search(small_pool, "zoeller bosch")  # no product is both: the pool is Zoeller's first four
+    assert not found.complete
+    assert found.unmatched == ()
+
+
+@on_postgres
+def test_under_the_bound_the_total_is_exact(small_pool):
+    found = _search(small_pool, "bosch")
+    assert (found.total, found.complete, [h.sku for h in found.hits]) == (1, True, ["PUMP-BOSCH"])
