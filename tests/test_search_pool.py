@@ -85,3 +85,9 @@ def test_a_keyword_outside_the_pool_that_the_company_carries_is_not_unmatched(sm
 def test_under_the_bound_the_total_is_exact(small_pool):
     found = _search(small_pool, "bosch")
     assert (found.total, found.complete, [h.sku for h in found.hits]) == (1, True, ["PUMP-BOSCH"])
+
+
+@on_postgres
+def test_a_browse_of_every_product_counts_them_all(small_pool):
+    found = _search(small_pool, "cheapest")  # no keyword: every product, in price order, none left out
+    assert (found.total, found.complete) == (12, True)

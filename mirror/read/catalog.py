@@ -277,7 +277,7 @@ def _search(
     rows = statement_rows(session, _statement(shape), params)
     check_stamp(session, gated, rows, len(_COLUMNS))
     total = rows[0][-1] if rows else 0  # the last column: count(*) OVER () (of the ranked pool, on Postgres)
-    complete = total <= MAX_RANKED
+    complete = not _pooled(shape) or total <= MAX_RANKED
     first_any = len(_COLUMNS) + 3  # after the columns and the stamp: each term's max over all matches
     unmatched = tuple(
         keyword
@@ -407,7 +407,7 @@ def _statement(shape: _Shape):
     if shape.mode == CONCEPTS or shape.mode == WORDS:
         words = [match(f"term_{i}") for i in range(shape.terms)] + size_matches if shape.mode == WORDS else []
         statement, candidates, relevance = _candidates(shape, statement, words)
-        if postgres:  # ranking scores every candidate: a bounded pool of them (MAX_RANKED)
+        if _pooled(shape):  # ranking scores every candidate: a bounded pool of them (MAX_RANKED)
             pool = _pool(base, candidates, all_terms=_all_terms(shape.mode, shape.terms, len(shape.sizes)))
             mine = and_(Product.plugin_key == bindparam("plugin_key"), Product.sku == pool.c.sku)
             statement, filters = statement.join(pool, mine), []
@@ -451,6 +451,11 @@ def _pool(base: list, candidates, *, all_terms: bool):
         everything = select(Product.sku).where(*base, ft.pg_matches("products", None, "all_match"))
         pool = union(everything.limit(MAX_RANKED + 1), pool)
     return pool.cte("pool").prefix_with("MATERIALIZED")
+
+
+def _pooled(shape: _Shape) -> bool:
+    """Whether the statement ranks a bounded pool of its candidates (Postgres, a question with something to find)."""
+    return shape.dialect == "postgresql" and shape.mode in (CONCEPTS, WORDS)
 
 
 def _all_terms(mode: str | None, terms: int, sizes: int) -> bool:
