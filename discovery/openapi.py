@@ -55,6 +55,23 @@ RPC_RATE_LIMITED = _response(
     _ref("RpcError"),
     headers={"Retry-After": _header("Seconds until a request will be accepted.", True, {"type": "integer"})},
 )
+_RETRY_AFTER_DEADLINE = {
+    "Retry-After": _header(
+        "The deadline in whole seconds: what one request may hold a worker for.", True, {"type": "integer"}
+    )
+}
+DEADLINE_PASSED = _response(
+    "The request ran past its deadline (`REQUEST_DEADLINE_SECONDS`) and was stopped: `deadline_exceeded`; "
+    "retry after `Retry-After` seconds.",
+    _ref("Error"),
+    headers=_RETRY_AFTER_DEADLINE,
+)
+RPC_DEADLINE_PASSED = _response(
+    "The request ran past its deadline and was stopped: the JSON-RPC error -32010 with `data.retry_after` "
+    "(the message's id); retry after `Retry-After` seconds.",
+    _ref("RpcError"),
+    headers=_RETRY_AFTER_DEADLINE,
+)
 NOT_FOUND_JSON = _response(
     "Unknown key, not public, or this surface switched off (one identical answer).", _ref("Error")
 )
@@ -417,6 +434,30 @@ def _host_mapped(operations: dict) -> dict:
     return operations
 
 
+def _with_deadline(paths: dict) -> dict:
+    """Every operation that does a request's work (each one the rate limits count) may answer the deadline's 503.
+
+    In its own shape: a JSON-RPC error where the 429 is one, NLWeb's Failure on `/ask`, else the JSON error.
+    """
+    for path, operations in paths.items():
+        for operation in operations.values():
+            responses = operation.get("responses", {})
+            if "429" not in responses:
+                continue
+            if responses["429"] is RPC_RATE_LIMITED:
+                responses["503"] = RPC_DEADLINE_PASSED
+            elif path.endswith("/ask"):
+                responses["503"] = _response(
+                    "The question ran past its deadline: a Failure with code `DEADLINE_EXCEEDED`; retry after "
+                    "`Retry-After` seconds.",
+                    _ref("AskFailure"),
+                    headers=_RETRY_AFTER_DEADLINE,
+                )
+            else:
+                responses["503"] = DEADLINE_PASSED
+    return paths
+
+
 def openapi(settings: Settings) -> dict:
     """The whole document, with PUBLIC_BASE_URL as its server."""
     from discovery.openapi_schemas import parameters_extra, schemas
@@ -432,6 +473,6 @@ def openapi(settings: Settings) -> dict:
             "keys all answer the same 404.",
         },
         "servers": [{"url": settings.public_base_url}],
-        "paths": {**_paths(), **_discovery_paths()},
+        "paths": _with_deadline({**_paths(), **_discovery_paths()}),
         "components": {"parameters": {**_parameters(), **parameters_extra()}, "schemas": schemas()},
     }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 
+import jsonschema
 import pytest
 import requests
 from sqlalchemy import select, text
@@ -115,6 +116,7 @@ def test_a_statement_past_the_deadline_is_cancelled_and_answered_503(site, lines
     with app.extensions["mirror"].Session() as session:
         rows = session.execute(select(Invocation.status, Invocation.outcome).order_by(Invocation.id)).all()
     assert [tuple(row) for row in rows] == outcomes
+    _documented_answer(requests.get(f"{base}/openapi.json", timeout=10).json(), "/companies/{key}/mcp", stopped)
 
 
 def test_work_past_the_deadline_starts_no_further_statement(site, lines, monkeypatch):
@@ -168,6 +170,18 @@ def test_a2a_and_ask_answer_the_deadline_in_their_own_shapes(site, lines, monkey
     assert requests.post(f"{base}/companies/{key}/ask", json={"query": {"text": "heat pump"}}, timeout=60).ok
     got = [(e["protocol"], e["status"], e["outcome"]) for e in lines.entries]
     assert got == [("a2a", 503, "deadline_passed"), ("nlweb", 503, "deadline_passed"), ("nlweb", 200, "ok")]
+
+    document = requests.get(f"{base}/openapi.json", timeout=10).json()  # each 503 is the one documented
+    _documented_answer(document, "/companies/{key}/a2a", a2a)
+    _documented_answer(document, "/companies/{key}/ask", ask)
+
+
+def _documented_answer(document: dict, path: str, response: requests.Response) -> None:
+    """`response` is what /openapi.json says `path`'s POST answers with its status: the body's schema, the headers."""
+    documented = document["paths"][path]["post"]["responses"][str(response.status_code)]
+    schema = {**documented["content"]["application/json"]["schema"], "components": document["components"]}
+    jsonschema.Draft202012Validator(schema).validate(response.json())
+    assert set(documented.get("headers", {})) <= set(response.headers)
 
 
 # --- what a slow request costs (web/limits.py) ---------------------------------------------------
