@@ -97,7 +97,10 @@ class Product(Base):
 
     # The products of one company's category: what a sync summarises again
     # into that offer group (migration 0005).
-    __table_args__ = (Index("ix_products_plugin_key_category_slug", "plugin_key", "category_slug"),)
+    __table_args__ = (
+        Index("ix_products_plugin_key_category_slug", "plugin_key", "category_slug"),
+        Index("ix_products_plugin_key_price_cents", "plugin_key", "price_cents"),  # a browse in price order
+    )
 
 
 class OfferGroup(Base):

@@ -21,7 +21,7 @@ KEY = "pool-test"
 BOUND = 4
 
 
-def _product(upstream, sku: str, name: str, brand: str) -> None:
+def _product(upstream, sku: str, name: str, brand: str, price: str = "100.00") -> None:
     upstream.catalog.set_product(
         KEY,
         sku,
@@ -30,7 +30,7 @@ def _product(upstream, sku: str, name: str, brand: str) -> None:
         tier=None,
         brand=brand,
         model_numbers=[],
-        price="100.00",
+        price=price,
         description=f"{name}.",
         published=True,
         image_url=None,
@@ -40,13 +40,13 @@ def _product(upstream, sku: str, name: str, brand: str) -> None:
 
 @pytest.fixture
 def small_pool(monkeypatch, mirror, upstream):
-    """Twelve sump pumps, the Bosch one written last, and MAX_RANKED at BOUND."""
+    """Twelve sump pumps, the Bosch one written last and the cheapest, and MAX_RANKED at BOUND."""
     upstream.catalog.add_company(
         products=0, plugin_key=KEY, name="Pool Plumbing", status="active", storefront_live=True
     )
     for number in range(11):
         _product(upstream, f"PUMP-{number:02d}", f"Zoeller Sump Pump {number}", "Zoeller")
-    _product(upstream, "PUMP-BOSCH", "Bosch Sump Pump", "Bosch")
+    _product(upstream, "PUMP-BOSCH", "Bosch Sump Pump", "Bosch", price="80.00")
     result = mirror.sync()
     assert result.status == "success", result.error
     monkeypatch.setattr(catalog_search, "MAX_RANKED", BOUND)
@@ -88,6 +88,9 @@ def test_under_the_bound_the_total_is_exact(small_pool):
 
 
 @on_postgres
-def test_a_browse_of_every_product_counts_them_all(small_pool):
-    found = _search(small_pool, "cheapest")  # no keyword: every product, in price order, none left out
-    assert (found.total, found.complete) == (12, True)
+def test_a_browse_ranks_the_first_in_price_order(small_pool):
+    found = _search(small_pool, "cheapest")  # no keyword: every product, in price order
+    assert (found.total, found.complete) == (BOUND, False)
+    assert [hit.sku for hit in found.hits] == ["PUMP-BOSCH", "PUMP-00", "PUMP-01"]
+    dearest = _search(small_pool, "most expensive")
+    assert dearest.hits[-1].sku != "PUMP-BOSCH" and not dearest.complete

@@ -1,6 +1,6 @@
-"""the GIN indexes' pending lists bounded, so a search never reads megabytes of unsorted entries
+"""what keeps a search's cost bounded on a large catalog: GIN pending lists capped, and products by company and price
 
-A GIN index takes new entries into a pending list (`fastupdate`) and merges
+- A GIN index takes new entries into a pending list (`fastupdate`) and merges
 them into the index proper at the next VACUUM, or when the list passes
 `gin_pending_list_limit` (4 MB by default). Every search reads the whole
 pending list, unsorted: after the benchmark catalog's first sync (300,000
@@ -10,11 +10,17 @@ question on the 100,000-product company took 88 ms at the median instead of
 10 ms. This revision caps each list at 256 kB (about half a millisecond to
 read) and merges what the lists hold now. The sync merges them at the end
 of every run that wrote rows (mirror/sync/rebuild.py), so between runs they
-are empty. Postgres only: SQLite has no GIN.
+are empty.
+- `ix_products_plugin_key_price_cents`: a browse ("cheapest system") ranks the
+  first products of a company in price order (mirror/read/catalog.py); the
+  index reads them without sorting every product: "cheapest system" on the
+  100,000-product company, 650 ms -> 23 ms.
+
+The GIN parts are Postgres only: SQLite has no GIN.
 
 Revision ID: 0010
 Revises: 0009
-Create Date: 2026-12-03 14:20:00
+Create Date: 2026-12-03 14:45:00
 """
 
 from alembic import op
@@ -35,6 +41,7 @@ _PENDING_LIST_KB = 256
 
 
 def upgrade() -> None:
+    op.create_index("ix_products_plugin_key_price_cents", "products", ["plugin_key", "price_cents"])
     if op.get_bind().dialect.name != "postgresql":
         return
     for index in _GIN_INDEXES:
@@ -43,6 +50,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_products_plugin_key_price_cents", table_name="products")
     if op.get_bind().dialect.name != "postgresql":
         return
     for index in _GIN_INDEXES:
