@@ -19,8 +19,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import case, cast, distinct, exists, false, func, literal, literal_column, or_, select, true
-from sqlalchemy.dialects.postgresql import JSONB, array
+from sqlalchemy import (
+    String,
+    case,
+    cast,
+    distinct,
+    exists,
+    false,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    true,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Session
 
 from mirror import fulltext as ft
@@ -230,8 +243,10 @@ def _sells(dialect: str, members: tuple):
     if dialect == "postgresql":
         # The business's tags, aggregated once per business by key (`_TAGS`), against one array: no subplan
         # (Postgres hashed every tag of the asked concepts per question, 45 ms on 10,000 businesses even when
-        # the ZIP left 54), and the statement's text stays the same whatever the concepts, so it is prepared once.
-        return _TAGS.c.concepts.op("&&")(array(slugs))
+        # the ZIP left 54). The array is one parameter, so the statement's text is the same whatever the
+        # concepts (one element parameter each made a text per list length: "plumbing hvac" and "hvac
+        # plumbing" compiled, and were parsed, as two statements).
+        return _TAGS.c.concepts.op("&&")(literal(slugs, type_=ARRAY(String)))
     return exists().where(CompanyConcept.plugin_key == Company.plugin_key, CompanyConcept.concept.in_(slugs))
 
 
