@@ -48,10 +48,8 @@ class DatabaseProblem(Exception):
 
 
 def describe_database(database_url: str) -> str:
-    """Where a DATABASE_URL points, for messages: `host:port/name` or the SQLite path (no password)."""
+    """Where a DATABASE_URL points, for messages: `host:port/name` (no password)."""
     url = make_url(database_url)
-    if url.get_backend_name() == "sqlite":
-        return url.database or ":memory:"
     return f"{url.host or 'localhost'}:{url.port or 5432}/{url.database or ''}"
 
 

@@ -64,7 +64,7 @@ def refresh(session: Session, keys: list[str]) -> None:
         return
     for start in range(0, len(keys), BATCH):
         chunk = keys[start : start + BATCH]
-        session.execute(delete(CompanyConcept).where(keys_in(CompanyConcept.plugin_key, chunk, session)))
+        session.execute(delete(CompanyConcept).where(keys_in(CompanyConcept.plugin_key, chunk)))
         _insert(session, _tags(session, chunk))
 
 
@@ -74,11 +74,7 @@ def _insert(session: Session, tags: list[tuple[str, str]]) -> None:
 
 def _tags(session: Session, keys: list[str] | None) -> list[tuple[str, str]]:
     """(company, concept) for every concept a public product of the companies `keys` (None: of all) is."""
-    mine = (
-        (any_public_product(),)
-        if keys is None
-        else (keys_in_set(Product.plugin_key, keys, session), any_public_product())
-    )
+    mine = (any_public_product(),) if keys is None else (keys_in_set(Product.plugin_key, keys), any_public_product())
     concepts = values(column("slug", String), column("query", String), name="concepts").data(
         [(m.slug, ft.pg_concept_query((m,), ft.CONCEPT_WEIGHTS)) for m in _members()]
     )
