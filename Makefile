@@ -102,9 +102,9 @@ docs: install
 
 # The pricing page's screenshots in docs/images/ (docs/pricing-page.md): the suite's own Chromium
 # test of the demo's Tudi Mechanical Systems at 1280 and 390 px (tests/test_pricing_page_content.py).
-screenshots: install-test tools browser
+screenshots: install-test tools browser services
 	SCREENSHOT_DIR=docs/images PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest -q -n 0 -p no:cacheprovider \
-		tests/test_pricing_page_content.py -k "screenshots and sqlite"
+		tests/test_pricing_page_content.py -k "screenshots"
 
 bench-sync: install-test services
 	$(PY) bench/sync.py
@@ -117,4 +117,4 @@ bench-search: install-test services
 	$(PY) bench/search.py
 
 clean:
-	rm -rf instance/*.sqlite3* .pytest_cache
+	rm -rf .pytest_cache

@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/gate_timing.py [--database-url URL] [--samples 400] [--rounds 2]
 
-Builds the app on a scratch database (SQLite in a temporary directory, or,
-with --database-url postgresql://root@127.0.0.1:5432/test, a database of its
-own on that server, `mirror_bench_gate`, dropped and created afresh), puts four companies in the demo upstream
+Builds the app on a scratch database (a database of its own, `mirror_bench_gate`,
+dropped and created afresh on the Postgres server of --database-url, default
+bench.scratch.DEFAULT_SERVER), puts four companies in the demo upstream
 (churned, not live, pricing switched off, and one public for reference),
 syncs, then requests `/companies/<key>/pricing.json` for an unknown key and
 each closed key, interleaved (one sample of every key per turn, in a shuffled
@@ -35,13 +35,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.scratch import scratch_database
+from bench.scratch import DEFAULT_SERVER, scratch_database
 
 UNKNOWN_KEY = "unknownKey0000000000000000000000000000000"
 SCRATCH_DATABASE = "mirror_bench_gate"
 
 
-def build(database_url: str | None):
+def build(database_url: str):
     """(app, upstream, keys by case)."""
     from demo.server import start_in_thread
     from wsgi import create_app
@@ -120,7 +120,7 @@ def report(times: dict[str, list[float]], tolerance: float) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--database-url", default=DEFAULT_SERVER)
     parser.add_argument("--samples", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--tolerance", type=float, default=0.05)

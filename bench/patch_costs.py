@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/patch_costs.py [--database-url postgresql://root@127.0.0.1:5432/test] [--requests 3000]
 
-Builds the app on a scratch database (SQLite in a temporary directory, or a
-database of its own on the given Postgres server, `mirror_bench_patches`),
+Builds the app on a scratch database (a database of its own on the given
+Postgres server, default bench.scratch.DEFAULT_SERVER: `mirror_bench_patches`),
 syncs the demo upstream's example companies, and times requests through the
 app's WSGI interface (the app's own work, not the network's), each patch on
 and off, interleaved round by round so both see the same machine:
@@ -11,7 +11,7 @@ and off, interleaved round by round so both see the same machine:
 - `swept memory`: web/limits.py's `SweptMemoryStorage` (the `limits`
   library's memory storage with its expiry sweep every 5 s, by overriding a
   name-mangled private method) against the library's own `memory://`;
-- `autocommit reader` (Postgres): mirror/db.py's raw libpq reader for the
+- `autocommit reader`: mirror/db.py's raw libpq reader for the
   one-statement reads (a cold render: the render cache emptied before each
   request) against the same statement through a SQLAlchemy connection in
   AUTOCOMMIT.
@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.scratch import scratch_database
+from bench.scratch import DEFAULT_SERVER, scratch_database
 
 TUDI = "000qeNvgDSrmHEbIejt1beAWureP3Z5HrsB3NZFq"
 SCRATCH_DATABASE = "mirror_bench_patches"
@@ -114,7 +114,7 @@ def compare(name: str, patched, plain, rounds: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--database-url", default=DEFAULT_SERVER)
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
@@ -146,35 +146,34 @@ def main() -> int:
         args.rounds,
     )
 
-    if mirror.is_postgres:
-        import mirror.db as mirror_db
+    import mirror.db as mirror_db
 
-        raw = mirror_db.statement_rows
-        autocommit = mirror.engine.execution_options(isolation_level="AUTOCOMMIT")
+    raw = mirror_db.statement_rows
+    autocommit = mirror.engine.execution_options(isolation_level="AUTOCOMMIT")
 
-        def through_sqlalchemy(session, statement, params):
-            if session.in_transaction():
-                return raw(session, statement, params)
-            with autocommit.connect() as connection:
-                return [tuple(row) for row in connection.execute(statement, params)]
+    def through_sqlalchemy(session, statement, params):
+        if session.in_transaction():
+            return raw(session, statement, params)
+        with autocommit.connect() as connection:
+            return [tuple(row) for row in connection.execute(statement, params)]
 
-        cache = app.extensions["render_cache"]
+    cache = app.extensions["render_cache"]
 
-        def cold(reader):
-            def run():
-                mirror_db.statement_rows = reader
-                import mirror.read.company as company_reads
+    def cold(reader):
+        def run():
+            mirror_db.statement_rows = reader
+            import mirror.read.company as company_reads
 
-                company_reads.statement_rows = reader
-                try:
-                    return per_request_us(app, path, args.requests // 3, before=cache.clear)
-                finally:
-                    mirror_db.statement_rows = raw
-                    company_reads.statement_rows = raw
+            company_reads.statement_rows = reader
+            try:
+                return per_request_us(app, path, args.requests // 3, before=cache.clear)
+            finally:
+                mirror_db.statement_rows = raw
+                company_reads.statement_rows = raw
 
-            return run
+        return run
 
-        compare("autocommit reader (cold)", cold(raw), cold(through_sqlalchemy), args.rounds)
+    compare("autocommit reader (cold)", cold(raw), cold(through_sqlalchemy), args.rounds)
     print(f"load average after: {load_average()}")
     upstream.stop()
     return 0

@@ -1,12 +1,12 @@
 """Search benchmark (issue 24): what `search_catalog` returns for homeowners' questions, and how fast, beside main's.
 
-    make bench-search                    # = .venv/bin/python bench/search.py (both catalogs, both databases)
+    make bench-search                    # = .venv/bin/python bench/search.py (both catalogs)
     .venv/bin/python bench/search.py --large-companies 300 --pairs 8   # a small run, to check it works
-    .venv/bin/python bench/search.py --reuse --only postgresql          # the databases of the last run
+    .venv/bin/python bench/search.py --reuse                            # the databases of the last run
 
 The questions and their graded judgments are bench/search_queries.json (its
 `note` says how they were written). Two catalogs, each synced by the real
-sync from the demo upstream into a fresh database on Postgres and on SQLite:
+sync from the demo upstream into a fresh Postgres database:
 
 - demo: what `make run` serves (40 companies x 60 products, seed 1, the
   default messiness, and the docs' example companies such as Tudi);
@@ -86,9 +86,7 @@ TARGETS = {"ndcg5": 0.9, "zero_results": 0.0, "false_matches": 0.02}
 
 
 def database_url(server: str, catalog: str) -> str:
-    """Where one catalog lives on one backend: a scratch Postgres database, or a SQLite file in instance/."""
-    if server == "sqlite":
-        return f"sqlite:///{ROOT / 'instance' / f'bench-search-{catalog}.sqlite3'}"
+    """Where one catalog lives: a scratch database on the Postgres server at `server`."""
     url = make_url(normalise_database_url(server))
     return url.set(database=f"mirror_bench_search_{catalog}").render_as_string(hide_password=False)
 
@@ -216,7 +214,7 @@ def baseline_search():
 
 @dataclass
 class Run:
-    """One search over one catalog on one backend: its pairs' outcomes and timings."""
+    """One search over one catalog: its pairs' outcomes and timings."""
 
     ndcg: list[float] = field(default_factory=list)
     rr: list[float] = field(default_factory=list)
@@ -298,7 +296,6 @@ def main() -> None:
     parser.add_argument(
         "--database", default=os.environ.get("BENCH_DATABASE_URL", "postgresql://root@127.0.0.1:5432/postgres")
     )
-    parser.add_argument("--only", choices=("postgresql", "sqlite"), help="one backend only")
     parser.add_argument("--catalog", choices=tuple(CATALOGS), help="one catalog only")
     parser.add_argument("--large-companies", type=int, default=CATALOGS["large"]["companies"])
     parser.add_argument("--pairs", type=int, default=25, help="companies asked each question in the large catalog")
@@ -313,7 +310,6 @@ def main() -> None:
     main_search = baseline_search()
     if main_search is not None:
         searches["main"] = main_search
-    backends = [b for b in ("postgresql", "sqlite") if args.only in (None, b)]
     catalogs = [c for c in CATALOGS if args.catalog in (None, c)]
     load_before, started = os.getloadavg(), time.monotonic()
     report = {"questions": len(questions), "rows": []}
@@ -321,24 +317,23 @@ def main() -> None:
         shape = dict(CATALOGS[catalog])
         if catalog == "large":
             shape["companies"] = args.large_companies
-        for backend in backends:
-            url = database_url(args.database if backend == "postgresql" else "sqlite", catalog)
-            sync_s = None
-            if not args.reuse:
-                fresh_database(url)
-                sync_s = load(url, shape)
-            engine = make_engine(url)
-            with make_session_factory(engine)() as session:
-                items = public_items(session)
-            engine.dispose()
-            pairs = make_pairs(items, questions, None if catalog == "demo" else args.pairs, args.seed)
-            for name, search in searches.items():
-                figures = run_searches(url, search, pairs).figures()
-                row = {"catalog": catalog, "database": backend, "search": name, **figures}
-                row["products"] = sum(len(v) for v in items.values())
-                row["sync_seconds"] = round(sync_s, 1) if sync_s is not None else None
-                report["rows"].append(row)
-                print(_line(row), flush=True)
+        url = database_url(args.database, catalog)
+        sync_s = None
+        if not args.reuse:
+            fresh_database(url)
+            sync_s = load(url, shape)
+        engine = make_engine(url)
+        with make_session_factory(engine)() as session:
+            items = public_items(session)
+        engine.dispose()
+        pairs = make_pairs(items, questions, None if catalog == "demo" else args.pairs, args.seed)
+        for name, search in searches.items():
+            figures = run_searches(url, search, pairs).figures()
+            row = {"catalog": catalog, "database": "postgresql", "search": name, **figures}
+            row["products"] = sum(len(v) for v in items.values())
+            row["sync_seconds"] = round(sync_s, 1) if sync_s is not None else None
+            report["rows"].append(row)
+            print(_line(row), flush=True)
     report["machine"] = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     report["load_average_before"] = [round(x, 2) for x in load_before]
     report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]

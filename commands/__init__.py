@@ -95,7 +95,6 @@ def operator_errors(as_json: bool = False):
 def _ready_database() -> None:
     """Fail with one line unless the database answers and is migrated."""
     mirror = _mirror()
-    # The reader engine: on SQLite the writer's BEGIN IMMEDIATE would queue behind a running sync.
     check_database(mirror.engine, mirror.settings.database_url)
 
 

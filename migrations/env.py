@@ -1,6 +1,6 @@
 """Alembic environment: the database comes from DATABASE_URL via mirror.config.
 
-On Postgres, migrations take an advisory lock (two deploys never migrate at
+Migrations take an advisory lock (two deploys never migrate at
 once) and a lock_timeout (a migration waiting behind a long query fails fast
 instead of blocking every reader queued behind it).
 """
@@ -36,7 +36,6 @@ def run_migrations_offline() -> None:
         url=_url(),
         target_metadata=target_metadata,
         literal_binds=True,
-        render_as_batch=True,
         include_object=_include_object,
     )
     with context.begin_transaction():
@@ -46,22 +45,14 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     engine = make_engine(_url(), writer=True)
     with engine.connect() as connection:
-        postgres = connection.dialect.name == "postgresql"
-        if postgres:
-            connection.execute(text("SET lock_timeout = '10s'"))
-            connection.execute(text("SELECT pg_advisory_lock(:id)"), {"id": MIGRATION_LOCK_ID})
-            connection.commit()
-        context.configure(
-            connection=connection,
-            target_metadata=target_metadata,
-            render_as_batch=not postgres,
-            include_object=_include_object,
-        )
+        connection.execute(text("SET lock_timeout = '10s'"))
+        connection.execute(text("SELECT pg_advisory_lock(:id)"), {"id": MIGRATION_LOCK_ID})
+        connection.commit()
+        context.configure(connection=connection, target_metadata=target_metadata, include_object=_include_object)
         with context.begin_transaction():
             context.run_migrations()
-        if postgres:
-            connection.execute(text("SELECT pg_advisory_unlock(:id)"), {"id": MIGRATION_LOCK_ID})
-            connection.commit()
+        connection.execute(text("SELECT pg_advisory_unlock(:id)"), {"id": MIGRATION_LOCK_ID})
+        connection.commit()
     engine.dispose()
 
 

@@ -33,7 +33,6 @@ from pydantic_settings.sources.utils import parse_env_vars
 from mirror.addresses import HostPort, parse_host_port
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SQLITE_PATH = PROJECT_ROOT / "instance" / "mirror.sqlite3"
 DOC_PAGE = PROJECT_ROOT / "README.md"  # the configuration table lives in the README
 TABLE_START = "<!-- settings-table:start (generated from mirror/config.py by `python -m mirror.config --write`) -->"
 TABLE_END = "<!-- settings-table:end -->"
@@ -53,30 +52,25 @@ class ConfigError(ValueError):
 # rest of a sentence that starts with the variable's name.
 
 
+# What a URL of another database is told: Postgres is the one database the mirror runs on.
+_POSTGRES_ONLY = "must be a postgresql:// URL (the mirror runs on PostgreSQL only; docs/operations.md)"
+
+
 def normalise_database_url(url: str) -> str:
-    """Accept postgresql:// and postgresql+psycopg:// alike (psycopg 3 either way)."""
+    """Accept postgresql:// and postgresql+psycopg:// alike (psycopg 3 either way); refuse any other database."""
     for prefix in ("postgresql://", "postgres://"):
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
-    if url.startswith(("postgresql+psycopg://", "sqlite://")):
+    if url.startswith("postgresql+psycopg://"):
         return url
-    raise ConfigError(f"DATABASE_URL must be a postgresql:// or sqlite:/// URL, got {url[:40]!r}")
+    raise ConfigError(f"DATABASE_URL {_POSTGRES_ONLY}, got {url[:40]!r}")
 
 
 def _database_url(raw: str) -> str:
     try:
-        url = normalise_database_url(raw.strip())
+        return normalise_database_url(raw.strip())
     except ConfigError:
-        raise ValueError(f"must be a postgresql:// or sqlite:/// URL, got {raw.strip()[:40]!r}") from None
-    path = url.split("///", 1)[1] if url.startswith("sqlite:///") else ""
-    if path and path != ":memory:" and not Path(path).parent.is_dir():
-        # SQLite would create the file, but a missing folder is a typo far more often than a wish.
-        folder = Path(path).parent
-        raise ValueError(
-            f"names a SQLite file in {str(folder)!r}, which does not exist: "
-            f"create it (mkdir -p {folder}) or fix the path"
-        )
-    return url
+        raise ValueError(f"{_POSTGRES_ONLY}, got {raw.strip()[:40]!r}") from None
 
 
 def _whole_number(unit: str, minimum: int) -> Callable[[Any], int]:
@@ -241,12 +235,12 @@ class Settings(BaseSettings):
         extra="ignore",
         str_strip_whitespace=True,
         validate_default=False,
-    )  # defaults are written in their final form; the default folder is created on first use
+    )  # defaults are written in their final form
 
     database_url: DatabaseUrl = setting(
-        f"sqlite:///{DEFAULT_SQLITE_PATH}",
-        "`postgresql://…` or `postgresql+psycopg://…` (psycopg 3 either way), or `sqlite:///…` (its folder must exist)",
-        shown="`sqlite:///instance/mirror.sqlite3`",
+        "postgresql+psycopg://127.0.0.1:5432/mirror",
+        "`postgresql://…` or `postgresql+psycopg://…` (psycopg 3 either way): the one database, PostgreSQL",
+        shown="`postgresql://127.0.0.1:5432/mirror`",
     )
     database_read_url: DatabaseUrl | None = setting(
         None,

@@ -13,8 +13,7 @@ from mirror.upstream import UpstreamClient
 class Mirror:
     """Engines and session factories for one database, and the replica its requests may read.
 
-    Readers use snapshot transactions; the sync uses a separate writer engine
-    (on SQLite its transactions take the write lock at BEGIN).
+    Readers use snapshot transactions; the sync uses a separate writer engine.
 
     Two addresses: `DATABASE_URL` is the primary, where everything that
     writes or must see the latest commit goes (the sync, the scheduler's
@@ -52,16 +51,7 @@ class Mirror:
     @cached_property
     def writer_engine(self):
         """The sync's engine (always the primary)."""
-        return (
-            make_engine(self.settings.database_url, writer=True, pool_size=2)
-            if self.is_postgres
-            else make_engine(self.settings.database_url, writer=True)
-        )
-
-    @property
-    def is_postgres(self) -> bool:
-        """True on PostgreSQL."""
-        return self.settings.database_url.startswith("postgresql")
+        return make_engine(self.settings.database_url, writer=True, pool_size=2)
 
     @cached_property
     def Session(self):

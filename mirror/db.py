@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import itertools
 import json
 import os
@@ -16,7 +15,6 @@ import re
 import select
 import weakref
 from collections import OrderedDict
-from pathlib import Path
 
 import orjson
 from psycopg import errors as psycopg_errors
@@ -64,37 +62,6 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-def _tune_sqlite(dbapi_connection, _record) -> None:
-    # WAL lets readers keep reading the last committed state while a sync
-    # writes its run in one long transaction; busy_timeout makes a second
-    # writer wait instead of failing at once.
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
-    # Postgres' md5(), which SQLite lacks: the offer groups' options digest (mirror/offers.py).
-    dbapi_connection.create_function("md5", 1, _md5, deterministic=True)
-
-
-def _md5(text: str | None) -> str | None:
-    return None if text is None else hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
-
-
-def _sqlite_transactions(engine: Engine, begin_statement: str) -> None:
-    # pysqlite's legacy transaction handling runs each SELECT outside any
-    # transaction, so two reads of one request could straddle a sync's
-    # commit. Taking over BEGIN makes every session one consistent snapshot.
-    @event.listens_for(engine, "connect")
-    def _no_implicit_transactions(dbapi_connection, _record):
-        dbapi_connection.isolation_level = None
-
-    @event.listens_for(engine, "begin")
-    def _begin(connection):
-        connection.exec_driver_sql(begin_statement)
-
-
 # orjson reads an integer beyond 64 bits as a float, and two parsers could
 # round a float of 17 or more digits apart: such text goes to the standard library.
 _LONG_NUMBER = re.compile(rb"[0-9]{17,}")
@@ -118,25 +85,14 @@ def load_json(data: bytes | str) -> object:
 
 
 def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
-    """Create an engine for a normalised DATABASE_URL (SQLite or Postgres).
+    """Create an engine for a normalised DATABASE_URL.
 
-    Readers get snapshot transactions (a request never sees half a sync run);
-    `writer=True` is for the sync, which on SQLite takes the write lock at
-    BEGIN so it can never lose a race to upgrade its snapshot. A reader's
-    statements obey the running request's deadline (mirror/deadline.py);
-    the sync's writer has none.
+    Readers get snapshot transactions (REPEATABLE READ: a request never sees
+    half a sync run); `writer=True` is for the sync. A reader's statements
+    obey the running request's deadline (mirror/deadline.py); the sync's
+    writer has none.
     """
     kwargs.setdefault("json_deserializer", load_json)
-    if database_url.startswith("sqlite"):
-        path = database_url.split("///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(database_url, connect_args={"timeout": 30, "check_same_thread": False}, **kwargs)
-        event.listen(engine, "connect", _tune_sqlite)
-        _sqlite_transactions(engine, "BEGIN IMMEDIATE" if writer else "BEGIN")
-        if not writer:
-            bound_statements(engine)
-        return engine
     if not writer:
         kwargs.setdefault("isolation_level", "REPEATABLE READ")
     # Readers check a pooled connection without a round trip (see
@@ -195,22 +151,22 @@ def _readable(poller) -> bool:
 
 
 def autocommit_rows(session: Session, sql: str, params: dict, *, prepare: bool = True) -> list[tuple] | None:
-    """Run one read-only statement on Postgres as its own autocommit transaction; None where that cannot apply.
+    """Run one read-only statement as its own autocommit transaction; None where that cannot apply.
 
     For a session that has not begun a transaction (a request's, before its
-    first query), on a Postgres engine: the statement runs on one of the
+    first query), bound to an engine: the statement runs on one of the
     engine's autocommit reader connections (`AutocommitReader`), so it is
     its own consistent snapshot, with no BEGIN and ROLLBACK round trips and
-    no ORM machinery. Elsewhere (SQLite, a session already in a
-    transaction, which must keep reading its own snapshot) it returns None
-    and the caller takes its transactional path.
+    no ORM machinery. Elsewhere (a session already in a transaction, which
+    must keep reading its own snapshot, or bound to one connection) it
+    returns None and the caller takes its transactional path.
 
     `sql` uses psycopg's `%(name)s` placeholders; parameters are str, int or
     None. The rows' values are shared between requests: read-only. `prepare=False` sends it unprepared
     (PLAN_PER_CALL).
     """
     bind = session.get_bind()
-    if session.in_transaction() or not isinstance(bind, Engine) or bind.dialect.name != "postgresql":
+    if session.in_transaction() or not isinstance(bind, Engine):
         return None
     reader = _READERS.get(bind)
     if reader is None:
@@ -221,14 +177,14 @@ def autocommit_rows(session: Session, sql: str, params: dict, *, prepare: bool =
 def statement_rows(session: Session, statement, params: dict) -> list:
     """The rows of one read-only SQLAlchemy statement, as one consistent snapshot.
 
-    On Postgres, before the session has begun a transaction (a request's),
-    the statement runs by `autocommit_rows`: its SQL text is compiled once
-    from this very statement (so the query is written once, with
-    SQLAlchemy), with no BEGIN or ROLLBACK. Elsewhere it runs in the
-    session's transaction. Rows are tuples in the statement's column order.
+    Before the session has begun a transaction (a request's), the
+    statement runs by `autocommit_rows`: its SQL text is compiled once from
+    this very statement (so the query is written once, with SQLAlchemy),
+    with no BEGIN or ROLLBACK. Elsewhere it runs in the session's
+    transaction. Rows are tuples in the statement's column order.
     """
     bind = session.get_bind()
-    if not session.in_transaction() and isinstance(bind, Engine) and bind.dialect.name == "postgresql":
+    if not session.in_transaction() and isinstance(bind, Engine):
         sql, defaults = _compiled_for_postgres(statement)
         prepare = not statement.get_execution_options().get(PLAN_PER_CALL)
         rows = autocommit_rows(session, sql, {**defaults, **params}, prepare=prepare)
@@ -483,8 +439,3 @@ _READERS: weakref.WeakKeyDictionary[Engine, AutocommitReader] = weakref.WeakKeyD
 def make_session_factory(engine: Engine) -> sessionmaker:
     """Sessions that keep loaded objects usable after commit."""
     return sessionmaker(bind=engine, expire_on_commit=False, future=True)
-
-
-def is_postgres(engine: Engine) -> bool:
-    """True when the engine talks to PostgreSQL."""
-    return engine.dialect.name == "postgresql"

@@ -10,12 +10,11 @@ which knows nothing of HTTP:
   search loops, each message of a JSON-RPC batch) and before each database
   statement; past the deadline it raises `DeadlineExceeded`;
 - the database statement itself is cut at the deadline by the database
-  (`bound_statements(engine)`, installed on the readers' engine): on
-  Postgres `statement_timeout` set from the request's remaining time (per
+  (`bound_statements(engine)`, installed on the readers' engine):
+  `statement_timeout` set from the request's remaining time (per
   transaction with `SET LOCAL`, per autocommit reader connection with `SET`,
-  reset when no deadline runs), on SQLite a progress handler that interrupts
-  a statement past the deadline. The cancelled statement (psycopg's
-  QueryCanceled, SQLite's "interrupted") becomes `DeadlineExceeded` too.
+  reset when no deadline runs). The cancelled statement (psycopg's
+  QueryCanceled) becomes `DeadlineExceeded` too.
 
 Outside a request (the sync, the CLI, the scheduler) no deadline runs:
 every check passes and no statement is bounded.
@@ -25,7 +24,6 @@ from __future__ import annotations
 
 import contextvars
 import math
-import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -113,8 +111,6 @@ def check_deadline() -> None:
 # value, so an autocommit reader connection re-sets it only when a statement
 # starts late in its request (or the previous one did), not for every request.
 TIMEOUT_STEP_MS = 100
-# The progress handler runs every this many SQLite virtual-machine steps (a few microseconds' work).
-SQLITE_PROGRESS_STEPS = 10_000
 
 
 def statement_timeout_ms() -> int | None:
@@ -132,12 +128,8 @@ def statement_timeout_ms() -> int | None:
 
 
 def cancelled_for_deadline(error: BaseException) -> bool:
-    """Whether a database error is a statement cut by the running deadline (statement_timeout, the progress handler)."""
-    if _CURRENT.get() is None:
-        return False
-    if isinstance(error, psycopg_errors.QueryCanceled):
-        return True
-    return isinstance(error, sqlite3.OperationalError) and "interrupted" in str(error)
+    """Whether a database error is a statement cut by the running deadline (statement_timeout)."""
+    return _CURRENT.get() is not None and isinstance(error, psycopg_errors.QueryCanceled)
 
 
 def deadline_error(error: BaseException) -> DeadlineExceeded:
@@ -149,20 +141,15 @@ def deadline_error(error: BaseException) -> DeadlineExceeded:
 def bound_statements(engine: Engine) -> None:
     """Bound every statement the engine runs for a request by the request's remaining time.
 
-    Postgres: `SET LOCAL statement_timeout` at the start of each transaction
-    a request opens, and again before a statement when the request's
+    `SET LOCAL statement_timeout` at the start of each transaction a
+    request opens, and again before a statement when the request's
     remaining time has fallen more than a step below it; the setting ends
     with the transaction, so the pool hands out connections as they were.
-    SQLite: a progress handler on each connection that interrupts the
-    running statement once the deadline has passed (nothing without one).
-    On both, a statement never starts past the deadline, and a cancelled
-    one raises DeadlineExceeded instead of the driver's error.
+    A statement never starts past the deadline, and a cancelled one raises
+    DeadlineExceeded instead of the driver's error.
     """
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _interrupt_past_deadline)
-    else:
-        event.listen(engine, "begin", _bound_transaction)
-        event.listen(engine, "before_cursor_execute", _bound_statement)
+    event.listen(engine, "begin", _bound_transaction)
+    event.listen(engine, "before_cursor_execute", _bound_statement)
     event.listen(engine, "handle_error", _deadline_instead)
 
 
@@ -188,16 +175,6 @@ def _bound_statement(connection, cursor, _statement, _parameters, _context, _exe
 def _set_local(driver_connection, info: dict, timeout: int) -> None:
     driver_connection.execute(f"SET LOCAL statement_timeout = {int(timeout)}")
     info[_TIMEOUT_KEY] = timeout
-
-
-def _interrupt_past_deadline(dbapi_connection, _record) -> None:
-    dbapi_connection.set_progress_handler(_past_deadline, SQLITE_PROGRESS_STEPS)
-
-
-def _past_deadline() -> int:
-    """SQLite's progress handler: non-zero interrupts the statement (the deadline has passed)."""
-    running = _CURRENT.get()
-    return int(running is not None and time.monotonic() >= running.started + running.seconds)
 
 
 def _deadline_instead(context) -> None:

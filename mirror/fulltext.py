@@ -1,25 +1,24 @@
 """The database's own full-text index: its objects, and queries over it.
 
 Migration 0003 builds the index (read its docstring for the documents; 0004
-computes the same products vector for less, its docstring says how):
-Postgres keeps a weighted, generated `search_vector` tsvector per table under
-a GIN index; SQLite keeps FTS5 tables (`<table>_fts`, rowid = the source
-row's rowid) in step with triggers. Both are written by the database inside
-the statement that writes the row, so the index commits with the sync.
+computes the same products vector for less, its docstring says how): a
+weighted, generated `search_vector` tsvector per table under a GIN index,
+written by the database inside the statement that writes the row, so the
+index commits with the sync.
 
 Queries are built here from terms: a term is one whitespace-separated chunk
 of the query, split into its letters-and-digits parts (`ML17XP1-036` ->
 `ml17xp1`, `036`). A term matches when all its parts match (each by prefix
 from three characters on) or, for a multi-part term, when its compact form
-(`ml17xp1036`) prefixes an indexed compact model number. Both databases stem
-with the Porter/Snowball English rules and keep stop words, so plural and
-singular meet and the two backends agree.
+(`ml17xp1036`) prefixes an indexed compact model number. The index stems
+with the Snowball English rules and keeps stop words, so plural and singular
+meet.
 
 The query step (mirror/query) adds phrases: what a concept or a size is
-called in a catalog, as adjacent words (`heat <-> pump`, `"heat pump"`),
-restricted to where a product says what it is (its name, model numbers and
-category: `CONCEPT_WEIGHTS`, `CONCEPT_COLUMNS`), each name kept outside the
-longer names of other concepts (`& !(...)`, `NOT`).
+called in a catalog, as adjacent words (`heat <-> pump`), restricted to
+where a product says what it is (its name, model numbers and category:
+`CONCEPT_WEIGHTS`), each name kept outside the longer names of other
+concepts (`& !(...)`).
 """
 
 from __future__ import annotations
@@ -36,22 +35,15 @@ from sqlalchemy import (
     func,
     literal_column,
     select,
-    text,
 )
 
 TS_CONFIG = "mirror_search"
 VECTOR_COLUMN = "search_vector"
-FTS_TABLES = {
-    "products": "products_fts",
-    "companies": "companies_fts",
-    "offer_groups": "offer_groups_fts",
-    "company_words": "company_words_fts",  # migration 0009: the companies' spelling lists' trigram table
-}
 TRIGRAM_INDEX = "ix_company_words_trigram"  # migration 0009: the GiST index on company_words (plugin_key, word)
 POSTAL_CODES_INDEX = "ix_companies_service_postal_codes"  # migration 0009: GIN on the ZIPs a business serves
 # Migration 0007's one spelling list of every catalog, unused since 0009 and kept for the previous release's
 # workers during an upgrade; a later release drops them.
-RETIRED = frozenset({"search_words", "search_words_fts", "ix_search_words_trigram"})
+RETIRED = frozenset({"search_words", "ix_search_words_trigram"})
 MAX_TERMS = 8
 PREFIX_FROM = 3  # shorter words match whole only ("13" is not "130")
 # Words that carry no product meaning in questions such as "what do air
@@ -95,13 +87,10 @@ STOP_WORDS = frozenset(
     }
 )
 _WORD_RE = re.compile(r"[^\W_]+")
-# The separators SQLite's trigger removes from model numbers (it has no
-# regexp_replace; migration 0003); Postgres removes every non-alphanumeric.
-_SQLITE_MODEL_SEPARATORS = ("-", " ", "/", ".", "_", "+")
 
 
 def words(text_value: str) -> list[str]:
-    """The lower-case letters-and-digits words of a text (how both indexes split it)."""
+    """The lower-case letters-and-digits words of a text (how the index splits it)."""
     return _WORD_RE.findall(text_value.lower())
 
 
@@ -132,23 +121,20 @@ def is_search_index_object(name: str | None, type_: str) -> bool:
 
     Alembic's autogenerate (and `db check`) must not propose dropping them:
     the generated `search_vector` columns and their GIN indexes, the
-    spelling lists' trigram index and the served ZIPs' GIN index, on Postgres; the FTS5 tables and their
-    shadow tables on SQLite.
+    spelling lists' trigram index and the served ZIPs' GIN index.
     """
     if not name:
         return False
-    if name in RETIRED or any(name.startswith(f"{retired}_") for retired in RETIRED if type_ == "table"):
+    if name in RETIRED:
         return True
     if type_ == "column":
         return name == VECTOR_COLUMN
     if type_ == "index":
         return name.endswith(f"_{VECTOR_COLUMN}") or name in (TRIGRAM_INDEX, POSTAL_CODES_INDEX)
-    if type_ == "table":
-        return any(name == fts or name.startswith(f"{fts}_") for fts in FTS_TABLES.values())
     return False
 
 
-# --- Postgres: tsquery text ------------------------------------------------------
+# --- tsquery text ------------------------------------------------------------------
 
 
 def _pg_word(word: str, weights: str = "") -> str:
@@ -162,11 +148,6 @@ def pg_term_query(term: Term, weights: str = "", *, compact: bool = True) -> str
     if term.compact == term.parts[0] or not compact:
         return f"({every})"
     return f"({_pg_word(term.compact, weights)} | ({every}))"
-
-
-def pg_any_query(terms: list[Term]) -> str:
-    """to_tsquery text matching a row that matches any term."""
-    return " | ".join(pg_term_query(term) for term in terms)
 
 
 def pg_tsquery(query_text: str | None, name: str) -> ColumnElement:
@@ -193,61 +174,6 @@ def pg_matches(table: str, query_text: str | None, name: str) -> ColumnElement[b
     return pg_vector(table).op("@@")(pg_tsquery(query_text, name))
 
 
-# --- SQLite: FTS5 MATCH text ------------------------------------------------------
-
-
-def _fts_word(word: str) -> str:
-    # Words are letters and digits only, so quoting needs no escaping.
-    return f'"{word}"*' if len(word) >= PREFIX_FROM else f'"{word}"'
-
-
-def fts_term_query(term: Term, compact_column: str | None = "models_compact") -> str:
-    """FTS5 MATCH text for one term (its compact form is looked up in `compact_column`, if any)."""
-    every = " AND ".join(_fts_word(part) for part in term.parts)
-    if term.compact == term.parts[0] or compact_column is None:
-        return f"({every})"
-    return f"({compact_column} : {_fts_word(term.compact)} OR ({every}))"
-
-
-def fts_any_query(terms: list[Term]) -> str:
-    """FTS5 MATCH text matching a row that matches any term."""
-    return " OR ".join(fts_term_query(term) for term in terms)
-
-
-def fts_within(plugin_key: str, expression: str) -> str:
-    """`expression` narrowed, inside the index, to one company's rows.
-
-    The `company_key` column holds the plugin key; its words as a phrase let FTS5
-    intersect posting lists instead of returning every company's matches.
-    The caller still filters on the key itself (a phrase is not an equality).
-    """
-    key_words = words(plugin_key)
-    if not key_words:
-        return expression
-    return f'company_key : "{" ".join(key_words)}" AND ({expression})'
-
-
-def fts_rowids(fts_table: str, match: str | None, name: str):
-    """SELECT rowid FROM <fts_table> WHERE <fts_table> MATCH :name (None: given at execution)."""
-    return (
-        select(literal_column("rowid"))
-        .select_from(text(fts_table))
-        .where(text(f"{fts_table} MATCH :{name}").bindparams(_bound(name, match)))
-    )
-
-
-def fts_hits(fts_table: str, match: str | None, weights: tuple[float, ...], name: str):
-    """(rowid, score) of the rows matching, score = bm25 with per-column weights (lower is better)."""
-    weight_list = ", ".join(repr(float(w)) for w in weights)
-    return (
-        select(
-            literal_column("rowid").label("rowid"), literal_column(f"bm25({fts_table}, {weight_list})").label("score")
-        )
-        .select_from(text(fts_table))
-        .where(text(f"{fts_table} MATCH :{name}").bindparams(_bound(name, match)))
-    )
-
-
 # --- phrases: what a concept or a size is called in a catalog ---------------------
 #
 # A phrase is a tuple of index words (mirror/query: ("air", "conditioner"));
@@ -258,7 +184,6 @@ def fts_hits(fts_table: str, match: str | None, weights: tuple[float, ...], name
 
 # Where a product says what it is: its name and model numbers, its category (and SKU), never its description.
 CONCEPT_WEIGHTS = "AC"
-CONCEPT_COLUMNS = "{name models category sku}"
 
 
 def _pg_lexeme(word: str, weights: str) -> str:
@@ -288,36 +213,6 @@ def pg_concept_query(members, weights: str = "") -> str:
     return " | ".join(parts)
 
 
-def fts_phrase(words: tuple[str, ...]) -> str:
-    """FTS5 text of one phrase (a final `*` word matches by prefix)."""
-    if words and words[-1].endswith("*"):
-        return f'"{" ".join((*words[:-1], words[-1][:-1]))}"*'
-    return f'"{" ".join(words)}"'
-
-
-def fts_any_phrase(phrases, columns: str | None = None) -> str:
-    """FTS5 text matching any of the phrases, in `columns` (such as "{name category}") if given."""
-    text = "(" + " OR ".join(fts_phrase(p) for p in phrases) + ")"
-    return f"({columns} : {text})" if columns else text
-
-
-def fts_concept_query(members, columns: str | None = None) -> str:
-    """FTS5 text of a concept (see pg_concept_query), in `columns` if given."""
-    parts = []
-    for member in members:
-        text = fts_any_phrase(member.names, columns)
-        if member.not_within:
-            text = f"({text} NOT {fts_any_phrase(member.not_within, columns)})"
-        parts.append(text)
-    return "(" + " OR ".join(parts) + ")"
-
-
-def fts_trigram_query(word: str) -> str:
-    """FTS5 text matching the words that share a trigram with `word` (the trigram tokenizer)."""
-    grams = dict.fromkeys(word[i : i + 3] for i in range(len(word) - 2))
-    return " OR ".join(f'"{gram}"' for gram in grams)
-
-
 # --- shared -----------------------------------------------------------------------
 
 
@@ -326,13 +221,9 @@ def _bound(name: str, value: str | None):
     return bindparam(name, value, type_=String) if value is not None else bindparam(name, type_=String)
 
 
-def normalised_model(value: ColumnElement, dialect: str) -> ColumnElement:
+def normalised_model(value: ColumnElement) -> ColumnElement:
     """A model number as the index's compact form: lower case, separators removed."""
-    if dialect == "postgresql":
-        return func.regexp_replace(func.lower(value), "[^[:alnum:]]+", "", "g")
-    for separator in _SQLITE_MODEL_SEPARATORS:
-        value = func.replace(value, separator, "")
-    return func.lower(value)
+    return func.regexp_replace(func.lower(value), "[^[:alnum:]]+", "", "g")
 
 
 def as_int(condition: ColumnElement[bool]) -> ColumnElement[int]:

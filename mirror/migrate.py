@@ -48,10 +48,8 @@ class DatabaseProblem(Exception):
 
 
 def describe_database(database_url: str) -> str:
-    """Where a DATABASE_URL points, for messages: `host:port/name` or the SQLite path (no password)."""
+    """Where a DATABASE_URL points, for messages: `host:port/name` (no password)."""
     url = make_url(database_url)
-    if url.get_backend_name() == "sqlite":
-        return url.database or ":memory:"
     return f"{url.host or 'localhost'}:{url.port or 5432}/{url.database or ''}"
 
 
@@ -65,7 +63,7 @@ def database_problem(error: BaseException, database_url: str) -> DatabaseProblem
     """Explain a database error a command met, or None when it is not about reaching or migrating it."""
     where = describe_database(database_url)
     reason = _first_line(error).replace(make_url(database_url).password or "\0", "***")
-    missing_table = "no such table" in reason or "UndefinedTable" in type(getattr(error, "orig", error)).__name__
+    missing_table = "UndefinedTable" in type(getattr(error, "orig", error)).__name__
     if isinstance(error, (OperationalError, ProgrammingError)) and missing_table:
         return DatabaseProblem(
             "not_migrated", f"the database {where} is not migrated ({reason}); run `{UPGRADE_COMMAND}`"

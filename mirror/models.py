@@ -28,8 +28,8 @@ MODEL_NUMBERS_MAX = 20  # model numbers kept per product (the first ones)
 SPECS_MAX_BYTES = 8192  # a product's specs object, as compact JSON
 SPECS_MAX_DEPTH = 4  # levels of nesting in a product's specs object
 SERVICE_AREA_MAX_POSTAL_CODES = 3000  # distinct ZIPs a company serves (the largest state has about 2,700)
-# Keys sort in byte order on every database (C collation on Postgres).
-KEY = String(KEY_LENGTH).with_variant(String(KEY_LENGTH, collation="C"), "postgresql")
+# Keys sort in byte order (the C collation).
+KEY = String(KEY_LENGTH, collation="C")
 
 
 class Company(Base):
@@ -137,8 +137,8 @@ class CompanyWord(Base):
     the same whatever the size of the other catalogs. Each run makes the
     list of every company whose catalog it touched exactly its products'
     words again (mirror/sync/words.py). The trigram index lives outside the
-    ORM: a GiST index on (plugin_key, word) on Postgres (btree_gist and
-    pg_trgm), an FTS5 trigram table on SQLite (migration 0009).
+    ORM: a GiST index on (plugin_key, word) (btree_gist and pg_trgm,
+    migration 0009).
     """
 
     __tablename__ = "company_words"

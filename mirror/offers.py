@@ -2,7 +2,7 @@
 
 Two spellings of one summary, kept side by side so they cannot drift (the
 tests rebuild every company's groups in memory and compare them with what the
-sync stored, on both databases):
+sync stored):
 
 - `build_offer_groups()`: pure Python over product rows, the definition;
 - `offer_groups_query()`: the same summary computed set-wise by the database
@@ -37,7 +37,6 @@ from sqlalchemy import (
     or_,
     select,
     text,
-    tuple_,
     union_all,
 )
 from sqlalchemy.dialects.postgresql import aggregate_order_by, array
@@ -116,15 +115,14 @@ def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
 def options_digest(record_hashes) -> str:
     """The md5 of a group's public products' record_hash values joined by commas, in SKU (code point) order.
 
-    What the database computes in `offer_groups_query()` (Postgres' md5 and
-    string_agg; on SQLite the same md5, registered by mirror/db.py, over an
-    ordered group_concat window), so the stored digest moves exactly when a
+    What the database computes in `offer_groups_query()` (md5 over an
+    ordered string_agg), so the stored digest moves exactly when a
     product's stored facts do.
     """
     return hashlib.md5(",".join(record_hashes).encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
-def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tuple[str, str]] = ()) -> Select:
+def offer_groups_query(plugin_keys: list[str], pairs: list[tuple[str, str]] = ()) -> Select:
     """`build_offer_groups()` for several companies at once, as one SELECT.
 
     Every group of the companies in `plugin_keys`, and the groups named by
@@ -134,47 +132,28 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
     as Python compares them, whatever the database's collation.
     """
     p = Product
-    # On Postgres, pass companies or pairs: under an OR, the pairs cannot
+    # Pass companies or pairs: under an OR, the pairs cannot
     # become a join and every product is read.
     scopes = [p.plugin_key.in_(plugin_keys)] if plugin_keys or not pairs else []
     if pairs:
-        scopes.append(groups_in(p.__table__, pairs, dialect_name))
+        scopes.append(groups_in(p.__table__, pairs))
     scope = or_(*scopes)
     # mirror.catalog's rule for one company, with the company bound to each
     # row's own key (a tautology), is the rule for every company in scope.
     public = and_(scope, public_products_filter(p.plugin_key))
 
     def codepoints(column):
-        return column.collate("C") if dialect_name == "postgresql" else column  # SQLite: BINARY already
+        return column.collate("C")
 
     has_image = and_(p.image_url.is_not(None), p.image_url != "")
-    if dialect_name == "postgresql":
-        # The image is the least (price, SKU, URL) of the group's products
-        # with one, as one aggregate: the least text array [zero-padded
-        # price, SKU, URL], compared in code-point order (public prices are
-        # positive, so their padded digits order as the numbers do). No
-        # window, so no sort of every product in scope: 0.09 s instead of
-        # 0.135 s for the benchmark's 23,000 products of 1,782 groups.
-        padded_price = func.lpad(cast(p.price_cents, Text), 20, "0", type_=Text)
-        image_key = case((has_image, array([padded_price, codepoints(p.sku), codepoints(p.image_url)])))
-    else:
-        # SQLite has no arrays: rank each group's products that have an
-        # image by (price, SKU, URL) in one pass; the first one's is the image.
-        rank = func.row_number().over(
-            partition_by=(p.plugin_key, p.category_slug, case((has_image, 1), else_=0)),
-            order_by=(p.price_cents, codepoints(p.sku), codepoints(p.image_url)),
-        )
-        image_key = case((and_(has_image, rank == 1), p.image_url))
-    if dialect_name == "postgresql":
-        hashes = p.record_hash
-    else:
-        # SQLite 3.40 has no ORDER BY inside an aggregate, but a window's frame
-        # keeps its order: every product of a group carries the group's whole list.
-        hashes = func.group_concat(p.record_hash, ",").over(
-            partition_by=(p.plugin_key, p.category_slug),
-            order_by=codepoints(p.sku),
-            rows=(None, None),
-        )
+    # The image is the least (price, SKU, URL) of the group's products
+    # with one, as one aggregate: the least text array [zero-padded
+    # price, SKU, URL], compared in code-point order (public prices are
+    # positive, so their padded digits order as the numbers do). No
+    # window, so no sort of every product in scope: 0.09 s instead of
+    # 0.135 s for the benchmark's 23,000 products of 1,782 groups.
+    padded_price = func.lpad(cast(p.price_cents, Text), 20, "0", type_=Text)
+    image_key = case((has_image, array([padded_price, codepoints(p.sku), codepoints(p.image_url)])))
     ranked = (
         select(
             p.plugin_key,
@@ -185,17 +164,14 @@ def offer_groups_query(plugin_keys: list[str], dialect_name: str, pairs: list[tu
             p.price_cents,
             p.sku,
             image_key.label("image_key"),
-            hashes.label("hashes"),
+            p.record_hash.label("hashes"),
         )
         .where(public)
         .subquery()
     )
     r = ranked.c
-    image = func.min(r.image_key)[3] if dialect_name == "postgresql" else func.max(r.image_key)
-    if dialect_name == "postgresql":
-        digest = func.md5(func.string_agg(r.hashes, aggregate_order_by(literal(","), r.sku.collate("C"))))
-    else:
-        digest = func.md5(func.max(r.hashes))
+    image = func.min(r.image_key)[3]
+    digest = func.md5(func.string_agg(r.hashes, aggregate_order_by(literal(","), r.sku.collate("C"))))
     is_system = func.max(case((r.category_kind == "system", 1), else_=0)) == 1
 
     def tier_low(tier: str):
@@ -230,9 +206,7 @@ _SUMMARY_VS_STORED = (
 )
 
 
-def changed_offer_groups_query(
-    plugin_keys: list[str], dialect_name: str, pairs: list[tuple[str, str]] = ()
-) -> CompoundSelect:
+def changed_offer_groups_query(plugin_keys: list[str], pairs: list[tuple[str, str]] = ()) -> CompoundSelect:
     """The groups `offer_groups_query()` makes that differ from the stored ones, and the stored ones it no longer makes.
 
     Same scope as `offer_groups_query()`. Each row is (gone, *GROUP_COLUMNS):
@@ -243,7 +217,7 @@ def changed_offer_groups_query(
     facts changed returns nothing (its options digest is the stored one), so
     the caller handles only what changed.
     """
-    summary = offer_groups_query(plugin_keys, dialect_name, pairs).cte("summary")
+    summary = offer_groups_query(plugin_keys, pairs).cte("summary")
     s, g, company = summary.c, OfferGroup.__table__.c, Company.__table__.c
     differs = or_(
         g.plugin_key.is_(None),
@@ -269,7 +243,7 @@ def changed_offer_groups_query(
     )
     scopes = [g.plugin_key.in_(plugin_keys)] if plugin_keys else []
     if pairs:
-        scopes.append(groups_in(OfferGroup.__table__, pairs, dialect_name))
+        scopes.append(groups_in(OfferGroup.__table__, pairs))
     gone = select(
         literal(True).label("gone"), g.plugin_key, g.category_slug, *(null() for _ in GROUP_COLUMNS[2:])
     ).where(
@@ -279,15 +253,15 @@ def changed_offer_groups_query(
     return union_all(written, gone)
 
 
-def groups_in(table, pairs: list[tuple[str, str]], dialect_name: str):
-    """WHERE (plugin_key, category_slug) is one of `pairs`, for the products or offer_groups table."""
-    if dialect_name == "postgresql":
-        # Two array parameters, however many pairs.
-        return text(
-            f"({table.name}.plugin_key, {table.name}.category_slug) IN "
-            "(SELECT * FROM unnest(CAST(:group_keys AS text[]), CAST(:group_slugs AS text[])))"
-        ).bindparams(group_keys=[k for k, _ in pairs], group_slugs=[s for _, s in pairs])
-    return tuple_(table.c.plugin_key, table.c.category_slug).in_(list(pairs))
+def groups_in(table, pairs: list[tuple[str, str]]):
+    """WHERE (plugin_key, category_slug) is one of `pairs`, for the products or offer_groups table.
+
+    Two array parameters, however many pairs.
+    """
+    return text(
+        f"({table.name}.plugin_key, {table.name}.category_slug) IN "
+        "(SELECT * FROM unnest(CAST(:group_keys AS text[]), CAST(:group_slugs AS text[])))"
+    ).bindparams(group_keys=[k for k, _ in pairs], group_slugs=[s for _, s in pairs])
 
 
 def sort_offer_groups(groups: list[dict]) -> list[dict]:

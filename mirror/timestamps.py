@@ -1,7 +1,6 @@
 """The one rule for times: stored and compared as aware UTC, published as RFC 3339 with a Z.
 
-SQLite hands back naive datetimes; everything the mirror stores is UTC, so
-a naive value read back *is* UTC (`aware`). Every time a payload, a log line
+Everything the mirror stores is UTC, so a naive value *is* UTC (`aware`). Every time a payload, a log line
 or the upstream client spells is `rfc3339` (microseconds kept when present).
 An upstream timestamp must carry its offset (`parse_rfc3339`); the upstream
 record models refuse one without (mirror/records.py).

@@ -1,8 +1,8 @@
-"""Shared fixtures: a migrated database per test (SQLite, and Postgres when
-TEST_DATABASE_URL is set), a real demo upstream over HTTP, and the app.
+"""Shared fixtures: a migrated Postgres database per test (on the server at
+TEST_DATABASE_URL), a real demo upstream over HTTP, and the app.
 
-Postgres is never optional once asked for: if TEST_DATABASE_URL is set and the
-server cannot be reached, the tests that need it fail rather than skip.
+Postgres is never optional: if TEST_DATABASE_URL is unset or the server cannot
+be reached, the tests that need it fail rather than skip.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import uuid
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from mirror.migrate import upgrade
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()
-BACKENDS = ["sqlite"] + (["postgres"] if TEST_DATABASE_URL else [])
 TABLES = tuple(table.name for table in Base.metadata.sorted_tables)  # every table a test may have written
 
 # Hypothesis tests that name no example count of their own take it from a profile: `make test` runs
@@ -37,17 +35,8 @@ hypothesis_settings.register_profile("fuzz", max_examples=2500, deadline=None, d
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
-@pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory) -> Path:
-    """One migrated SQLite file; each test gets a copy (migrations run once)."""
-    path = tmp_path_factory.mktemp("template") / "mirror.sqlite3"
-    upgrade(f"sqlite:///{path}")
-    return path
-
-
-@pytest.fixture(scope="session")
-def postgres_url():
-    """A private, migrated Postgres database for this test process; dropped at the end."""
+def _migrated_database():
+    """A private, migrated Postgres database for this test process (yields its URL); dropped at the end."""
     if not TEST_DATABASE_URL:
         pytest.fail("TEST_DATABASE_URL is not set")  # only reached when asked for
     server = make_url(normalise_database_url(TEST_DATABASE_URL))
@@ -66,6 +55,18 @@ def postgres_url():
     admin.dispose()
 
 
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A private, migrated Postgres database for this test process; dropped at the end."""
+    yield from _migrated_database()
+
+
+@pytest.fixture(scope="session")
+def second_postgres_url():
+    """Another private, migrated database of this test process, for a second mirror beside the first."""
+    yield from _migrated_database()
+
+
 def _empty_postgres(url: str) -> None:
     engine = create_engine(url)
     with engine.begin() as connection:
@@ -73,16 +74,18 @@ def _empty_postgres(url: str) -> None:
     engine.dispose()
 
 
-@pytest.fixture(params=BACKENDS)
-def database_url(request, tmp_path) -> str:
-    """A freshly migrated, empty database on each backend."""
-    if request.param == "sqlite":
-        path = tmp_path / "mirror.sqlite3"
-        shutil.copy(request.getfixturevalue("sqlite_template"), path)
-        return f"sqlite:///{path}"
-    url = request.getfixturevalue("postgres_url")
-    _empty_postgres(url)
-    return url
+@pytest.fixture
+def database_url(postgres_url) -> str:
+    """A freshly migrated, empty database."""
+    _empty_postgres(postgres_url)
+    return postgres_url
+
+
+@pytest.fixture
+def other_database_url(second_postgres_url) -> str:
+    """A second freshly migrated, empty database, beside `database_url` (a reference mirror, a larger one)."""
+    _empty_postgres(second_postgres_url)
+    return second_postgres_url
 
 
 @pytest.fixture

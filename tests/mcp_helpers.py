@@ -1,18 +1,16 @@
 """Helpers for the MCP tests: a live server over real HTTP, known companies, JSON-RPC calls.
 
-`live_mcp(...)` starts the demo upstream, a migrated database (SQLite or the
-test Postgres), syncs the known companies below plus a small seeded catalog,
+`live_mcp(...)` starts the demo upstream, a migrated database (the test
+Postgres), syncs the known companies below plus a small seeded catalog,
 and serves the Flask app with werkzeug on 127.0.0.1:<free port>, with
 PUBLIC_BASE_URL set to that address. The MCP test modules hold one per
-module (and backend), so the whole MCP suite syncs only a handful of times.
+module, so the whole MCP suite syncs only a handful of times.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,9 +23,8 @@ import mirror.models  # noqa: F401 (registers the tables)
 from mirror.config import normalise_database_url
 from mirror.db import Base
 
-BACKENDS = ["sqlite"] + (["postgres"] if os.environ.get("TEST_DATABASE_URL", "").strip() else [])
-# The mirror's tables but the invocation log, which a module's tests read across syncs.
-TABLES = tuple(table.name for table in Base.metadata.sorted_tables if table.name != "invocations")
+# Every table of the mirror: a module starts on an empty database, invocation log included.
+TABLES = tuple(table.name for table in Base.metadata.sorted_tables)
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 MODERN = "2026-07-28"
 
@@ -178,12 +175,8 @@ class Live:
         return f"{self.url}/mcp"
 
 
-def module_database(backend: str, tmp_path_factory, request) -> str:
-    """A migrated, empty database for one module on one backend."""
-    if backend == "sqlite":
-        path = tmp_path_factory.mktemp("mcp-db") / "mirror.sqlite3"
-        shutil.copy(request.getfixturevalue("sqlite_template"), path)
-        return f"sqlite:///{path}"
+def module_database(request) -> str:
+    """The test process's migrated Postgres database, emptied for one module."""
     url = request.getfixturevalue("postgres_url")
     engine = create_engine(normalise_database_url(url))
     with engine.begin() as connection:

@@ -8,7 +8,6 @@ from sqlalchemy import select
 
 from mirror.config import load_settings
 from mirror.context import Mirror
-from mirror.migrate import upgrade
 from mirror.models import Company, OfferGroup, Product, SyncState
 from mirror.offers import build_offer_groups
 from mirror.upstream import UpstreamClient
@@ -77,13 +76,6 @@ def fresh_mirror(database_url: str, upstream_url: str) -> Mirror:
     return Mirror(
         load_settings({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": "demo-token"})
     )
-
-
-def migrated_sqlite(tmp_path, name: str = "other.sqlite3") -> str:
-    """A second, freshly migrated SQLite database."""
-    url = f"sqlite:///{tmp_path / name}"
-    upgrade(url)
-    return url
 
 
 @contextmanager

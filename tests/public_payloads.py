@@ -1,8 +1,8 @@
 """Every public payload of the demo's example companies, as text with the clock taken out.
 
-    .venv/bin/python -m tests.public_payloads OUT.json   # write them (used to compare two trees)
+    DATABASE_URL=postgresql://… .venv/bin/python -m tests.public_payloads OUT.json   # write them (two trees compared)
 
-Builds the app on a fresh SQLite database, syncs the demo upstream's example
+Builds the app on an empty Postgres database (migrated here), syncs the demo upstream's example
 companies (demo/examples.py: fixed keys and catalogs, whatever the seed) and
 asks every public surface for them through the app's own WSGI interface: the
 bodies a client gets. Times (every RFC 3339 timestamp) and what is derived
@@ -15,9 +15,9 @@ holds the current tree to tests/golden/public_payloads.json).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 TUDI = "000qeNvgDSrmHEbIejt1beAWureP3Z5HrsB3NZFq"
@@ -48,18 +48,17 @@ def _rpc(client, path: str, method: str, params: dict | None = None, headers=MCP
     return client.post(path, data=json.dumps(body), headers=headers).get_data(as_text=True)
 
 
-def collect() -> dict[str, str]:
-    """{surface name: normalised body} for the demo's example companies."""
+def collect(database_url: str) -> dict[str, str]:
+    """{surface name: normalised body} for the demo's example companies, mirrored into an empty database."""
     from demo.server import start_in_thread
     from mirror.migrate import upgrade
     from wsgi import create_app
 
     upstream = start_in_thread(companies=0, products=0, seed=1, examples=True)
-    url = f"sqlite:///{tempfile.mkdtemp(prefix='payloads-')}/mirror.sqlite3"
-    upgrade(url)
+    upgrade(database_url)
     app = create_app(
         {
-            "DATABASE_URL": url,
+            "DATABASE_URL": database_url,
             "UPSTREAM_URL": upstream.url,
             "UPSTREAM_TOKEN": "demo-token",
             "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
@@ -115,4 +114,6 @@ def _payloads(client) -> dict[str, str]:
 
 
 if __name__ == "__main__":
-    Path(sys.argv[1]).write_text(json.dumps(collect(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    Path(sys.argv[1]).write_text(
+        json.dumps(collect(os.environ["DATABASE_URL"]), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    )

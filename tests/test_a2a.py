@@ -26,8 +26,8 @@ A2A_HEADERS = {"A2A-Version": "1.0", "Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request), COMPANY_HOSTS=f"tudi.example={TUDI}") as server:
+def live(request):
+    with live_mcp(module_database(request), COMPANY_HOSTS=f"tudi.example={TUDI}") as server:
         catalog = server.upstream.catalog
         catalog.add_company(
             products=4,

@@ -1,4 +1,4 @@
-"""Answers in a sentence (issue 24): NLWeb /ask and the A2A agents, on SQLite and Postgres, over real HTTP.
+"""Answers in a sentence (issue 24): NLWeb /ask and the A2A agents, over real HTTP.
 
 The demo's example companies (demo/examples.py, no seeded ones, so every
 business near 63376 is known) are synced and served on a real port. Each
@@ -29,7 +29,7 @@ from nlweb_core.protocol.models import (
 from demo.examples import CHURNED_KEY, NO_FUNNEL_KEY, STOREFRONT_ONLY_KEY, TUDI_KEY
 from mirror.answers.sentences import money
 from mirror.read.catalog import category_products
-from tests.mcp_helpers import BACKENDS, call_tool, module_database, serve_app
+from tests.mcp_helpers import call_tool, module_database, serve_app
 from tests.test_a2a import data_part, send, text_of
 
 HP, ACGF, FILTERS, CENTRAL_AC = "hp-air-handler", "ac-gas-furnace", "air-filters", "central-ac"
@@ -37,8 +37,8 @@ A2A_OFF = "ask-a2a-off-test"
 PRICE_NOTE = "Fully-installed price. Includes installation and permits."  # Tudi's, as demo/examples.py publishes it
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def demo(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def demo(request):
     """The example companies synced (and one with its a2a switch off); the app on a real port."""
     from demo.catalog import DemoCatalog
     from demo.server import start_in_thread
@@ -52,7 +52,7 @@ def demo(request, tmp_path_factory):
         storefront_live=True,
         settings={"currency": "USD", "channels": {"a2a": False}},
     )
-    database = module_database(request.param, tmp_path_factory, request)
+    database = module_database(request)
     try:
         with serve_app(database, upstream.url) as live:
             assert live.mirror.sync().status == "success"

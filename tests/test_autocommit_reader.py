@@ -1,14 +1,14 @@
 """The one-statement read path (mirror.db.autocommit_rows and its AutocommitReader).
 
-On Postgres the gate's lookup, the cold snapshot and the feed page run on
+The gate's lookup, the cold snapshot and the feed page run on
 dedicated autocommit connections, prepared once per connection, with rows
 decoded by the connection's own loaders only when their bytes are new. These
 tests pin what that must never change: the values are exactly what a
 psycopg cursor on an engine connection returns; a statement is parsed and
 planned once per connection; a failed statement is the driver's own error and
 costs only that connection; a connection the server closed is replaced
-unseen; disposing the engine closes them all. On SQLite the path does not
-apply and says so (None), so callers take their transactional path.
+unseen; disposing the engine closes them all. Inside a transaction the path
+does not apply and says so (None), so callers take their transactional path.
 """
 
 from __future__ import annotations
@@ -22,13 +22,8 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from mirror.db import AutocommitReader, _ReaderConnection, autocommit_rows
-from tests.conftest import TEST_DATABASE_URL
 from tests.mirror_helpers import postgres_statements
 from tests.surface_helpers import add_company, sync
-
-# Postgres-only behaviour is collected only where a Postgres is configured (CI runs both
-# backends; see the end of this file); the tests without the mark pin what SQLite does instead.
-on_postgres = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 
 VALUES_SQL = (
     "SELECT %(text)s::text, %(number)s::bigint, NULL::text, true, "
@@ -38,13 +33,10 @@ VALUES_SQL = (
 PARAMS = {"text": "Heat & Air — ½ off", "number": 41}
 
 
-def test_sqlite_has_no_autocommit_path(mirror):
-    if mirror.is_postgres:
-        with Session(mirror.engine) as session:
-            assert autocommit_rows(session, "SELECT 1", {}) == [(1,)]
-        return
+def test_a_session_before_its_first_query_reads_by_one_autocommit_statement(mirror):
     with Session(mirror.engine) as session:
-        assert autocommit_rows(session, "SELECT 1", {}) is None
+        assert autocommit_rows(session, "SELECT 1", {}) == [(1,)]
+        assert not session.in_transaction()
 
 
 def test_a_session_in_a_transaction_keeps_its_own_snapshot(mirror):
@@ -53,7 +45,6 @@ def test_a_session_in_a_transaction_keeps_its_own_snapshot(mirror):
         assert autocommit_rows(session, "SELECT 1", {}) is None
 
 
-@on_postgres
 def test_values_are_exactly_what_a_cursor_returns(mirror):
     with mirror.engine.connect() as connection:
         expected = connection.exec_driver_sql(VALUES_SQL, PARAMS).fetchall()
@@ -66,7 +57,6 @@ def test_values_are_exactly_what_a_cursor_returns(mirror):
     assert again[0] is first[0]  # the same bytes again: decoded once, shared (read-only)
 
 
-@on_postgres
 def test_a_statement_is_prepared_once_per_connection(mirror):
     prepared = []
     reader = AutocommitReader(mirror.engine)
@@ -89,7 +79,6 @@ def test_a_statement_is_prepared_once_per_connection(mirror):
     reader.close()
 
 
-@on_postgres
 def test_a_failed_statement_raises_the_drivers_error_and_the_next_read_works(mirror):
     reader = AutocommitReader(mirror.engine)
     with pytest.raises(psycopg.errors.UndefinedTable):
@@ -107,9 +96,6 @@ def test_cold_reads_go_through_it_and_disposing_closes_its_connections(mirror, u
     key = add_company(upstream)
     sync(mirror)
     seen: list[str] = []
-    if not mirror.is_postgres:
-        assert client.get(f"/companies/{key}/pricing.json").status_code == 200
-        return
     assert client.get(f"/companies/{key}/pricing.json").status_code == 200  # the engine's first connect
     reads = []
     me = threading.get_ident()  # the background writers' statements are theirs
@@ -136,7 +122,6 @@ def test_cold_reads_go_through_it_and_disposing_closes_its_connections(mirror, u
     assert alive == 0
 
 
-@on_postgres
 def test_rows_that_repeat_cells_decode_like_a_cursor(mirror):
     # A join repeats the company's cells in every row: each cell is decoded
     # once and reused while it repeats; any cell that differs is its own.
@@ -153,9 +138,3 @@ def test_rows_that_repeat_cells_decode_like_a_cursor(mirror):
         rows = autocommit_rows(session, sql, {"last": "z"})
     assert rows == expected
     assert rows[0][1] is rows[1][1] and rows[2][1] is not rows[1][1]  # decoded once while it repeats
-
-
-if not TEST_DATABASE_URL:  # not collected at all without a Postgres (never reported as skipped)
-    del test_values_are_exactly_what_a_cursor_returns, test_a_statement_is_prepared_once_per_connection
-    del test_a_failed_statement_raises_the_drivers_error_and_the_next_read_works
-    del test_rows_that_repeat_cells_decode_like_a_cursor

@@ -2,16 +2,14 @@
 
 hypothesis throws keys (unicode, very long, traversal, percent-encoding,
 NUL), query parameters, headers (huge, repeated If-None-Match) and request
-bodies at every public endpoint, on SQLite and on Postgres (which refuses
-NUL characters in text, a classic source of 500s). HTML routes may answer
+bodies at every public endpoint, on Postgres (which refuses NUL characters
+in text, a classic source of 500s). HTML routes may answer
 their HTML 404; everything else that refuses answers JSON.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from urllib.parse import quote
 
 import pytest
@@ -19,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from demo.server import start_in_thread
+from tests.mcp_helpers import module_database
 from tests.ops_helpers import KEYED_SURFACES, MCP_HEADERS
 from tests.surface_helpers import add_company, sync
 
-BACKENDS = ["sqlite"] + (["postgres"] if os.environ.get("TEST_DATABASE_URL", "").strip() else [])
 PUBLIC = "bad-input-public"
 EXAMPLES = settings(
     max_examples=60,
@@ -79,17 +77,12 @@ MCP_ENDPOINTS = [f"/companies/{PUBLIC}/mcp", "/mcp", f"/companies/{PUBLIC}/ucp/m
 LATIN1 = st.characters(min_codepoint=32, max_codepoint=255, exclude_characters="\x7f")
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def client(request, tmp_path_factory):
-    """One synced app per backend for the whole module (hypothesis runs many examples)."""
+@pytest.fixture(scope="module")
+def client(request):
+    """One synced app for the whole module (hypothesis runs many examples)."""
     from wsgi import create_app
 
-    if request.param == "sqlite":
-        path = tmp_path_factory.mktemp("bad-input") / "mirror.sqlite3"
-        shutil.copy(request.getfixturevalue("sqlite_template"), path)
-        database_url = f"sqlite:///{path}"
-    else:
-        database_url = request.getfixturevalue("postgres_url")
+    database_url = module_database(request)
     with start_in_thread(companies=3, products=8, seed=11) as upstream:
         add_company(upstream, plugin_key=PUBLIC)
         app = create_app(

@@ -1,7 +1,7 @@
 """The business feed, `GET /v1/businesses` (issue 3, endpoint 5; docs/contracts/surfaces.md "Business feed").
 
 Every test drives the real demo upstream over HTTP, runs the real sync and
-reads the feed through the app, on SQLite and (with TEST_DATABASE_URL) Postgres.
+reads the feed through the app.
 """
 
 from __future__ import annotations
@@ -455,9 +455,8 @@ def test_each_page_is_a_keyed_query_whose_cost_does_not_grow_with_the_page_numbe
         event.remove(mirror.engine, "before_cursor_execute", capture)
         event.remove(mirror.engine, "begin", begun)
     # One statement reads the state and the page's keyed range together
-    # (mirror/read/feed.py): on Postgres in no transaction, on SQLite in its snapshot.
-    expected = (1, 0) if mirror.is_postgres else (1, 1)
-    assert per_page == [expected] * 4
+    # (mirror/read/feed.py), in no transaction.
+    assert per_page == [(1, 0)] * 4
     index = app.extensions["business_feed_index"]
     builds = index.builds
     get_feed(client, page=3, page_size=7)

@@ -31,7 +31,7 @@ from decimal import Decimal
 import pytest
 import requests
 
-from tests.mcp_helpers import BACKENDS, call_tool, module_database, serve_app
+from tests.mcp_helpers import call_tool, module_database, serve_app
 from tests.surface_helpers import ld_json_blocks, node_env
 from tests.ucp_helpers import insecure_profiles, profile_server, ucp_call
 
@@ -263,8 +263,8 @@ def edge_company(upstream, key: str, **fields) -> None:
         admin(upstream, "DELETE", f"/_demo/companies/{key}/products/{sku}")
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def install(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def install(request):
     """A seeded upstream plus the edge-case companies, synced once per backend."""
     from demo.server import start_in_thread
 
@@ -272,7 +272,7 @@ def install(request, tmp_path_factory):
     try:
         edge_company(upstream, EDGE)
         edge_company(upstream, CHURNED, status="churned")
-        database_url = module_database(request.param, tmp_path_factory, request)
+        database_url = module_database(request)
         with (
             profile_server() as profiles,
             serve_app(database_url, upstream.url, **UNLIMITED, **insecure_profiles(profiles.host)) as live,

@@ -1,8 +1,8 @@
 """One-line CLI errors with documented exit codes, `sync --json`, and logs an operator can read.
 
 The CLI runs for real, in a subprocess (`python -m flask --app wsgi ...`),
-against a real demo upstream over HTTP and real databases (SQLite, and
-Postgres when TEST_DATABASE_URL is set). `.flaskenv` is never read here
+against a real demo upstream over HTTP and real Postgres databases (on the
+server at TEST_DATABASE_URL). `.flaskenv` is never read here
 (FLASK_SKIP_DOTENV), so a `make run` in this checkout cannot change what a
 test sees.
 """
@@ -34,7 +34,7 @@ from commands import (
 )
 from mirror.config import normalise_database_url
 from mirror.scheduler import scheduled_sync
-from tests.conftest import BACKENDS, REPO_ROOT, TEST_DATABASE_URL
+from tests.conftest import REPO_ROOT, TEST_DATABASE_URL
 from tests.ops_helpers import free_port
 
 
@@ -69,12 +69,9 @@ def error_line(result) -> str:
     return lines[0]
 
 
-@pytest.fixture(params=BACKENDS)
-def unmigrated_url(request, tmp_path):
-    """An empty database nobody migrated, on each backend."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'empty.sqlite3'}"
-        return
+@pytest.fixture
+def unmigrated_url():
+    """An empty database nobody migrated."""
     server = make_url(normalise_database_url(TEST_DATABASE_URL))
     name = f"mirror_unmigrated_{uuid.uuid4().hex[:8]}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
@@ -116,8 +113,8 @@ def test_a_database_nobody_migrated_says_to_run_db_upgrade(unmigrated_url, upstr
     [("SYNC_INTERVAL_SECONDS", "abc"), ("RATE_LIMIT_PER_COMPANY", "lots"), ("DATABASE_URL", "mysql://x")],
 )
 @pytest.mark.parametrize("command", [("sync",), ("usage",), ("db", "current")])
-def test_a_bad_setting_is_one_line_naming_it_and_exit_2(tmp_path, command, name, value):
-    settings = {"DATABASE_URL": f"sqlite:///{tmp_path / 'm.sqlite3'}", name: value}
+def test_a_bad_setting_is_one_line_naming_it_and_exit_2(command, name, value):
+    settings = {"DATABASE_URL": f"postgresql://127.0.0.1:{free_port()}/m", name: value}  # never reached
     result = run_cli(*command, database_url=settings.pop("DATABASE_URL"), upstream_url="http://127.0.0.1:9", **settings)
     assert result.returncode == EXIT_CONFIG == 2  # the table's "a setting is missing or bad"; 1 is a failed sync run
     assert result.stdout == "" and "Traceback" not in result.stderr
@@ -195,8 +192,8 @@ def test_invalid_records_are_one_warning_per_run(database_url):
     assert "setup plugin" not in result.stderr
 
 
-def test_db_commands_print_no_alembic_plugin_chatter(tmp_path):
-    result = run_cli("db", "upgrade", database_url=f"sqlite:///{tmp_path / 'm.sqlite3'}")
+def test_db_commands_print_no_alembic_plugin_chatter(unmigrated_url):
+    result = run_cli("db", "upgrade", database_url=unmigrated_url)
     assert result.returncode == 0, result.stderr
     assert "setup plugin" not in result.stderr and "Running upgrade" in result.stderr
 
@@ -254,21 +251,17 @@ def test_a_scheduler_tick_that_skips_says_why(mirror, synced, caplog):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("setting", ["", "true"])
-def test_gunicorns_access_log_is_off_unless_the_setting_turns_it_on(tmp_path, setting):
+def test_gunicorns_access_log_is_off_unless_the_setting_turns_it_on(database_url, tmp_path, setting):
     """One line per request: the invocation line; gunicorn's own access line only with GUNICORN_ACCESS_LOG."""
     import time
 
     import requests
 
-    from mirror.migrate import upgrade
-
-    database = f"sqlite:///{tmp_path / 'm.sqlite3'}"
-    upgrade(database)
     port = free_port()
     env = {
         "PATH": os.environ["PATH"],
         "PYTHONPATH": str(REPO_ROOT),
-        "DATABASE_URL": database,
+        "DATABASE_URL": database_url,
         "GUNICORN_ACCESS_LOG": setting,
         "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
     }

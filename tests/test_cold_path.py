@@ -9,9 +9,8 @@ the same statements for a company with six products as for one with a
 hundred, in a mirror of one company as in one of thirty. And what a cold
 request answers is byte for byte what the warm one answers.
 
-Statements are counted as tests/test_render_cache.py counts them: on
-Postgres every statement and transaction command psycopg sends, on SQLite
-every statement SQLAlchemy executes.
+Statements are counted as tests/test_render_cache.py counts them: every
+statement and transaction command psycopg sends.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ NUMERIC = [env_name(name) for name, field in Settings.model_fields.items() if fi
 
 def test_defaults():
     settings = load_settings({})
-    assert settings.database_url.startswith("sqlite:///") and settings.database_url.endswith("instance/mirror.sqlite3")
+    assert settings.database_url == "postgresql+psycopg://127.0.0.1:5432/mirror"
     assert (settings.sync_interval_seconds, settings.sync_overlap_seconds, settings.freshness_threshold_seconds) == (
         900,
         60,
@@ -143,16 +143,20 @@ def test_a_future_enum_setting_also_fails_in_one_line():
     assert config.read_settings(WithMode, {"LOG_FORMAT": "text"}).log_format == "text"
 
 
-def test_a_sqlite_path_in_a_missing_folder_is_refused(tmp_path):
-    missing = tmp_path / "nope" / "mirror.sqlite3"
+@pytest.mark.parametrize("url", ["mysql://x/mirror", "file:///srv/mirror.db", "instance/mirror.db"])
+def test_a_url_of_another_database_is_refused_naming_postgres(url):
     with pytest.raises(ConfigError) as raised:
-        load_settings({"DATABASE_URL": f"sqlite:///{missing}"})
+        load_settings({"DATABASE_URL": url})
     assert str(raised.value) == (
-        f"DATABASE_URL names a SQLite file in '{missing.parent}', which does not exist: "
-        f"create it (mkdir -p {missing.parent}) or fix the path"
+        f"DATABASE_URL must be a postgresql:// URL (the mirror runs on PostgreSQL only; docs/operations.md), got {url!r}"
     )
-    assert not missing.parent.exists(), "the folder is not created behind the operator's back"
-    assert load_settings({"DATABASE_URL": f"sqlite:///{tmp_path / 'ok.sqlite3'}"}).database_url.endswith("ok.sqlite3")
+
+
+@pytest.mark.parametrize(
+    "url", ["postgresql://u@db:5433/m", "postgres://u@db:5433/m", "postgresql+psycopg://u@db:5433/m"]
+)
+def test_every_spelling_of_a_postgres_url_is_psycopg_3(url):
+    assert load_settings({"DATABASE_URL": url}).database_url == "postgresql+psycopg://u@db:5433/m"
 
 
 def test_company_hosts_parse():
@@ -167,10 +171,7 @@ def test_company_hosts_parse():
     [
         ({"SYNC_INTERVAL_SECONDS": "often"}, "configuration error: SYNC_INTERVAL_SECONDS must be a whole number"),
         ({"TRUSTED_PROXY_HOPS": ""}, "configuration error: TRUSTED_PROXY_HOPS is set but empty"),
-        (
-            {"DATABASE_URL": "sqlite:////no/such/folder/m.sqlite3"},
-            "configuration error: DATABASE_URL names a SQLite file in '/no/such/folder'",
-        ),
+        ({"DATABASE_URL": "mysql://db/mirror"}, "configuration error: DATABASE_URL must be a postgresql:// URL"),
     ],
 )
 def test_the_app_refuses_to_start_with_one_line(env, first_words):

@@ -22,11 +22,9 @@ from tests.ops_helpers import free_port, unique_prefix
 from tests.surface_helpers import add_company, sync
 from tests.test_production_topology import _wait, production_env, unit_process
 
-on_postgres = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 DEADLINE = 1.5
 
 
-@on_postgres
 @pytest.mark.slow
 def test_a_statement_past_the_deadline_is_cancelled_and_the_worker_is_free(database_url, mirror, upstream):
     key = add_company(upstream)

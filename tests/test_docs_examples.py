@@ -10,7 +10,7 @@ and `127.0.0.1:8001` are rewritten to the demo's ports.
 
 One demo for the module: the same processes `make run` starts (scripts/run_demo.sh,
 its default demo size) on free ports, its instance folder and `.flaskenv` in a
-temporary directory.
+temporary directory, on this test process's Postgres database (`DATABASE_URL`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import pytest
 import requests
 
 from mirror.config import Settings, env_name
+from tests.mcp_helpers import module_database
 from tests.ops_helpers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,12 +195,14 @@ class Demo:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """scripts/run_demo.sh on free ports, its instance folder and .flaskenv inside a checkout-like directory."""
+def demo(request, tmp_path_factory):
+    """scripts/run_demo.sh on free ports, its instance folder and .flaskenv inside a checkout-like directory,
+    on this test process's Postgres database (emptied for the module)."""
     tmp_path = tmp_path_factory.mktemp("docs-examples")
     checkout = _checkout(tmp_path)
     port, upstream_port = free_port(), free_port()
     env = _fresh_environment() | {
+        "DATABASE_URL": module_database(request),
         "PORT": str(port),
         "UPSTREAM_PORT": str(upstream_port),
         "INSTANCE_DIR": str(checkout / "instance"),

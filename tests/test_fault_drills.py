@@ -22,13 +22,11 @@ import signal
 import subprocess
 import time
 
-import pytest
 from sqlalchemy import create_engine, func, select, text
 
 from mirror.db import _ReaderConnection
 from mirror.models import SyncRun
-from tests.conftest import REPO_ROOT, TEST_DATABASE_URL
-from tests.mirror_helpers import migrated_sqlite
+from tests.conftest import REPO_ROOT
 from tests.ops_helpers import flask_command, process_env
 from tests.surface_helpers import sync
 
@@ -55,9 +53,9 @@ def public_output(client, keys) -> dict:
     return output
 
 
-def clean_full_sync_output(make_app, upstream, tmp_path) -> dict:
-    """What a fresh mirror, fully synced from the upstream as it is now, shows the public."""
-    reference = make_app(DATABASE_URL=migrated_sqlite(tmp_path, "reference.sqlite3"))
+def clean_full_sync_output(make_app, upstream, database_url: str) -> dict:
+    """What a fresh mirror on `database_url`, fully synced from the upstream as it is now, shows the public."""
+    reference = make_app(DATABASE_URL=database_url)
     assert reference.extensions["mirror"].sync(full=True).status == "success"
     return public_output(reference.test_client(), upstream.catalog.company_keys())
 
@@ -70,7 +68,9 @@ def _wait_for(condition, seconds: float, what: str) -> None:
         time.sleep(0.05)
 
 
-def test_a_bad_upstream_day_never_shows_and_the_mirror_converges(app, mirror, client, upstream, tmp_path, make_app):
+def test_a_bad_upstream_day_never_shows_and_the_mirror_converges(
+    app, mirror, client, upstream, other_database_url, make_app
+):
     sync(mirror)
     keys = upstream.catalog.company_keys()
     before = public_output(client, keys)
@@ -96,11 +96,11 @@ def test_a_bad_upstream_day_never_shows_and_the_mirror_converges(app, mirror, cl
         upstream.faults.add(kind, path="/v1/", nth=2, **options)
     assert mirror.sync(client=mirror.upstream_client(backoff_seconds=0, timeout=(2.0, 5.0))).status == "success"
     keys = upstream.catalog.company_keys()
-    assert public_output(client, keys) == clean_full_sync_output(make_app, upstream, tmp_path)
+    assert public_output(client, keys) == clean_full_sync_output(make_app, upstream, other_database_url)
 
 
 def test_a_sync_killed_between_pages_leaves_nothing_and_the_next_run_converges(
-    database_url, app, mirror, client, upstream, tmp_path, make_app
+    database_url, app, mirror, client, upstream, other_database_url, make_app
 ):
     sync(mirror)
     keys = upstream.catalog.company_keys()
@@ -133,7 +133,7 @@ def test_a_sync_killed_between_pages_leaves_nothing_and_the_next_run_converges(
     result = mirror.sync()  # the lock is free at once (no SyncBusy)
     assert result.status == "success", result.error
     keys = upstream.catalog.company_keys()
-    assert public_output(client, keys) == clean_full_sync_output(make_app, upstream, tmp_path)
+    assert public_output(client, keys) == clean_full_sync_output(make_app, upstream, other_database_url)
 
 
 def test_two_schedulers_started_at_once_run_one_sync(database_url, mirror, upstream):
@@ -167,7 +167,7 @@ def test_two_schedulers_started_at_once_run_one_sync(database_url, mirror, upstr
             scheduler.wait(20)
 
 
-# --- the database connection drops (Postgres: SQLite has no server connection to lose) ----------
+# --- the database connection drops ---------------------------------------------------------------
 
 
 def _terminate(database_url: str, pid_filter: str) -> int:
@@ -196,41 +196,37 @@ def _a_public_key(client) -> str:
     return client.get("/v1/businesses?page_size=1").get_json()["businesses"][0]["id"]
 
 
-if TEST_DATABASE_URL:  # collected only where there is a Postgres (the CI runs both ways)
-    on_postgres = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_a_connection_dropped_between_requests_is_replaced_unseen(mirror, client):
+    sync(mirror)
+    assert client.get("/v1/businesses").status_code == 200
+    assert _terminate(mirror.settings.database_url, "true") >= 1  # every pooled connection of the app
+    assert client.get("/v1/businesses").status_code == 200  # the pool noticed at checkout and reconnected
 
-    @on_postgres
-    def test_a_connection_dropped_between_requests_is_replaced_unseen(database_url, mirror, client):
-        sync(mirror)
-        assert client.get("/v1/businesses").status_code == 200
-        assert _terminate(mirror.settings.database_url, "true") >= 1  # every pooled connection of the app
-        assert client.get("/v1/businesses").status_code == 200  # the pool noticed at checkout and reconnected
 
-    @on_postgres
-    def test_a_connection_dropped_during_a_request_is_a_clean_503_then_recovers(database_url, mirror, client):
-        sync(mirror)
-        key = _a_public_key(client)
-        url = mirror.settings.database_url
+def test_a_connection_dropped_during_a_request_is_a_clean_503_then_recovers(mirror, client):
+    sync(mirror)
+    key = _a_public_key(client)
+    url = mirror.settings.database_url
 
-        dropped_once = []
-        original = _ReaderConnection.execute  # the gate's one-statement read (mirror.db.AutocommitReader)
+    dropped_once = []
+    original = _ReaderConnection.execute  # the gate's one-statement read (mirror.db.AutocommitReader)
 
-        def execute(reader, sql, values, **kwargs):  # the server drops us just as the gate asks
-            if b"FROM companies" in sql and not dropped_once:
-                dropped_once.append(_terminate(url, f"pid = {reader.connection.info.backend_pid}"))
-            return original(reader, sql, values, **kwargs)
+    def execute(reader, sql, values, **kwargs):  # the server drops us just as the gate asks
+        if b"FROM companies" in sql and not dropped_once:
+            dropped_once.append(_terminate(url, f"pid = {reader.connection.info.backend_pid}"))
+        return original(reader, sql, values, **kwargs)
 
-        _ReaderConnection.execute = execute
-        try:
-            dropped = client.get(f"/companies/{key}/pricing.json")
-        finally:
-            _ReaderConnection.execute = original
-        assert dropped_once == [1]
-        assert dropped.status_code == 503
-        assert dropped.get_json() == {
-            "error": "database_unavailable",
-            "message": "The database is unavailable; retry shortly.",
-        }
-        assert dropped.headers["Retry-After"] == "1"
-        assert "Traceback" not in dropped.get_data(as_text=True)
-        assert client.get(f"/companies/{key}/pricing.json").status_code == 200
+    _ReaderConnection.execute = execute
+    try:
+        dropped = client.get(f"/companies/{key}/pricing.json")
+    finally:
+        _ReaderConnection.execute = original
+    assert dropped_once == [1]
+    assert dropped.status_code == 503
+    assert dropped.get_json() == {
+        "error": "database_unavailable",
+        "message": "The database is unavailable; retry shortly.",
+    }
+    assert dropped.headers["Retry-After"] == "1"
+    assert "Traceback" not in dropped.get_data(as_text=True)
+    assert client.get(f"/companies/{key}/pricing.json").status_code == 200

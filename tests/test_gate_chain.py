@@ -13,7 +13,6 @@ import threading
 from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import event
 
 from tests.mirror_helpers import postgres_statements
 from tests.ops_helpers import KEYED_SURFACES, UNKNOWN_KEY, closed_companies
@@ -126,9 +125,8 @@ def test_every_json_surface_answers_one_and_the_same_404(upstream, mirror, clien
 
 @contextmanager
 def statements_on_this_thread(mirror):
-    """Every SQL statement sent from this thread (the test client's): through
-    SQLAlchemy on SQLite, at the psycopg cursor on Postgres (where the gate may
-    talk to the driver directly)."""
+    """Every SQL statement sent from this thread (the test client's), at the
+    psycopg cursor (where the gate may talk to the driver directly)."""
     statements: list[str] = []
     request_thread = threading.get_ident()  # the background recorders write on their own threads
 
@@ -137,16 +135,8 @@ def statements_on_this_thread(mirror):
         if threading.get_ident() == request_thread and text.strip().upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
             statements.append(text)
 
-    if mirror.is_postgres:
-        with postgres_statements(keep):
-            yield statements
-    else:
-        listener = lambda conn, cursor, statement, *rest: keep(statement)  # noqa: E731
-        event.listen(mirror.engine, "before_cursor_execute", listener)
-        try:
-            yield statements
-        finally:
-            event.remove(mirror.engine, "before_cursor_execute", listener)
+    with postgres_statements(keep):
+        yield statements
 
 
 def test_every_closed_case_costs_the_same_and_asks_the_database_nothing(upstream, mirror, app, client):

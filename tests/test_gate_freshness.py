@@ -22,7 +22,6 @@ import pytest
 import requests
 
 from mirror.read.gate import GateWatcher
-from tests.conftest import TEST_DATABASE_URL
 from tests.mirror_helpers import fresh_mirror
 from tests.ops_helpers import process_env, running_gunicorn
 from tests.surface_helpers import ALL_CHANNELS, HEAT_PUMP, add_company, set_product, set_settings, sync
@@ -57,59 +56,57 @@ def _poll_until(urls: list[str], done, budget: float) -> dict[str, list[tuple[fl
     return seen
 
 
-if TEST_DATABASE_URL:  # collected only where there is a Postgres (the CI runs both ways)
+@pytest.fixture
+def servers(database_url, upstream):
+    """Three single-process gunicorn servers of one Postgres mirror."""
+    with ExitStack() as stack:
+        env = process_env(database_url, upstream, RATE_LIMIT_STORAGE_URI="memory://")
+        yield [stack.enter_context(running_gunicorn(env, 1)) for _ in range(PROCESSES)]
 
-    @pytest.fixture
-    def servers(database_url, upstream):
-        """Three single-process gunicorn servers of one Postgres mirror."""
-        with ExitStack() as stack:
-            env = process_env(database_url, upstream, RATE_LIMIT_STORAGE_URI="memory://")
-            yield [stack.enter_context(running_gunicorn(env, 1)) for _ in range(PROCESSES)]
 
-    @pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
-    def test_a_switch_turned_off_is_a_404_on_every_process_within_a_second(database_url, mirror, upstream, servers):
-        key = add_company(upstream)
-        sync(mirror)
-        urls = [f"{base}/companies/{key}/pricing.json" for base in servers]
-        opened = _poll_until(urls, lambda r: r.status_code == 200, 10)
-        assert all(answers[-1][1].status_code == 200 for answers in opened.values()), "every process serves it"
-        for url in urls:  # and holds it in its render cache
-            assert requests.get(url, timeout=5).status_code == 200
+def test_a_switch_turned_off_is_a_404_on_every_process_within_a_second(database_url, mirror, upstream, servers):
+    key = add_company(upstream)
+    sync(mirror)
+    urls = [f"{base}/companies/{key}/pricing.json" for base in servers]
+    opened = _poll_until(urls, lambda r: r.status_code == 200, 10)
+    assert all(answers[-1][1].status_code == 200 for answers in opened.values()), "every process serves it"
+    for url in urls:  # and holds it in its render cache
+        assert requests.get(url, timeout=5).status_code == 200
 
-        set_settings(upstream, key, channels={**ALL_CHANNELS, "pricing": False})
-        sync(mirror)  # committed in this process: the servers only learn of it from the database
-        seen = _poll_until(urls, lambda r: r.status_code == 404, 5)
-        unknown = requests.get(f"{servers[0]}/companies/{'x' * 40}/pricing.json", timeout=5)
-        for url, answers in seen.items():
-            statuses = [r.status_code for _, r in answers]
-            first_404 = statuses.index(404)
-            assert answers[first_404][0] <= BOUND_SECONDS, (url, answers[first_404][0])
-            assert set(statuses[:first_404]) <= {200} and set(statuses[first_404:]) == {404}, (url, statuses)
-            assert answers[-1][1].content == unknown.content  # the unknown key's 404, exactly
+    set_settings(upstream, key, channels={**ALL_CHANNELS, "pricing": False})
+    sync(mirror)  # committed in this process: the servers only learn of it from the database
+    seen = _poll_until(urls, lambda r: r.status_code == 404, 5)
+    unknown = requests.get(f"{servers[0]}/companies/{'x' * 40}/pricing.json", timeout=5)
+    for url, answers in seen.items():
+        statuses = [r.status_code for _, r in answers]
+        first_404 = statuses.index(404)
+        assert answers[first_404][0] <= BOUND_SECONDS, (url, answers[first_404][0])
+        assert set(statuses[:first_404]) <= {200} and set(statuses[first_404:]) == {404}, (url, statuses)
+        assert answers[-1][1].content == unknown.content  # the unknown key's 404, exactly
 
-    @pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
-    def test_every_process_moves_to_a_new_price_within_a_second_and_never_mixes_states(
-        database_url, mirror, upstream, servers
-    ):
-        key = add_company(upstream)
-        sync(mirror)
-        urls = [f"{base}/companies/{key}/pricing.json" for base in servers]
-        before = _poll_until(urls, lambda r: r.status_code == 200, 10)
-        # Each server's own body (their URLs name their own PUBLIC_BASE_URL).
-        old = {url: answers[-1][1].content for url, answers in before.items()}
 
-        set_product(upstream, key, "HP-GOOD", name="Heat pump, good", category=HEAT_PUMP, tier="good", price="7999.00")
-        sync(mirror)
-        seen = _poll_until(urls, lambda r: r.status_code == 200 and r.content not in old.values(), 5)
-        for url, answers in seen.items():
-            bodies = [r.content for _, r in answers]
-            new_body = bodies[-1]
-            assert new_body != old[url] and b'"price_low":7999' in new_body, url
-            moved = next(i for i, body in enumerate(bodies) if body != old[url])
-            assert answers[moved][0] <= BOUND_SECONDS, (url, answers[moved][0])
-            # One state or the next, whole: never a body between them, never back.
-            assert set(bodies[:moved]) <= {old[url]} and set(bodies[moved:]) == {new_body}, url
-            assert {r.headers["ETag"] for _, r in answers[moved:]} == {answers[-1][1].headers["ETag"]}
+def test_every_process_moves_to_a_new_price_within_a_second_and_never_mixes_states(
+    database_url, mirror, upstream, servers
+):
+    key = add_company(upstream)
+    sync(mirror)
+    urls = [f"{base}/companies/{key}/pricing.json" for base in servers]
+    before = _poll_until(urls, lambda r: r.status_code == 200, 10)
+    # Each server's own body (their URLs name their own PUBLIC_BASE_URL).
+    old = {url: answers[-1][1].content for url, answers in before.items()}
+
+    set_product(upstream, key, "HP-GOOD", name="Heat pump, good", category=HEAT_PUMP, tier="good", price="7999.00")
+    sync(mirror)
+    seen = _poll_until(urls, lambda r: r.status_code == 200 and r.content not in old.values(), 5)
+    for url, answers in seen.items():
+        bodies = [r.content for _, r in answers]
+        new_body = bodies[-1]
+        assert new_body != old[url] and b'"price_low":7999' in new_body, url
+        moved = next(i for i, body in enumerate(bodies) if body != old[url])
+        assert answers[moved][0] <= BOUND_SECONDS, (url, answers[moved][0])
+        # One state or the next, whole: never a body between them, never back.
+        assert set(bodies[:moved]) <= {old[url]} and set(bodies[moved:]) == {new_body}, url
+        assert {r.headers["ETag"] for _, r in answers[moved:]} == {answers[-1][1].headers["ETag"]}
 
 
 # --- the watcher's own rules, with the test's clock ---------------------------------------------

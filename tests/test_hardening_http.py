@@ -19,7 +19,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -28,7 +28,6 @@ from sqlalchemy import create_engine, event, select, text, update
 from werkzeug.serving import make_server
 
 from mirror.models import Company, SourceHit, SyncRun
-from tests.conftest import TEST_DATABASE_URL
 from tests.mirror_helpers import postgres_statements
 from tests.ops_helpers import UNKNOWN_KEY, closed_companies
 from tests.surface_helpers import ALL_CHANNELS, add_company, set_settings, sync
@@ -270,53 +269,51 @@ def test_unstorable_text_in_keys_and_feed_parameters(upstream, mirror, live):
 # --- 7. a connection lost after the view's queries ---------------------------------------------
 
 
-if TEST_DATABASE_URL:  # collected only where there is a Postgres (the CI runs both ways)
+def test_a_connection_lost_at_rollback_is_the_documented_503(upstream, postgres_url):
+    from tests.conftest import _empty_postgres
+    from wsgi import create_app
 
-    def test_a_connection_lost_at_rollback_is_the_documented_503(upstream, postgres_url):
-        from tests.conftest import _empty_postgres
-        from wsgi import create_app
+    _empty_postgres(postgres_url)
+    app = create_app(
+        {
+            "DATABASE_URL": postgres_url,
+            "UPSTREAM_URL": upstream.url,
+            "UPSTREAM_TOKEN": "demo-token",
+            "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
+            "SCHEDULER_ENABLED": "false",
+            "RATE_LIMIT_STORAGE_URI": "memory://",
+        }
+    )
+    mirror = app.extensions["mirror"]
+    key = add_company(upstream)
+    sync(mirror)
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    view = app.view_functions["feeds.pricing_json"]
 
-        _empty_postgres(postgres_url)
-        app = create_app(
-            {
-                "DATABASE_URL": postgres_url,
-                "UPSTREAM_URL": upstream.url,
-                "UPSTREAM_TOKEN": "demo-token",
-                "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
-                "SCHEDULER_ENABLED": "false",
-                "RATE_LIMIT_STORAGE_URI": "memory://",
-            }
-        )
-        mirror = app.extensions["mirror"]
-        key = add_company(upstream)
-        sync(mirror)
-        admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-        view = app.view_functions["feeds.pricing_json"]
+    def view_then_lose_the_connection(**kwargs):
+        from web.db import db
 
-        def view_then_lose_the_connection(**kwargs):
-            from web.db import db
+        response = view(**kwargs)
+        session = db()
+        session.execute(text("SELECT 1"))  # the request's transaction is open: close() must ROLLBACK
+        pid = session.connection().connection.driver_connection.info.backend_pid
+        with admin.connect() as connection:
+            connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        return response
 
-            response = view(**kwargs)
-            session = db()
-            session.execute(text("SELECT 1"))  # the request's transaction is open: close() must ROLLBACK
-            pid = session.connection().connection.driver_connection.info.backend_pid
-            with admin.connect() as connection:
-                connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
-            return response
-
-        app.view_functions["feeds.pricing_json"] = view_then_lose_the_connection
-        try:
-            with serving(app) as running:
-                status, headers, body = running.request("GET", f"/companies/{key}/pricing.json")
-                assert status == 503, body[:300]
-                assert json.loads(body)["error"] == "database_unavailable"
-                assert headers["retry-after"] == "1" and headers["cache-control"] == "no-store"
-                app.view_functions["feeds.pricing_json"] = view
-                status, _headers, _body = running.request("GET", f"/companies/{key}/pricing.json")
-                assert status == 200  # the pool replaced the dead connection
-        finally:
-            admin.dispose()
-            mirror.dispose()
+    app.view_functions["feeds.pricing_json"] = view_then_lose_the_connection
+    try:
+        with serving(app) as running:
+            status, headers, body = running.request("GET", f"/companies/{key}/pricing.json")
+            assert status == 503, body[:300]
+            assert json.loads(body)["error"] == "database_unavailable"
+            assert headers["retry-after"] == "1" and headers["cache-control"] == "no-store"
+            app.view_functions["feeds.pricing_json"] = view
+            status, _headers, _body = running.request("GET", f"/companies/{key}/pricing.json")
+            assert status == 200  # the pool replaced the dead connection
+    finally:
+        admin.dispose()
+        mirror.dispose()
 
 
 # --- 9. closed keys cost exactly what unknown keys cost ----------------------------------------
@@ -332,23 +329,15 @@ def work_on_this_thread(mirror):
         if threading.get_ident() == me and what.strip().upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
             seen.append(what)
 
-    def statement(conn, cursor, sql, *rest):
-        keep(sql)
-
     def built(target, *rest):
         keep("Company built")
 
     event.listen(Company, "init", built)
     event.listen(Company, "load", built)
-    statements = postgres_statements(keep) if mirror.is_postgres else nullcontext()
-    if not mirror.is_postgres:
-        event.listen(mirror.engine, "before_cursor_execute", statement)
     try:
-        with statements:
+        with postgres_statements(keep):
             yield seen
     finally:
-        if not mirror.is_postgres:
-            event.remove(mirror.engine, "before_cursor_execute", statement)
         event.remove(Company, "init", built)
         event.remove(Company, "load", built)
 

@@ -13,7 +13,7 @@ profile (refused, timed out, DNS, TLS, not HTTP, any status, too large, not
 JSON, not a profile) answers the one text UNFETCHABLE_CONTENT, its reason
 written to the server log only.
 
-Over real HTTP (the app on a loopback port, SQLite and Postgres) and against
+Over real HTTP (the app on a loopback port) and against
 real loopback listeners.
 """
 

@@ -9,12 +9,10 @@ carries, and what the lists hold after a run that wrote rows
 
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import text
 
 from tests.surface_helpers import add_company
 
-on_postgres = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 GIN_INDEXES = text(
     "SELECT c.relname, c.reloptions FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
     "JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'gin' ORDER BY c.relname"
@@ -27,7 +25,6 @@ def _pending(connection, index: str) -> int:
     ).scalar_one()
 
 
-@on_postgres
 def test_every_gin_index_caps_its_pending_list(mirror):
     with mirror.engine.connect() as connection:
         indexes = connection.execute(GIN_INDEXES).all()
@@ -40,7 +37,6 @@ def test_every_gin_index_caps_its_pending_list(mirror):
     assert all("gin_pending_list_limit=256" in (options or []) for _, options in indexes), indexes
 
 
-@on_postgres
 def test_a_run_that_wrote_rows_leaves_the_pending_lists_empty(mirror, upstream):
     with mirror.engine.begin() as connection:
         connection.execute(text("CREATE EXTENSION IF NOT EXISTS pgstattuple"))

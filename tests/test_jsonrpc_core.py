@@ -29,8 +29,8 @@ HOSTILE_IDS = ["\ud800", "x\ud800", "\ud800\u0000", "\udfff", "\ud83d", "nul \u0
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with ucp_live(module_database("sqlite", tmp_path_factory, request)) as server:
+def live(request):
+    with ucp_live(module_database(request)) as server:
         yield server
 
 

@@ -7,7 +7,7 @@ into one envelope field (`jsonrpc`, `id`, `method`, `params`; A2A's
 arguments of one of the endpoint's own tools (UCP's `meta` and `catalog`
 fields, A2A's data-part arguments), sometimes as a 2025-03-26 batch, and
 sends it over real HTTP to each endpoint in tests.rpc_helpers.ENDPOINTS,
-on SQLite and on Postgres (which refuses NUL in text: a query built from an
+on Postgres (which refuses NUL in text: a query built from an
 argument would fail there). Every answer is a 4xx or a 2xx, never a 5xx; a
 202 has no body; anything else is strict UTF-8 JSON holding JSON-RPC
 responses (`assert_well_formed`).
@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.mcp_helpers import BACKENDS, module_database
+from tests.mcp_helpers import module_database
 from tests.rpc_helpers import ENDPOINTS, Endpoint, assert_well_formed
 from tests.ucp_helpers import ucp_live
 
@@ -147,14 +147,14 @@ def exchanges(draw, endpoint: Endpoint, profile: str) -> tuple[object, dict]:
     return message, extra
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def live(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def live(request):
     limits = {
         "RATE_LIMIT_PER_COMPANY": "1000000/hour",
         "RATE_LIMIT_PER_CLIENT": "1000000/minute",
         "UCP_PROFILE_FETCHES_PER_CLIENT": "1000000/minute",
     }
-    with ucp_live(module_database(request.param, tmp_path_factory, request), **limits) as server:
+    with ucp_live(module_database(request), **limits) as server:
         yield server
 
 

@@ -34,8 +34,8 @@ VALID_CALLS = {
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
+def live(request):
+    with live_mcp(module_database(request)) as server:
         yield server
 
 

@@ -25,8 +25,8 @@ MUST_PASS = ("server-initialize", "ping", "tools-list", "dns-rebinding-protectio
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
+def live(request):
+    with live_mcp(module_database(request)) as server:
         yield server
 
 

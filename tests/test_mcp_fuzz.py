@@ -109,8 +109,8 @@ exchanges = near_misses().map(lambda pair: (json.dumps(pair[0]).encode(), pair[1
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
+def live(request):
+    with live_mcp(module_database(request)) as server:
         yield server
 
 

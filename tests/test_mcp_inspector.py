@@ -16,8 +16,8 @@ NODE_BIN = REPO / "tools" / "node_modules" / ".bin"
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
+def live(request):
+    with live_mcp(module_database(request)) as server:
         yield server
 
 

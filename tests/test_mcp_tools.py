@@ -1,4 +1,4 @@
-"""Each MCP tool's behaviour against synced demo data, on SQLite and Postgres.
+"""Each MCP tool's behaviour against synced demo data.
 
 Every successful call is checked against its tool's outputSchema (JSON Schema
 2020-12) and its text block; the known companies are in mcp_helpers.
@@ -14,7 +14,6 @@ from jsonschema import Draft202012Validator
 from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
 from mirror.read.company import open_company_view
 from tests.mcp_helpers import (
-    BACKENDS,
     FEED_OFF,
     HOSTILE_NAME,
     MCP_OFF,
@@ -33,9 +32,9 @@ SCHEMAS.update({("provider", t.name): t.output_schema for t in PROVIDER_TOOLS})
 PRIVATE = ("PRIVATE-DEALER-NOTE", "internal_id", "owner", "@tudi", "cost")
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def live(request, tmp_path_factory):
-    with live_mcp(module_database(request.param, tmp_path_factory, request), big_catalog=True) as server:
+@pytest.fixture(scope="module")
+def live(request):
+    with live_mcp(module_database(request), big_catalog=True) as server:
         yield server
 
 

@@ -1,7 +1,7 @@
 """Every transport rule of the MCP servers, over real HTTP, on both endpoints.
 
-One live app per module (SQLite): the transport does not depend on the
-database; the tools' behaviour on both backends is in test_mcp_tools.py.
+One live app per module: the transport does not depend on the database; the
+tools' behaviour is in test_mcp_tools.py.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"nam
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request), ALLOWED_ORIGINS=ORIGIN_OK + "/") as server:
+def live(request):
+    with live_mcp(module_database(request), ALLOWED_ORIGINS=ORIGIN_OK + "/") as server:
         yield server
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.mcp_helpers import BACKENDS, TUDI, live_mcp, module_database
+from tests.mcp_helpers import TUDI, live_mcp, module_database
 
 pytestmark = pytest.mark.browser
 
@@ -47,10 +47,10 @@ PROBE = r"""() => {
 }"""
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def live(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def live(request):
     """The app over a synced demo upstream, plus a company whose website is a long address."""
-    with live_mcp(module_database(request.param, tmp_path_factory, request)) as server:
+    with live_mcp(module_database(request)) as server:
         server.upstream.catalog.add_company(
             products=6,
             plugin_key=LONG_URL,

@@ -11,7 +11,6 @@ paths (the autocommit reader and a session's transaction).
 
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import literal_column, select, text
 
 from mirror.db import planned_per_call, statement_rows
@@ -19,7 +18,6 @@ from mirror.read.businesses import search_feed_businesses
 from mirror.read.catalog import search_catalog
 from tests.surface_helpers import add_company, sync
 
-on_postgres = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 RUNS = 12  # more than psycopg's prepare threshold (5) and Postgres' custom-plan count (5)
 PREPARED = "SELECT statement FROM pg_prepared_statements"
 
@@ -33,7 +31,6 @@ def _prepared_on_reader(session) -> str:
     return " ".join(row[0] for row in statement_rows(session, text(PREPARED), {}))
 
 
-@on_postgres
 def test_a_marked_statement_is_never_prepared_on_the_reader(mirror):
     with mirror.Session() as session:
         for _ in range(RUNS):
@@ -44,7 +41,6 @@ def test_a_marked_statement_is_never_prepared_on_the_reader(mirror):
     assert "per-call-mark" not in held
 
 
-@on_postgres
 def test_a_marked_statement_is_never_prepared_in_a_transaction(mirror):
     with mirror.Session() as session, session.begin():
         for _ in range(RUNS):
@@ -55,7 +51,6 @@ def test_a_marked_statement_is_never_prepared_in_a_transaction(mirror):
     assert "per-call-mark" not in held
 
 
-@on_postgres
 def test_the_searches_are_planned_for_their_values(mirror, upstream):
     key = add_company(upstream)
     sync(mirror)

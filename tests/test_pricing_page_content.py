@@ -24,7 +24,7 @@ import lxml.html
 import pytest
 
 from demo.examples import NO_FUNNEL_KEY, STOREFRONT_ONLY_KEY, TUDI_KEY
-from tests.mcp_helpers import BACKENDS, module_database, serve_app
+from tests.mcp_helpers import module_database, serve_app
 from tests.surface_helpers import (
     REPO_ROOT,
     extruct_graphs,
@@ -41,14 +41,14 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
 PRICE = re.compile(r"\$[\d,]+(?:\.\d\d)?")
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def demo(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def demo(request):
     """The app over the demo upstream as `make run` starts it (seeded companies and the docs' examples), synced."""
     from demo.server import start_in_thread
 
     upstream = start_in_thread(companies=6, products=60, seed=7, examples=True)
     try:
-        with serve_app(module_database(request.param, tmp_path_factory, request), upstream.url) as live:
+        with serve_app(module_database(request), upstream.url) as live:
             assert live.mirror.sync().status == "success"
             live.upstream = upstream
             yield live

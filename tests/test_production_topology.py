@@ -34,7 +34,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from commands import EXIT_CONFIG
 from mirror.config import ConfigError, Settings, env_name, load_settings
-from tests.conftest import REPO_ROOT, TEST_DATABASE_URL, _empty_postgres
+from tests.conftest import REPO_ROOT, _empty_postgres
 from tests.ops_helpers import (
     DEPLOY,
     TEST_REDIS_URL,
@@ -47,6 +47,7 @@ from tests.ops_helpers import (
     unit_directives,
 )
 from tests.surface_helpers import add_company
+from tests.test_slow_clients import deploy_nginx
 
 LIBPQ_ONLY = {"PGPASSWORD"}  # read by libpq, not by the app
 DECLARED = {env_name(name) for name in Settings.model_fields}
@@ -366,84 +367,81 @@ class SteadyLoop:
         self._thread.join(15)
 
 
-if TEST_DATABASE_URL:  # the documented topology has Postgres (collected where the CI has one, as it does)
-    from tests.test_slow_clients import deploy_nginx
+@pytest.mark.slow
+def test_the_documented_topology_syncs_serves_limits_counts_and_reloads_gracefully(postgres_url, upstream):
+    _empty_postgres(postgres_url)
+    redis = redis_client()
+    prefix = unique_prefix()
+    key = add_company(upstream)
+    app_port = free_port()
+    with ExitStack() as stack:
+        env = production_env(postgres_url, upstream, app_port, prefix)
 
-    @pytest.mark.slow
-    def test_the_documented_topology_syncs_serves_limits_counts_and_reloads_gracefully(postgres_url, upstream):
-        _empty_postgres(postgres_url)
-        redis = redis_client()
-        prefix = unique_prefix()
-        key = add_company(upstream)
-        app_port = free_port()
-        with ExitStack() as stack:
-            env = production_env(postgres_url, upstream, app_port, prefix)
+        # First deploy, as documented: migrate, then start the two units.
+        subprocess.run(
+            [
+                os.path.join(os.path.dirname(unit_command("mirror-scheduler.service")[0]), "flask"),
+                "--app",
+                "wsgi",
+                "db",
+                "upgrade",
+            ],
+            cwd=REPO_ROOT,
+            env=env,
+            check=True,
+            timeout=120,
+            capture_output=True,
+        )
+        web, web_log = stack.enter_context(unit_process("mirror-web.service", env))
+        _wait(
+            "gunicorn to answer",
+            lambda: requests.get(f"http://127.0.0.1:{app_port}/healthz", timeout=5).ok,
+            [(web, web_log)],
+        )
+        assert len(worker_pids(web.pid)) == 2
+        public_port = stack.enter_context(deploy_nginx(app_port))  # waits for /healthz through nginx
+        public = f"http://127.0.0.1:{public_port}"
+        assert requests.get(f"{public}/readyz", timeout=5).json()["reasons"] == ["never_synced"]
 
-            # First deploy, as documented: migrate, then start the two units.
-            subprocess.run(
-                [
-                    os.path.join(os.path.dirname(unit_command("mirror-scheduler.service")[0]), "flask"),
-                    "--app",
-                    "wsgi",
-                    "db",
-                    "upgrade",
-                ],
-                cwd=REPO_ROOT,
-                env=env,
-                check=True,
-                timeout=120,
-                capture_output=True,
-            )
-            web, web_log = stack.enter_context(unit_process("mirror-web.service", env))
+        # The scheduler (its own process; the web workers never sync) makes the mirror ready.
+        scheduler, scheduler_log = stack.enter_context(unit_process("mirror-scheduler.service", env))
+        processes = [(web, web_log), (scheduler, scheduler_log)]
+        _wait("the scheduler's first sync", lambda: requests.get(f"{public}/readyz", timeout=5).ok, processes)
+        pricing = requests.get(f"{public}/companies/{key}/pricing.json", timeout=10)
+        assert pricing.status_code == 200 and pricing.json()["categories"]
+
+        # One per-client budget across both workers (Redis), per real client address (nginx's X-Forwarded-For).
+        # Concurrent requests, so that nginx opens several connections and both workers answer some.
+        statuses = concurrent_gets("127.0.0.2", public_port, "/v1/businesses", CLIENT_BUDGET + 4)
+        assert sorted(statuses) == [200] * CLIENT_BUDGET + [429] * 4, statuses
+        served = businesses_served_per_worker(env["PROMETHEUS_MULTIPROC_DIR"])
+        assert len(served) == 2 and sum(served.values()) == CLIENT_BUDGET + 4, served  # both workers counted
+        assert redis_keys(redis, prefix), "the counters are not in Redis"
+        spoofed = {"X-Forwarded-For": "203.0.113.9"}  # nginx appends the real address; the app takes that one
+        assert get_from("127.0.0.2", public_port, "/v1/businesses", spoofed) == 429
+        assert get_from("127.0.0.3", public_port, "/v1/businesses") == 200  # another client, its own budget
+
+        # /metrics sums the workers: every scrape, whichever worker answers it, counts every request.
+        rule = "/companies/<key>/pricing.json"
+        for _ in range(9):
+            assert get_from("127.0.0.4", public_port, f"/companies/{key}/pricing.json") == 200
+        assert {requests_total(public, rule) for _ in range(6)} == {10.0}
+
+        # A graceful reload under a steady loop: new workers, no failed request.
+        old_workers = worker_pids(web.pid)
+        with SteadyLoop(f"{public}/companies/{key}/pricing.json") as loop:
+            _wait("the loop to run", lambda: len(loop.answers) >= 5, processes)
+            os.kill(web.pid, signal.SIGHUP)
+            before = len(loop.answers)
             _wait(
-                "gunicorn to answer",
-                lambda: requests.get(f"http://127.0.0.1:{app_port}/healthz", timeout=5).ok,
-                [(web, web_log)],
+                "new workers after SIGHUP",
+                lambda: len(worker_pids(web.pid)) == 2 and not worker_pids(web.pid) & old_workers,
+                processes,
             )
-            assert len(worker_pids(web.pid)) == 2
-            public_port = stack.enter_context(deploy_nginx(app_port))  # waits for /healthz through nginx
-            public = f"http://127.0.0.1:{public_port}"
-            assert requests.get(f"{public}/readyz", timeout=5).json()["reasons"] == ["never_synced"]
-
-            # The scheduler (its own process; the web workers never sync) makes the mirror ready.
-            scheduler, scheduler_log = stack.enter_context(unit_process("mirror-scheduler.service", env))
-            processes = [(web, web_log), (scheduler, scheduler_log)]
-            _wait("the scheduler's first sync", lambda: requests.get(f"{public}/readyz", timeout=5).ok, processes)
-            pricing = requests.get(f"{public}/companies/{key}/pricing.json", timeout=10)
-            assert pricing.status_code == 200 and pricing.json()["categories"]
-
-            # One per-client budget across both workers (Redis), per real client address (nginx's X-Forwarded-For).
-            # Concurrent requests, so that nginx opens several connections and both workers answer some.
-            statuses = concurrent_gets("127.0.0.2", public_port, "/v1/businesses", CLIENT_BUDGET + 4)
-            assert sorted(statuses) == [200] * CLIENT_BUDGET + [429] * 4, statuses
-            served = businesses_served_per_worker(env["PROMETHEUS_MULTIPROC_DIR"])
-            assert len(served) == 2 and sum(served.values()) == CLIENT_BUDGET + 4, served  # both workers counted
-            assert redis_keys(redis, prefix), "the counters are not in Redis"
-            spoofed = {"X-Forwarded-For": "203.0.113.9"}  # nginx appends the real address; the app takes that one
-            assert get_from("127.0.0.2", public_port, "/v1/businesses", spoofed) == 429
-            assert get_from("127.0.0.3", public_port, "/v1/businesses") == 200  # another client, its own budget
-
-            # /metrics sums the workers: every scrape, whichever worker answers it, counts every request.
-            rule = "/companies/<key>/pricing.json"
-            for _ in range(9):
-                assert get_from("127.0.0.4", public_port, f"/companies/{key}/pricing.json") == 200
-            assert {requests_total(public, rule) for _ in range(6)} == {10.0}
-
-            # A graceful reload under a steady loop: new workers, no failed request.
-            old_workers = worker_pids(web.pid)
-            with SteadyLoop(f"{public}/companies/{key}/pricing.json") as loop:
-                _wait("the loop to run", lambda: len(loop.answers) >= 5, processes)
-                os.kill(web.pid, signal.SIGHUP)
-                before = len(loop.answers)
-                _wait(
-                    "new workers after SIGHUP",
-                    lambda: len(worker_pids(web.pid)) == 2 and not worker_pids(web.pid) & old_workers,
-                    processes,
-                )
-                reloaded = len(loop.answers)
-                _wait("the loop to run on the new workers", lambda: len(loop.answers) >= reloaded + 10, processes)
-            assert loop.failures == [], (loop.failures[:5], f"slowest answer {loop.slowest:.1f} s")
-            assert before >= 5 and len(loop.answers) >= reloaded + 10  # the loop ran across the whole reload
-            # The old workers' counts stay in the totals after the reload.
-            assert requests_total(public, rule) == 10 + len(loop.answers)
-            assert web.poll() is None and scheduler.poll() is None
+            reloaded = len(loop.answers)
+            _wait("the loop to run on the new workers", lambda: len(loop.answers) >= reloaded + 10, processes)
+        assert loop.failures == [], (loop.failures[:5], f"slowest answer {loop.slowest:.1f} s")
+        assert before >= 5 and len(loop.answers) >= reloaded + 10  # the loop ran across the whole reload
+        # The old workers' counts stay in the totals after the reload.
+        assert requests_total(public, rule) == 10 + len(loop.answers)
+        assert web.poll() is None and scheduler.poll() is None

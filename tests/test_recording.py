@@ -85,8 +85,7 @@ def _connections(database_url: str) -> int:
 
 
 def test_disposing_the_mirror_flushes_and_stops_the_writer(make_app, upstream, database_url):
-    postgres = database_url.startswith("postgresql")
-    before = _connections(database_url) if postgres else 0
+    before = _connections(database_url)
     app = make_app()
     client = app.test_client()
     for number in range(5):
@@ -96,8 +95,7 @@ def test_disposing_the_mirror_flushes_and_stops_the_writer(make_app, upstream, d
     hits, calls = _rows(database_url)
     assert sorted(h[0] for h in hits) == [f"bye-{n}" for n in range(5)]
     assert sorted(c[0] for c in calls) == [f"bye-{n}" for n in range(5)]
-    if postgres:
-        assert _connections(database_url) == before  # the app, writer included, holds none
+    assert _connections(database_url) == before  # the app, writer included, holds none
     # A disposed app still records: the next row starts a writer again.
     assert client.get("/v1/businesses?source=again").status_code == 200
     app.extensions["source_recorder"].flush()

@@ -1,10 +1,10 @@
 """The render cache (mirror/render_cache.py): fast, and never wrong.
 
 Every test drives the real app against a real sync from the demo upstream,
-on SQLite and Postgres: a reader never sees a body older than the commit its
+on Postgres: a reader never sees a body older than the commit its
 request sees, every ETag is the hash of the exact bytes served, a sync
 invalidates exactly the companies it changed, a warm request is one round
-trip to the database (one statement; on Postgres not even BEGIN/ROLLBACK),
+trip to the database (one statement, not even BEGIN/ROLLBACK),
 and freshness turns stale with the clock even when cached.
 """
 
@@ -16,7 +16,7 @@ import time
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
-from sqlalchemy import event, text
+from sqlalchemy import text
 
 from mirror.render_cache import RenderCache, arguments_key
 from tests.mirror_helpers import postgres_statements
@@ -30,7 +30,6 @@ SURFACES = (
     "/companies/{key}/pricing",
     "/companies/{key}/quote",
 )
-TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
 
 def cache(app) -> RenderCache:
@@ -58,13 +57,10 @@ def found_skus(result: dict) -> list[str]:
 def round_trips(mirror):
     """What this thread sends the database while the block runs.
 
-    Postgres: every statement and transaction command psycopg sends
+    Every statement and transaction command psycopg sends
     (`postgres_statements`: the gate's lookup bypasses SQLAlchemy, so its
-    events would miss it).
-    SQLite (in-process, no round trips): every SQL statement SQLAlchemy
-    executes, transaction control left out. Background writers (the
-    invocation log, source tracking) batch their inserts off the request
-    thread and are not counted.
+    events would miss it). Background writers (the invocation log, source
+    tracking) batch their inserts off the request thread and are not counted.
     """
     seen: list[str] = []
     request_thread = threading.get_ident()
@@ -73,20 +69,8 @@ def round_trips(mirror):
         if threading.get_ident() == request_thread:
             seen.append(str(statement))
 
-    if mirror.is_postgres:
-        with postgres_statements(note):
-            yield seen
-        return
-
-    def record(_conn, _cursor, statement, *_args):
-        if not statement.lstrip().upper().startswith(TRANSACTION_CONTROL):
-            note(statement)
-
-    event.listen(mirror.engine, "before_cursor_execute", record)
-    try:
+    with postgres_statements(note):
         yield seen
-    finally:
-        event.remove(mirror.engine, "before_cursor_execute", record)
 
 
 def price_of(client, key: str, slug: str = "heat-pump-system") -> float:
@@ -397,9 +381,7 @@ def test_a_connection_the_server_closed_is_replaced_without_a_ping(upstream, mir
     key = add_company(upstream)
     sync(mirror)
     assert client.get(f"/companies/{key}/pricing.json").status_code == 200
-    assert mirror.engine.pool._pre_ping is False  # no ping round trip on any backend
-    if not mirror.is_postgres:
-        return  # SQLite has no server that could close a pooled connection
+    assert mirror.engine.pool._pre_ping is False  # no ping round trip
     with mirror.writer_engine.connect() as admin:
         closed = admin.execute(
             text(

@@ -4,12 +4,11 @@ A question past its deadline is stopped where it is (the database statement
 cancelled by the database itself, the Python loop at its next check) and
 answered 503 with Retry-After in its surface's error shape; the invocation
 log says `deadline_passed`, and the worker answers the next request.
-Over real HTTP (the app on a loopback port), on SQLite and on Postgres.
+Over real HTTP (the app on a loopback port).
 
 The slow part is injected where a request reads: the catalog search runs a
-statement that takes far longer than the deadline first (pg_sleep on
-Postgres, a long recursive count on SQLite) and notes whether it ever
-finished, so a statement the deadline did not cancel fails the test without
+statement that takes far longer than the deadline first (pg_sleep) and notes
+whether it ever finished, so a statement the deadline did not cancel fails the test without
 timing anything.
 """
 
@@ -35,10 +34,6 @@ from web.jsonrpc import DEADLINE_EXCEEDED
 
 DEADLINE = "0.5"
 PG_SLOW = "SELECT 1 FROM pg_sleep(20)"
-# About a minute of SQLite's virtual machine without the progress handler: a test that waits is a failure.
-SQLITE_SLOW = (
-    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 600000000) SELECT count(*) FROM c"
-)
 SEARCH = {"name": "search_catalog", "arguments": {"query": "heat pump"}}
 
 
@@ -70,9 +65,7 @@ class SlowSearch:
         return slow_then_search
 
     def read(self, session) -> None:
-        if session.get_bind().dialect.name == "sqlite":
-            session.execute(text(SQLITE_SLOW)).all()
-        elif self.how == "autocommit":  # the raw-driver reader (mirror.db.AutocommitReader)
+        if self.how == "autocommit":  # the raw-driver reader (mirror.db.AutocommitReader)
             assert autocommit_rows(session, PG_SLOW, {}) is not None
         elif self.how == "python":  # work that no statement does: the next read must not start
             time.sleep(float(DEADLINE) * 1.5)

@@ -16,7 +16,6 @@ import pytest
 
 from mirror.read import catalog as catalog_search
 
-on_postgres = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 KEY = "pool-test"
 BOUND = 4
 
@@ -60,34 +59,29 @@ def _search(mirror, query: str):
         return catalog_search.search_catalog(session, KEY, query, limit=3)
 
 
-@on_postgres
 def test_more_matches_than_the_bound_say_more_than(small_pool):
     found = _search(small_pool, "sump pump")
     assert (found.total, found.complete) == (BOUND, False)
     assert len(found.hits) == 3
 
 
-@on_postgres
 def test_the_products_matching_every_keyword_are_ranked_first(small_pool):
     found = _search(small_pool, "bosch pump")
     assert found.hits[0].sku == "PUMP-BOSCH"
     assert not found.complete and found.unmatched == ()
 
 
-@on_postgres
 def test_a_keyword_outside_the_pool_that_the_company_carries_is_not_unmatched(small_pool):
     found = _search(small_pool, "zoeller bosch")  # no product is both: the pool is Zoeller's first four
     assert not found.complete
     assert found.unmatched == ()
 
 
-@on_postgres
 def test_under_the_bound_the_total_is_exact(small_pool):
     found = _search(small_pool, "bosch")
     assert (found.total, found.complete, [h.sku for h in found.hits]) == (1, True, ["PUMP-BOSCH"])
 
 
-@on_postgres
 def test_a_browse_ranks_the_first_in_price_order(small_pool):
     found = _search(small_pool, "cheapest")  # no keyword: every product, in price order
     assert (found.total, found.complete) == (BOUND, False)

@@ -1,8 +1,7 @@
 """Search ranking on the database's full-text index, pinned on a fixed catalog.
 
 A demo upstream holds the catalog below; the mirror syncs it and the same
-answers must come back on SQLite (FTS5, bm25) and Postgres (tsvector, GIN,
-ts_rank_cd). The index is written by the sync's own transaction, so the tests
+answers must come back from the index (tsvector, GIN, ts_rank_cd). The index is written by the sync's own transaction, so the tests
 also change and remove products and sync again.
 """
 
@@ -195,7 +194,7 @@ def test_business_search_ranks_name_then_trades_then_categories(businesses):
 
 def test_the_migration_goes_down_and_up_and_rebuilds_the_index(ranked, database_url):
     from alembic import command
-    from sqlalchemy import create_engine, inspect
+    from sqlalchemy import create_engine, inspect, text
 
     from mirror.migrate import alembic_config
 
@@ -206,7 +205,9 @@ def test_the_migration_goes_down_and_up_and_rebuilds_the_index(ranked, database_
     try:
         schema = inspect(engine)
         assert "search_vector" not in {c["name"] for c in schema.get_columns("products")}
-        assert not [t for t in schema.get_table_names() if t.endswith("_fts") or "_fts_" in t]
+        with engine.connect() as connection:
+            configs = text("SELECT count(*) FROM pg_ts_config WHERE cfgname = 'mirror_search'")
+            assert connection.execute(configs).scalar() == 0
     finally:
         engine.dispose()
     command.upgrade(config, "head")  # indexes the rows already there
@@ -223,10 +224,7 @@ def test_the_cheaper_product_vector_of_0004_is_the_vector_of_0003(ranked, databa
     from mirror.migrate import alembic_config
 
     engine = create_engine(database_url)
-    if engine.dialect.name == "postgresql":
-        vectors = text("SELECT plugin_key, sku, search_vector::text FROM products ORDER BY plugin_key, sku")
-    else:  # SQLite's index is its FTS5 table, which 0004 leaves as it is
-        vectors = text("SELECT rowid, * FROM products_fts ORDER BY rowid")
+    vectors = text("SELECT plugin_key, sku, search_vector::text FROM products ORDER BY plugin_key, sku")
     try:
         config = alembic_config(database_url)
         with engine.connect() as connection:
@@ -243,10 +241,10 @@ def test_the_cheaper_product_vector_of_0004_is_the_vector_of_0003(ranked, databa
     assert new == old == again
 
 
-def test_one_autocommit_statement_on_postgres_and_the_same_answer_inside_a_transaction(ranked):
+def test_one_autocommit_statement_and_the_same_answer_inside_a_transaction(ranked):
     # A request's search is its own snapshot (one statement, no BEGIN or
-    # ROLLBACK) on Postgres; inside a transaction, or on SQLite, the same
-    # statement runs in the session: both answer alike.
+    # ROLLBACK); inside a transaction the same statement runs in the
+    # session: both answer alike.
     import threading
 
     from sqlalchemy import text
@@ -258,19 +256,14 @@ def test_one_autocommit_statement_on_postgres_and_the_same_answer_inside_a_trans
     seen: list[str] = []
     me = threading.get_ident()
     ranked("warm")  # the reader's first connection (the engine's first connect speaks first)
-    with mirror.Session() as session:
-        if mirror.is_postgres:
-            with postgres_statements(lambda sql: threading.get_ident() == me and seen.append(sql)):
-                alone = [search_catalog(session, KEY, q, limit=50) for q in queries]
-        else:
-            alone = [search_catalog(session, KEY, q, limit=50) for q in queries]
+    with mirror.Session() as session, postgres_statements(lambda sql: threading.get_ident() == me and seen.append(sql)):
+        alone = [search_catalog(session, KEY, q, limit=50) for q in queries]
     with mirror.Session() as session:
         session.execute(text("SELECT 1"))  # the session's snapshot has begun
         inside = [search_catalog(session, KEY, q, limit=50) for q in queries]
     assert [(f.hits, f.total) for f in alone] == [(f.hits, f.total) for f in inside]
     assert all(found.hits for found in alone)
-    if mirror.is_postgres:
-        assert len(seen) == len(queries) and all("search_vector" in sql for sql in seen)
+    assert len(seen) == len(queries) and all("search_vector" in sql for sql in seen)
 
 
 def test_an_incremental_update_leaves_every_vector_as_writing_the_row_afresh_would(ranked, database_url):
@@ -297,27 +290,22 @@ def test_an_incremental_update_leaves_every_vector_as_writing_the_row_afresh_wou
     assert ranked("zeppelin") == (["TW-2"], 1)
 
     engine = create_engine(database_url)
-    if engine.dialect.name == "postgresql":
-        vectors = text("SELECT plugin_key, sku, search_vector::text FROM products ORDER BY plugin_key, sku")
-        # The columns Postgres computes the vector from, by its own record: a
-        # source left out of PRODUCT_VECTOR_SOURCES would keep stale vectors.
-        sources = text(
-            "SELECT source.attname FROM pg_attrdef AS expression"
-            " JOIN pg_attribute AS generated"
-            " ON generated.attrelid = expression.adrelid AND generated.attnum = expression.adnum"
-            " JOIN pg_depend AS d ON d.classid = 'pg_attrdef'::regclass AND d.objid = expression.oid"
-            " JOIN pg_attribute AS source ON source.attrelid = d.refobjid AND source.attnum = d.refobjsubid"
-            " WHERE expression.adrelid = 'products'::regclass AND generated.attname = 'search_vector'"
-            " AND d.deptype = 'n'"
-        )
-    else:  # SQLite's FTS5 rows, written by its update trigger
-        vectors = text("SELECT rowid, * FROM products_fts ORDER BY rowid")
-        sources = None
+    vectors = text("SELECT plugin_key, sku, search_vector::text FROM products ORDER BY plugin_key, sku")
+    # The columns Postgres computes the vector from, by its own record: a
+    # source left out of PRODUCT_VECTOR_SOURCES would keep stale vectors.
+    sources = text(
+        "SELECT source.attname FROM pg_attrdef AS expression"
+        " JOIN pg_attribute AS generated"
+        " ON generated.attrelid = expression.adrelid AND generated.attnum = expression.adnum"
+        " JOIN pg_depend AS d ON d.classid = 'pg_attrdef'::regclass AND d.objid = expression.oid"
+        " JOIN pg_attribute AS source ON source.attrelid = d.refobjid AND source.attnum = d.refobjsubid"
+        " WHERE expression.adrelid = 'products'::regclass AND generated.attname = 'search_vector'"
+        " AND d.deptype = 'n'"
+    )
     try:
         with engine.connect() as connection:
             stored = connection.execute(vectors).all()
-            if sources is not None:
-                assert set(connection.scalars(sources)) == set(PRODUCT_VECTOR_SOURCES)
+            assert set(connection.scalars(sources)) == set(PRODUCT_VECTOR_SOURCES)
             connection.execute(text("UPDATE products SET name = name"))  # every row's index entry written afresh
             afresh = connection.execute(vectors).all()
             connection.rollback()

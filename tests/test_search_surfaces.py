@@ -1,4 +1,4 @@
-"""Issue 24's table, on every search surface, on SQLite and Postgres, through the clients the suite uses.
+"""Issue 24's table, on every search surface, through the clients the suite uses.
 
 The demo's Tudi Mechanical Systems (demo/examples.py: A/C & Gas Furnace and
 HP & Air Handler systems in three tiers, air filters) answers the questions
@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from agent_tools import COMPANY_TOOLS
 from demo.examples import EXAMPLE_KEYS, STOREFRONT_ONLY_KEY, TUDI_KEY
 from mirror.read.catalog import category_products
-from tests.mcp_helpers import BACKENDS, call_tool, module_database, serve_app
+from tests.mcp_helpers import call_tool, module_database, serve_app
 from tests.test_a2a import data_part, send, text_of
 from tests.ucp_helpers import UcpLive, insecure_profiles, profile_server
 
@@ -30,14 +30,14 @@ HP, ACGF, FILTERS = "hp-air-handler", "ac-gas-furnace", "air-filters"
 SEARCH_SCHEMA = next(t.output_schema for t in COMPANY_TOOLS if t.name == "search_catalog")
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def demo(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def demo(request):
     """The demo's example companies (and a few seeded ones) synced; the app on a real port, UCP on."""
     from demo.catalog import DemoCatalog
     from demo.server import start_in_thread
 
     upstream = start_in_thread(DemoCatalog(companies=2, products=8, seed=7, examples=True))
-    database = module_database(request.param, tmp_path_factory, request)
+    database = module_database(request)
     try:
         with profile_server() as agents, serve_app(database, upstream.url, **insecure_profiles(agents.host)) as live:
             assert live.mirror.sync().status == "success"

@@ -1,4 +1,4 @@
-"""Every vocabulary entry finds what it names, on SQLite and Postgres: the query step's contract with a catalog.
+"""Every vocabulary entry finds what it names: the query step's contract with a catalog.
 
 A demo upstream holds a contractor selling one product (or two) of every
 concrete concept of the vocabulary (mirror/query/vocabulary.py), named the way
@@ -7,7 +7,7 @@ and hint of every concept finds a product of that concept (or of a narrower
 one) first; every trade word finds that trade's products; kind, price and
 tier words order and filter; every unit form finds the products of that size,
 read from names and from `specs`; misspellings are corrected and run-together
-words split by the database's own trigram index (pg_trgm, FTS5 trigram), and
+words split by the database's own trigram index (pg_trgm), and
 a word no public product holds any more is never offered. Relevance figures
 are bench/search.py's; this file holds the contract.
 """
@@ -19,7 +19,7 @@ import pytest
 from mirror.query import concepts
 from mirror.query.vocabulary import BRANDS, CONCEPTS, KIND_WORDS, TRADE_WORDS
 from mirror.read.catalog import search_catalog
-from tests.mcp_helpers import BACKENDS, module_database, serve_app
+from tests.mcp_helpers import module_database, serve_app
 
 KEY = "vocabulary-test"
 
@@ -287,15 +287,15 @@ def add_catalog(catalog, key: str = KEY, rows: dict | None = None) -> None:
             )
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def mirror(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def mirror(request):
     """The vocabulary catalog (and the demo's own few companies) synced; the app's mirror handles."""
     from demo.server import start_in_thread
 
     upstream = start_in_thread(companies=2, products=10, seed=3)
     add_catalog(upstream.catalog)
     try:
-        with serve_app(module_database(request.param, tmp_path_factory, request), upstream.url) as live:
+        with serve_app(module_database(request), upstream.url) as live:
             assert live.mirror.sync().status == "success"
             live.mirror.upstream = upstream
             yield live.mirror

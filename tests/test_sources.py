@@ -201,11 +201,8 @@ def test_a_recording_failure_still_answers_normally(app, client, mirror, site):
 def _lock_source_hits(mirror):
     """Hold a lock that makes every write to source_hits wait; returns a release function."""
     connection = mirror.writer_engine.connect()
-    if mirror.is_postgres:
-        # EXCLUSIVE blocks INSERT but still lets the test read the table.
-        connection.exec_driver_sql("LOCK TABLE source_hits IN EXCLUSIVE MODE")
-    else:
-        connection.exec_driver_sql("SELECT 1")  # the writer engine's BEGIN IMMEDIATE takes the write lock
+    # EXCLUSIVE blocks INSERT but still lets the test read the table.
+    connection.exec_driver_sql("LOCK TABLE source_hits IN EXCLUSIVE MODE")
     return lambda: (connection.rollback(), connection.close())
 
 

@@ -17,7 +17,6 @@ from tests.mirror_helpers import (
     a_product,
     assert_offer_groups_in_step,
     fresh_mirror,
-    migrated_sqlite,
     public_content,
     public_key,
     quick_client,
@@ -30,9 +29,9 @@ def _sync(mirror, upstream, **kwargs):
     return mirror.sync(client=quick_client(upstream, **client_kwargs), **kwargs)
 
 
-def _reference_content(upstream, tmp_path) -> dict:
-    """What a clean full sync of the upstream's current state gives."""
-    reference = fresh_mirror(migrated_sqlite(tmp_path, "reference.sqlite3"), upstream.url)
+def _reference_content(upstream, database_url: str) -> dict:
+    """What a clean full sync of the upstream's current state gives, on a second database."""
+    reference = fresh_mirror(database_url, upstream.url)
     assert _sync(reference, upstream, full=True).status == "success"
     content = public_content(reference)
     reference.dispose()
@@ -58,7 +57,7 @@ def test_first_sync_mirrors_every_valid_record(mirror, upstream):
     assert_offer_groups_in_step(mirror)
 
 
-def test_incremental_run_converges_to_a_clean_full_sync(mirror, upstream, tmp_path):
+def test_incremental_run_converges_to_a_clean_full_sync(mirror, upstream, other_database_url):
     _sync(mirror, upstream)
     upstream.catalog.mutate(0.2, seed=3, company_fraction=0.3)
     key = public_key(upstream)
@@ -67,7 +66,7 @@ def test_incremental_run_converges_to_a_clean_full_sync(mirror, upstream, tmp_pa
     upstream.catalog.add_company(products=5)
     assert _sync(mirror, upstream).status == "success"
     assert _held_product(mirror, key, doomed) is None
-    assert public_content(mirror) == _reference_content(upstream, tmp_path)
+    assert public_content(mirror) == _reference_content(upstream, other_database_url)
     assert_offer_groups_in_step(mirror)
 
 
@@ -108,7 +107,7 @@ def test_readers_see_the_old_state_until_the_run_commits(mirror, upstream):
     ],
     ids=lambda f: f["kind"],
 )
-def test_a_failed_run_changes_nothing_and_the_next_run_catches_up(mirror, upstream, tmp_path, fault):
+def test_a_failed_run_changes_nothing_and_the_next_run_catches_up(mirror, upstream, other_database_url, fault):
     _sync(mirror, upstream)
     before = snapshot(mirror)
     upstream.catalog.mutate(0.3, seed=5, company_fraction=0.3)
@@ -122,7 +121,7 @@ def test_a_failed_run_changes_nothing_and_the_next_run_catches_up(mirror, upstre
         assert run.status == "failed" and run.error
     upstream.faults.clear()
     assert _sync(mirror, upstream).status == "success"
-    assert public_content(mirror) == _reference_content(upstream, tmp_path)
+    assert public_content(mirror) == _reference_content(upstream, other_database_url)
 
 
 def test_a_crash_between_pages_changes_nothing(mirror, upstream):
@@ -144,32 +143,23 @@ def test_a_crash_between_pages_changes_nothing(mirror, upstream):
 def test_a_failing_bulk_write_fails_the_run_and_changes_nothing(mirror, upstream, monkeypatch):
     """A batch's bulk insert fails in the database; on Postgres its COPY runs on the writer thread
     while the next batch is parsed, and its error still fails the run."""
-    import mirror.sync.apply as sync_module
     import mirror.sync.bulk as bulk_module
 
     before = snapshot(mirror)  # empty: this first run inserts every product in bulk
     threads = []
-    if mirror.is_postgres:
-        copy_rows = bulk_module._copy_rows
+    copy_rows = bulk_module._copy_rows
 
-        def duplicate_a_product(driver, table_name, json_columns, rows):
-            threads.append(threading.current_thread().name)
-            if table_name == "products":
-                rows = rows + rows[:1]  # a genuine error of the database: the primary key, at the COPY's end
-            copy_rows(driver, table_name, json_columns, rows)
+    def duplicate_a_product(driver, table_name, json_columns, rows):
+        threads.append(threading.current_thread().name)
+        if table_name == "products":
+            rows = rows + rows[:1]  # a genuine error of the database: the primary key, at the COPY's end
+        copy_rows(driver, table_name, json_columns, rows)
 
-        monkeypatch.setattr(bulk_module, "_copy_rows", duplicate_a_product)
-    else:
-        insert_rows = sync_module.insert_rows
-
-        def duplicate_a_product(session, model, rows, **kwargs):  # SQLite: executemany in the caller
-            insert_rows(session, model, rows + rows[:1] if model is Product and rows else rows, **kwargs)
-
-        monkeypatch.setattr(sync_module, "insert_rows", duplicate_a_product)
+    monkeypatch.setattr(bulk_module, "_copy_rows", duplicate_a_product)
     result = _sync(mirror, upstream, full=True)
     assert result.status == "failed"
-    assert ("UniqueViolation" if mirror.is_postgres else "UNIQUE constraint failed") in result.error
-    assert set(threads) == ({"sync-copy"} if mirror.is_postgres else set())
+    assert "UniqueViolation" in result.error
+    assert set(threads) == {"sync-copy"}
     assert snapshot(mirror) == before
     monkeypatch.undo()
     assert _sync(mirror, upstream, full=True).status == "success"
@@ -193,12 +183,12 @@ def test_a_failing_bulk_write_fails_the_run_and_changes_nothing(mirror, upstream
     ],
     ids=lambda f: f["kind"] + str(f.get("status", "")),
 )
-def test_transient_failures_are_retried_and_the_run_succeeds(mirror, upstream, tmp_path, fault):
+def test_transient_failures_are_retried_and_the_run_succeeds(mirror, upstream, other_database_url, fault):
     upstream.faults.add(path="/v1/companies", nth=2, **fault)
     result = _sync(mirror, upstream, client_kwargs={"timeout": (1.0, 1.0)})
     assert result.status == "success", result.error
     assert upstream.faults.fired
-    assert public_content(mirror) == _reference_content(upstream, tmp_path)
+    assert public_content(mirror) == _reference_content(upstream, other_database_url)
 
 
 def test_429_waits_as_told(mirror, upstream):
@@ -253,11 +243,11 @@ def test_overlap_rereads_are_harmless(make_app, upstream):
 # --- cost follows the changes ----------------------------------------------------
 
 
-def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, tmp_path):
+def test_incremental_cost_grows_with_changes_not_mirror_size(database_url, other_database_url):
     from demo.server import start_in_thread
 
     costs = []
-    for size, url in ((6, database_url), (30, migrated_sqlite(tmp_path, "big.sqlite3"))):
+    for size, url in ((6, database_url), (30, other_database_url)):
         upstream = start_in_thread(companies=size, products=20, seed=4, messiness=0)
         try:
             mirror = fresh_mirror(url, upstream.url)
@@ -298,12 +288,12 @@ def test_an_invalid_record_never_erases_what_is_held(mirror, upstream):
     assert _held_product(mirror, key, product["sku"]).price_cents == held.price_cents
 
 
-def test_malformed_records_in_a_page_are_skipped_and_counted(mirror, upstream, tmp_path):
+def test_malformed_records_in_a_page_are_skipped_and_counted(mirror, upstream, other_database_url):
     upstream.faults.add("malformed_records", path="/v1/companies", nth=1)
     result = _sync(mirror, upstream)
     assert result.status == "success"
     assert result.counts.invalid_records >= 3
-    assert public_content(mirror) == _reference_content(upstream, tmp_path)
+    assert public_content(mirror) == _reference_content(upstream, other_database_url)
 
 
 def test_a_company_new_to_the_mirror_gets_its_whole_catalog(mirror, upstream):
@@ -575,38 +565,26 @@ def test_summarising_some_categories_reads_only_their_products(mirror, upstream)
     _sync(mirror, upstream)
     key = public_key(upstream)
     pairs = sorted({(key, p["category"]["slug"]) for p in upstream.catalog.products_of(key) if "category" in p})[:2]
-    dialect = mirror.engine.dialect.name
-    compiled = changed_offer_groups_query([], dialect, pairs).compile(
+    compiled = changed_offer_groups_query([], pairs).compile(
         dialect=mirror.engine.dialect, compile_kwargs={"render_postcompile": True}
     )
     params = compiled.params
-    if compiled.positional:
-        params = tuple(params[name] for name in compiled.positiontup)
     with mirror.engine.connect() as connection:
-        if dialect == "postgresql":
-            # The demo catalog is small enough for a scan to be cheapest:
-            # rule scans out, and see whether the index can answer at all.
-            connection.exec_driver_sql("SET enable_seqscan = off")
-            plan = [row[0] for row in connection.exec_driver_sql(f"EXPLAIN {compiled}", params)]
-            products_read = [line for line in plan if " on products" in line]
-        else:
-            plan = [row[-1] for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}", params)]
-            products_read = [line for line in plan if " products" in line and "offer_groups" not in line]
+        # The demo catalog is small enough for a scan to be cheapest:
+        # rule scans out, and see whether the index can answer at all.
+        connection.exec_driver_sql("SET enable_seqscan = off")
+        plan = [row[0] for row in connection.exec_driver_sql(f"EXPLAIN {compiled}", params)]
+        products_read = [line for line in plan if " on products" in line]
     assert products_read and all("ix_products_plugin_key_category_slug" in line for line in products_read), plan
 
 
 def test_repriced_products_are_updated_in_place(mirror, upstream):
-    """Postgres (migration 0006): pages keep room, so a repriced product's new version stays on its page
-    (a heap-only update: no index entry is written). SQLite updates in place: the row keeps its rowid,
-    which its full-text rows are keyed on."""
+    """Migration 0006: pages keep room, so a repriced product's new version stays on its page
+    (a heap-only update: no index entry is written)."""
     _sync(mirror, upstream)
     key = public_key(upstream)
     skus = [p["sku"] for p in upstream.catalog.products_of(key) if p.get("published") is True and "price" in p]
-    place = text(
-        "SELECT sku, (ctid::text::point)[0] FROM products WHERE plugin_key = :key"
-        if mirror.is_postgres
-        else "SELECT sku, rowid FROM products WHERE plugin_key = :key"
-    )
+    place = text("SELECT sku, (ctid::text::point)[0] FROM products WHERE plugin_key = :key")
 
     def places():
         with mirror.engine.connect() as connection:
@@ -621,10 +599,7 @@ def test_repriced_products_are_updated_in_place(mirror, upstream):
     assert result.status == "success" and result.counts.products_written == len(skus)
     after = places()
     kept = [sku for sku in skus if after[sku] == before[sku]]
-    if mirror.is_postgres:
-        assert len(kept) >= len(skus) / 2, (len(kept), len(skus))  # room for a new version on most pages
-    else:
-        assert kept == skus
+    assert len(kept) >= len(skus) / 2, (len(kept), len(skus))  # room for a new version on most pages
     assert_offer_groups_in_step(mirror)
 
 
@@ -644,8 +619,8 @@ def test_a_large_run_leaves_the_planner_statistics_current(mirror, upstream, mon
     finally:
         event.remove(mirror.writer_engine, "before_cursor_execute", capture)
     analysed = [s for s in statements if s.lstrip().upper().startswith("ANALYZE")]
-    if not mirror.is_postgres or threshold > 1:
-        assert analysed == []  # SQLite plans these lookups by their indexes alone; small runs leave it to autovacuum
+    if threshold > 1:
+        assert analysed == []  # small runs leave it to autovacuum
         return
     assert analysed == ["ANALYZE companies, products, offer_groups"]
     with mirror.engine.connect() as connection:

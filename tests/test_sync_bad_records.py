@@ -1,5 +1,5 @@
 """One bad upstream record never stops a sync (issue 22, section 1; docs/core.md, "Records the
-database cannot store"). Through the demo upstream over HTTP, on SQLite and Postgres: a record
+database cannot store"). Through the demo upstream over HTTP: a record
 whose text holds a NUL or a lone surrogate is stored repaired and reported; a record the database
 refuses all the same is skipped and reported; every other change of the run is applied, and every
 later run, incremental or full, succeeds."""

@@ -6,7 +6,7 @@ A search query or a name: SEARCH_TEXT_MAX (200) on the MCP tools and UCP's
 the surface's own shape (UCP: JSON-RPC -32602 `invalid_request`; A2A:
 JSON-RPC -32602; NLWeb: 400 INVALID_REQUEST; an MCP tool: its invalid-argument
 error), never a 500 and never cut; exactly the cap is answered. Over real
-HTTP, on SQLite and Postgres.
+HTTP.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ import pytest
 import requests
 
 from mirror.query.limits import QUESTION_TEXT_MAX, SEARCH_TEXT_MAX
-from tests.mcp_helpers import BACKENDS, TUDI, call_tool, module_database
+from tests.mcp_helpers import TUDI, call_tool, module_database
 from tests.rpc_helpers import A2A_HEADERS
 from tests.ucp_helpers import ucp_live
 from web.jsonrpc import INVALID_PARAMS
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def ucp(request, tmp_path_factory):
-    with ucp_live(module_database(request.param, tmp_path_factory, request)) as live:
+@pytest.fixture(scope="module")
+def ucp(request):
+    with ucp_live(module_database(request)) as live:
         yield live
 
 

@@ -35,7 +35,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.mcp_helpers import BACKENDS, TUDI, module_database
+from tests.mcp_helpers import TUDI, module_database
 from tests.ucp_helpers import RELEASES, V0408, V0825, Route, assert_own_schema, ucp_live
 
 NODE_BIN = Path(__file__).resolve().parent.parent / "tools" / "node_modules" / ".bin"
@@ -90,10 +90,10 @@ def runner(env: dict):
     return run
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+@pytest.fixture(scope="module")
 def cli(request, tmp_path_factory):
     """The app (localhost mapped to Tudi's), loopback agent profiles and a `ucp` runner per release."""
-    with ucp_live(module_database(request.param, tmp_path_factory, request), COMPANY_HOSTS=f"localhost={TUDI}") as live:
+    with ucp_live(module_database(request), COMPANY_HOSTS=f"localhost={TUDI}") as live:
         # The default profile: no `profile init`; the bundled body at a loopback URL.
         default_url = live.profiles.add(
             "/cli-default-agent.json", Route(body=default_agent_profile(), headers=JSON_HEADERS)

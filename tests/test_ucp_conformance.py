@@ -1,4 +1,4 @@
-"""UCP Catalog conformance rules the schemas do not enforce, over real HTTP on SQLite and Postgres.
+"""UCP Catalog conformance rules the schemas do not enforce, over real HTTP.
 
 lookup_catalog: unknown ids are info messages, duplicates collapse, every
 variant carries its `inputs`, too many ids is -32602. get_product: option
@@ -19,13 +19,13 @@ import pytest
 from mcp_server.ucp.agent_profile import UNFETCHABLE_CONTENT
 from mcp_server.ucp.models import MAX_LOOKUP_IDS
 from mcp_server.ucp.tools import EXAMPLE_PROFILE, UCP_TOOLS
-from tests.mcp_helpers import BACKENDS, TUDI, module_database
+from tests.mcp_helpers import TUDI, module_database
 from tests.ucp_helpers import AGENT_PROFILE, RELEASES, V0408, V0825, agent_profile, ucp_live
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def ucp(request, tmp_path_factory):
-    with ucp_live(module_database(request.param, tmp_path_factory, request)) as live:
+@pytest.fixture(scope="module")
+def ucp(request):
+    with ucp_live(module_database(request)) as live:
         yield live
 
 

@@ -1,4 +1,4 @@
-"""The UCP surfaces over real HTTP, on SQLite and Postgres: the gate, the business profile, COMPANY_HOSTS,
+"""The UCP surfaces over real HTTP: the gate, the business profile, COMPANY_HOSTS,
 generic MCP clients, and search_catalog's mapping of the mirror (offer group -> Product, product -> Variant).
 
 Both releases: `/.well-known/ucp` is the 2026-08-25 profile linking the 2026-04-08 one in
@@ -16,7 +16,6 @@ import requests
 
 from mirror.read.company import open_company_view
 from tests.mcp_helpers import (
-    BACKENDS,
     HOSTILE_NAME,
     MCP_OFF,
     NOT_LIVE,
@@ -32,9 +31,9 @@ from tests.ucp_helpers import MANY, UCP_HEADERS, V0408, V0825, ucp_live
 PRIVATE = ("PRIVATE-DEALER-NOTE", "internal_id", "owner", "dealer_notes", "FURN-SECRET", "Unpublished Prototype")
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def ucp(request, tmp_path_factory):
-    with ucp_live(module_database(request.param, tmp_path_factory, request)) as live:
+@pytest.fixture(scope="module")
+def ucp(request):
+    with ucp_live(module_database(request)) as live:
         yield live
 
 

@@ -10,8 +10,8 @@ A host's failure is remembered for every port and subdomain of its
 registrable domain, and a call refused because every fetch slot is busy no
 longer spends the client's fetch budget.
 
-Over real HTTP: gunicorn (one worker, four threads) in front of Postgres or
-SQLite; the hostile profile hosts are loopback listeners (each on its own
+Over real HTTP: gunicorn (one worker, four threads) in front of Postgres;
+the hostile profile hosts are loopback listeners (each on its own
 127.0.0.x address, so each is a different host) that accept and never answer.
 """
 

@@ -17,7 +17,6 @@ import requests
 
 from agent_tools import webmcp_tool_definitions
 from tests.mcp_helpers import (
-    BACKENDS,
     HOSTILE_NAME,
     MCP_OFF,
     NOT_LIVE,
@@ -79,10 +78,10 @@ def embedded_tools(script: str) -> list[dict]:
     return json.loads(match.group(1))
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def live(request, tmp_path_factory):
+@pytest.fixture(scope="module")
+def live(request):
     """The app on a real port with the known companies synced."""
-    with live_mcp(module_database(request.param, tmp_path_factory, request)) as server:
+    with live_mcp(module_database(request)) as server:
         seed_webmcp_companies(server.upstream.catalog)
         result = server.mirror.sync()
         assert result.status == "success", result.error

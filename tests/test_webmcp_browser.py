@@ -93,9 +93,9 @@ class Visit:
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory, request):
-    """The app on a real port (SQLite: the browser side does not depend on the database)."""
-    with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
+def live(request):
+    """The app on a real port."""
+    with live_mcp(module_database(request)) as server:
         seed_webmcp_companies(server.upstream.catalog)
         result = server.mirror.sync()
         assert result.status == "success", result.error

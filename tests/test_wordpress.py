@@ -17,7 +17,6 @@ import base64
 import json
 import os
 import re
-import shutil
 import time
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -31,6 +30,7 @@ import requests
 from demo.examples import STOREFRONT_ONLY_KEY, TUDI_KEY
 from demo.vocabulary import HOSTILE_TEXT
 from feeds.pages import format_money
+from tests.mcp_helpers import module_database
 from tests.surface_helpers import (
     extruct_graphs,
     graph_offer_prices,
@@ -64,9 +64,7 @@ TIER_GROUPS = ("good", "better", "best", None)  # the option lists' groups, in o
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory, request):
     folder = tmp_path_factory.mktemp("wordpress-mirror")
-    database = folder / "mirror.sqlite3"
-    shutil.copy(request.getfixturevalue("sqlite_template"), database)
-    mirror = start_demo_mirror(f"sqlite:///{database}", folder)
+    mirror = start_demo_mirror(module_database(request), folder)
     yield mirror
     stop_demo_mirror(mirror)
 

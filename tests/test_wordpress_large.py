@@ -25,7 +25,7 @@ def test_a_company_of_100000_products_polls_and_renders_at_128m(postgres_url, tm
     catalog = DemoCatalog(0, 0, DEMO_SEED)
     key = catalog.add_company(products=LARGE_PRODUCTS)["plugin_key"]
     upstream = start_in_thread(catalog, token=TOKEN)
-    url = postgres_url  # a fresh database of this test process (SQLite syncs 100,000 products far slower)
+    url = postgres_url  # a fresh database of this test process
     mirror = fresh_mirror(url, upstream.url)
     server = site = None
     try:

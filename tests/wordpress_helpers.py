@@ -1,7 +1,7 @@
 """A live demo mirror and a real WordPress running the plugin (wordpress/), for the WordPress tests.
 
 - `DemoMirror`: `make run`'s stack on free ports: the demo upstream with make run's catalog
-  (scripts/run_demo.sh's size and seed, the docs' example companies included), a migrated SQLite
+  (scripts/run_demo.sh's size and seed, the docs' example companies included), a migrated Postgres
   database, gunicorn serving the mirror (stopped and started on the same port at will, its invocation
   log kept) and the sync, run on demand with the mirror's own code over HTTP.
 - `WordPressSite`: a site made by scripts/wordpress_site.sh (Debian's WordPress and PHP, a fresh

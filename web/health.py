@@ -116,7 +116,7 @@ class SyncCollector:
         yield from families
 
 
-def _sync_families(figures: SyncFigures, running: bool | None) -> list:
+def _sync_families(figures: SyncFigures, running: bool) -> list:
     return [
         *_run_families(figures.runs_by_outcome, running),
         *_last_run_families(figures.recent_runs),
@@ -137,7 +137,7 @@ def _gauge(name: str, documentation: str, samples, labels=()) -> GaugeMetricFami
     return family
 
 
-def _run_families(by_outcome, running: bool | None) -> list:
+def _run_families(by_outcome, running: bool) -> list:
     runs = CounterMetricFamily(
         "mirror_sync_runs", "Finished sync runs by mode and outcome.", labels=["mode", "outcome"]
     )
@@ -149,7 +149,7 @@ def _run_families(by_outcome, running: bool | None) -> list:
             runs.add_metric([mode, status], count)
     # A run killed before recording its end stays "running" in sync_runs for
     # ever; only the sync lock says whether one runs now (one at a time).
-    unfinished = recorded_running if running is None else min(recorded_running, 1) if running else 0
+    unfinished = min(recorded_running, 1) if running else 0
     return [
         runs,
         _gauge(
@@ -199,7 +199,7 @@ def register_database_errors(app) -> None:
 
     Covers a dropped connection mid-request (the pool then replaces it: the
     next request gets a fresh connection), a database that is down, a pool that
-    is exhausted and SQLite's busy timeout, whether the error comes through
+    is exhausted, whether the error comes through
     SQLAlchemy or straight from the driver, and a database that kept moving
     past the process's gate state under a request (`StateMoved` three times:
     a retry will find it settled).
@@ -228,8 +228,6 @@ def register_database_errors(app) -> None:
 
 def _driver_errors() -> tuple[type[Exception], ...]:
     """The drivers' own connection errors, for code that talks to a driver directly (the gate's fast path)."""
-    import sqlite3
-
     import psycopg
 
-    return (psycopg.OperationalError, psycopg.InterfaceError, sqlite3.OperationalError)
+    return (psycopg.OperationalError, psycopg.InterfaceError)

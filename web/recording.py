@@ -2,11 +2,10 @@
 
 A request only appends rows to a bounded in-memory queue; one thread per
 process, waking every `linger_seconds`, writes them in batches through its
-own one-connection engine. So
-recording can never change a status or body, never fail a request and never
-wait on the database (during a long SQLite sync write, or a lock on a table,
-the writer waits instead), and a `?source=` request costs one queue and one
-writer whatever it records. A full queue drops the row and counts it.
+own one-connection engine. So recording can never change a status or body,
+never fail a request and never wait on the database (during a lock on a
+table, the writer waits instead), and a `?source=` request costs one queue
+and one writer whatever it records. A full queue drops the row and counts it.
 
 The thread starts with the first row (so it survives gunicorn's fork) and,
 after `idle_seconds` without rows, closes its connection and ends; the next
@@ -22,7 +21,6 @@ import threading
 import time
 from collections import defaultdict
 
-from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from mirror.db import make_engine
@@ -169,14 +167,11 @@ class RecordWriter:
 def _insert(session: Session, model, rows: list[dict]) -> None:
     """Insert plain row dicts in the session's transaction, as cheaply as the database allows.
 
-    Postgres: one COPY per column set (a few microseconds a row). Elsewhere
-    the table's Core insert, never the ORM's bulk path, whose per-row
-    bookkeeping cost more CPU than the request that produced the row.
+    One COPY per column set (a few microseconds a row), never the ORM's bulk
+    path, whose per-row bookkeeping cost more CPU than the request that
+    produced the row.
     """
     connection = session.connection()
-    if connection.dialect.name != "postgresql":
-        session.execute(insert(model.__table__), rows)
-        return
     by_columns: dict[tuple, list[dict]] = defaultdict(list)
     for row in rows:
         by_columns[tuple(row)].append(row)

@@ -34,18 +34,16 @@ def upgrade() -> None:
         sa.Column("duration_ms", sa.Integer(), nullable=False),
         sa.Column(
             "company_key",
-            sa.String(length=128).with_variant(sa.String(length=128, collation="C"), "postgresql"),
+            sa.String(length=128, collation="C"),
             nullable=True,
         ),
         sa.Column("agent", sa.String(length=32), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_invocations")),
     )
-    with op.batch_alter_table("invocations", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_invocations_recorded_at"), ["recorded_at"], unique=False)
+    op.create_index(op.f("ix_invocations_recorded_at"), "invocations", ["recorded_at"], unique=False)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("invocations", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_invocations_recorded_at"))
+    op.drop_index(op.f("ix_invocations_recorded_at"), table_name="invocations")
 
     op.drop_table("invocations")

@@ -26,7 +26,7 @@ index (2.9 s; neither a larger pending list nor more work_mem helped).
 PostgreSQL 15 cannot change a generated column's expression in place, so
 the column (and its GIN index) is dropped and added again; that rewrites
 the table once and rebuilds the index from the rows already there.
-SQLite's FTS5 tables are untouched. Downgrade restores 0003's expression.
+Downgrade restores 0003's expression.
 
 Revision ID: 0004
 Revises: 0003
@@ -92,10 +92,8 @@ def _replace_products_vector(vector: str) -> None:
 
 
 def upgrade() -> None:
-    if op.get_bind().dialect.name == "postgresql":
-        _replace_products_vector(PRODUCTS_VECTOR)
+    _replace_products_vector(PRODUCTS_VECTOR)
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name == "postgresql":
-        _replace_products_vector(_0003._PG_VECTORS["products"])
+    _replace_products_vector(_0003._PG_VECTORS["products"])

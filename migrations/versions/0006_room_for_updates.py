@@ -15,7 +15,6 @@ old versions when it next reads the page, without a vacuum.
 The price is a tenth more pages for the same rows (183 MB -> 211 MB for the
 benchmark's 200,000 products). Only pages written from now on get the free
 space: a full sync into a fresh database, or the rows a later sync writes.
-SQLite has no fill factor; nothing changes there.
 
 Revision ID: 0006
 Revises: 0005
@@ -33,12 +32,10 @@ TABLES = ("products", "companies")
 
 
 def upgrade() -> None:
-    if op.get_bind().dialect.name == "postgresql":
-        for table in TABLES:
-            op.execute(f"ALTER TABLE {table} SET (fillfactor = 90)")
+    for table in TABLES:
+        op.execute(f"ALTER TABLE {table} SET (fillfactor = 90)")
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name == "postgresql":
-        for table in TABLES:
-            op.execute(f"ALTER TABLE {table} RESET (fillfactor)")
+    for table in TABLES:
+        op.execute(f"ALTER TABLE {table} RESET (fillfactor)")

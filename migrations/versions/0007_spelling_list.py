@@ -1,4 +1,4 @@
-"""the spelling list: the catalog's distinct words under a trigram index (pg_trgm on Postgres, FTS5 trigram on SQLite)
+"""the spelling list: the catalog's distinct words under a trigram index (pg_trgm)
 
 The catalog search corrects a word no product matched to the nearest word
 the catalogs hold (mirror/read/words.py, mirror/query/spelling.py): the
@@ -11,15 +11,13 @@ table of the distinct words with a trigram index, searched by distance.
   sync adds the words of the products it writes, in its transaction; a full
   run removes those no public product holds any more (mirror/sync/words.py).
   This revision fills it from the products already there.
-- Postgres: `CREATE EXTENSION pg_trgm` (trusted since Postgres 13: the
-  migrating role needs CREATE on the database) and a GiST `gist_trgm_ops`
-  index, which answers `ORDER BY word <-> 'furnance' LIMIT n` (nearest
-  first) from the index; a GIN index cannot order by distance.
-- SQLite: an FTS5 table with the trigram tokenizer, kept in step by triggers
-  (the rowid is the word's), searched with the OR of the asked word's trigrams.
+- `CREATE EXTENSION pg_trgm` (trusted since Postgres 13: the migrating role
+  needs CREATE on the database) and a GiST `gist_trgm_ops` index, which
+  answers `ORDER BY word <-> 'furnance' LIMIT n` (nearest first) from the
+  index; a GIN index cannot order by distance.
 
-The trigram index and the FTS5 table are outside the ORM metadata, like
-0003's (mirror.fulltext.is_search_index_object).
+The trigram index is outside the ORM metadata, like 0003's
+(mirror.fulltext.is_search_index_object).
 
 Revision ID: 0007
 Revises: 0006
@@ -71,36 +69,17 @@ def _fill() -> None:
 
 
 def upgrade() -> None:
-    postgres = op.get_bind().dialect.name == "postgresql"
-    if postgres:
-        _create_extension()
+    _create_extension()
     op.create_table(
         "search_words",
         sa.Column("word", sa.String(64), nullable=False),
         sa.PrimaryKeyConstraint("word", name="pk_search_words"),
     )
-    if postgres:
-        op.execute("CREATE INDEX ix_search_words_trigram ON search_words USING gist (word gist_trgm_ops)")
-    else:
-        op.execute("CREATE VIRTUAL TABLE search_words_fts USING fts5(word, tokenize = 'trigram')")
-        op.execute(
-            "CREATE TRIGGER search_words_fts_insert AFTER INSERT ON search_words BEGIN "
-            "INSERT INTO search_words_fts (rowid, word) VALUES (new.rowid, new.word); END"
-        )
-        op.execute(
-            "CREATE TRIGGER search_words_fts_delete AFTER DELETE ON search_words BEGIN "
-            "DELETE FROM search_words_fts WHERE rowid = old.rowid; END"
-        )
+    op.execute("CREATE INDEX ix_search_words_trigram ON search_words USING gist (word gist_trgm_ops)")
     _fill()
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name == "postgresql":
-        op.execute("DROP INDEX IF EXISTS ix_search_words_trigram")
-        op.drop_table("search_words")
-        op.execute("DROP EXTENSION IF EXISTS pg_trgm")
-    else:
-        for event in ("insert", "delete"):
-            op.execute(f"DROP TRIGGER IF EXISTS search_words_fts_{event}")
-        op.execute("DROP TABLE IF EXISTS search_words_fts")
-        op.drop_table("search_words")
+    op.execute("DROP INDEX IF EXISTS ix_search_words_trigram")
+    op.drop_table("search_words")
+    op.execute("DROP EXTENSION IF EXISTS pg_trgm")

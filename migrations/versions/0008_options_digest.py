@@ -29,10 +29,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("offer_groups") as batch:
-        batch.add_column(sa.Column("options_digest", sa.String(32), nullable=True))
+    op.add_column("offer_groups", sa.Column("options_digest", sa.String(32), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("offer_groups") as batch:
-        batch.drop_column("options_digest")
+    op.drop_column("offer_groups", "options_digest")

@@ -8,12 +8,11 @@
   100,000-product catalog, a question of 100 unknown words took 24-33 s.
   `search_words` stays, unused, for the previous release's workers while an
   upgrade runs (docs/operations.md, "Upgrade"); a later release drops it.
-  Postgres: a GiST index on (plugin_key, word gist_trgm_ops) (btree_gist puts
-  the key in the same index), which answers "this company's words nearest
-  'furnance'" (`WHERE plugin_key = :k ORDER BY word <-> 'furnance' LIMIT n`)
-  from the index. SQLite: an FTS5 trigram table kept by triggers.
-  This revision fills it from the products already there.
-- Postgres: a GIN index on the ZIPs a business serves, for the directory's
+  A GiST index on (plugin_key, word gist_trgm_ops) (btree_gist puts the key
+  in the same index) answers "this company's words nearest 'furnance'"
+  (`WHERE plugin_key = :k ORDER BY word <-> 'furnance' LIMIT n`) from the
+  index. This revision fills it from the products already there.
+- A GIN index on the ZIPs a business serves, for the directory's
   "serves 63376" inside its one statement.
 - `company_concepts(plugin_key, concept)`: the vocabulary's kinds of product a
   company sells. It starts empty: the next sync tags every company (the
@@ -39,7 +38,7 @@ depends_on = None
 # The words of a text as a company's list keeps them (the sync's rule, mirror/sync/words.py).
 _WORD = re.compile(r"[a-z]{3,64}")
 _FILL_BATCH = 1000
-_KEY = sa.String(128).with_variant(sa.String(128, collation="C"), "postgresql")
+_KEY = sa.String(128, collation="C")
 
 
 def _create_extension(name: str) -> None:
@@ -71,9 +70,7 @@ def _fill_words() -> None:
 
 
 def upgrade() -> None:
-    postgres = op.get_bind().dialect.name == "postgresql"
-    if postgres:
-        _create_extension("btree_gist")
+    _create_extension("btree_gist")
     op.create_table(
         "company_words",
         sa.Column("plugin_key", _KEY, nullable=False),
@@ -87,23 +84,12 @@ def upgrade() -> None:
         # Key first: the directory probes one business's tags, or hashes all the tags of some concepts.
         sa.PrimaryKeyConstraint("plugin_key", "concept", name="pk_company_concepts"),
     )
-    if postgres:
-        op.execute("CREATE INDEX ix_company_words_trigram ON company_words USING gist (plugin_key, word gist_trgm_ops)")
-        # The directory's "serves this ZIP" (mirror/read/businesses.py): `service_postal_codes::jsonb @> '["63376"]'`.
-        op.execute(
-            "CREATE INDEX ix_companies_service_postal_codes ON companies "
-            "USING gin ((CAST(service_postal_codes AS JSONB)) jsonb_path_ops)"
-        )
-    else:
-        op.execute("CREATE VIRTUAL TABLE company_words_fts USING fts5(word, tokenize = 'trigram')")
-        op.execute(
-            "CREATE TRIGGER company_words_fts_insert AFTER INSERT ON company_words BEGIN "
-            "INSERT INTO company_words_fts (rowid, word) VALUES (new.rowid, new.word); END"
-        )
-        op.execute(
-            "CREATE TRIGGER company_words_fts_delete AFTER DELETE ON company_words BEGIN "
-            "DELETE FROM company_words_fts WHERE rowid = old.rowid; END"
-        )
+    op.execute("CREATE INDEX ix_company_words_trigram ON company_words USING gist (plugin_key, word gist_trgm_ops)")
+    # The directory's "serves this ZIP" (mirror/read/businesses.py): `service_postal_codes::jsonb @> '["63376"]'`.
+    op.execute(
+        "CREATE INDEX ix_companies_service_postal_codes ON companies "
+        "USING gin ((CAST(service_postal_codes AS JSONB)) jsonb_path_ops)"
+    )
     _fill_words()
     # No version of the lists and tags yet: the next run makes them for every company (mirror/sync/words.py,
     # concepts.py), whatever a sync of the previous release wrote between this migration and the restart.
@@ -111,13 +97,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    postgres = op.get_bind().dialect.name == "postgresql"
-    if postgres:
-        op.execute("DROP INDEX IF EXISTS ix_companies_service_postal_codes")
-        op.execute("DROP INDEX IF EXISTS ix_company_words_trigram")
-    else:
-        for event in ("insert", "delete"):
-            op.execute(f"DROP TRIGGER IF EXISTS company_words_fts_{event}")
-        op.execute("DROP TABLE IF EXISTS company_words_fts")
+    op.execute("DROP INDEX IF EXISTS ix_companies_service_postal_codes")
+    op.execute("DROP INDEX IF EXISTS ix_company_words_trigram")
     op.drop_table("company_concepts")
     op.drop_table("company_words")

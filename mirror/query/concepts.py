@@ -220,23 +220,6 @@ def catalog_match(slug: str) -> tuple[MemberMatch, ...]:
     return tuple(member_match(member) for member in descendants(slug) if BY_SLUG[member].names)
 
 
-def part_match(members) -> tuple[MemberMatch, ...]:
-    """The members of one part of a question, simplified for the index.
-
-    A longer name to stay outside of is dropped when it names another member
-    of the same part (a product named so is one of the part anyway: for the
-    HVAC trade, "ac filter" need not be kept out of the air conditioners), and
-    the members left with nothing to stay outside of become one.
-    """
-    names = {phrase_key(n) for m in members for n in m.names}
-    simplified = [
-        MemberMatch(m.slug, m.names, tuple(w for w in m.not_within if phrase_key(w) not in names)) for m in members
-    ]
-    free = [m for m in simplified if not m.not_within]
-    merged = MemberMatch("+".join(m.slug for m in free), tuple(n for m in free for n in m.names), ()) if free else None
-    return tuple(m for m in simplified if m.not_within) + ((merged,) if merged else ())
-
-
 @cache
 def trade_concepts(trade: str, kind: str | None = None) -> tuple[str, ...]:
     """The concrete concepts (not groups) of one trade, of one kind when given."""

@@ -2,8 +2,7 @@
 
 The catalog's side is a `Lexicon`: the distinct words of the public products'
 names, brands and categories, which the database keeps beside its full-text
-index (Postgres: a pg_trgm GiST index; SQLite: an FTS5 trigram table;
-mirror/read/words.py). One lookup asks, for all the words at once, which of
+index (a pg_trgm GiST index; mirror/read/words.py). One lookup asks, for all the words at once, which of
 them (and of the pieces they could be split into) the catalog holds, and
 which catalog words look like each of them.
 

@@ -3,7 +3,7 @@
 Surfaces (feeds/, mcp_server/, webmcp/, a2a_server/) ask here for what they
 show and only format it; none of them writes SQL or imports SQLAlchemy.
 Every statement is built once with SQLAlchemy; where speed needs a raw
-string (one autocommit round trip on Postgres), it is compiled from that
+string (one autocommit round trip), it is compiled from that
 same statement (mirror.db.statement_rows).
 
 - `gate`: which companies are open, held in memory per process and kept

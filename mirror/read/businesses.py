@@ -19,20 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import (
-    String,
-    case,
-    cast,
-    distinct,
-    exists,
-    false,
-    func,
-    literal,
-    literal_column,
-    or_,
-    select,
-    true,
-)
+from sqlalchemy import String, case, cast, distinct, exists, false, func, literal, literal_column, or_, select, true
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Session
 
@@ -108,13 +95,12 @@ def search_feed_businesses(
     understood = understand(query) if query else None
     if understood is not None and postal_code is None:
         postal_code = understood.postal_code
-    dialect = session.get_bind().dialect.name
     conditions = [Company.in_feed.is_(True)]
     if postal_code is not None:
-        conditions.append(_serves(dialect, postal_code))
+        conditions.append(_serves(postal_code))
     if category is not None:
         conditions.append(exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category(category)))
-    matched = _matched(dialect, understood, conditions).subquery("matched")
+    matched = _matched(understood, conditions).subquery("matched")
     statement = (
         select(Company, func.count().over().label("total"))
         .join(matched, matched.c.plugin_key == Company.plugin_key)
@@ -134,21 +120,20 @@ def search_feed_businesses(
     return BusinessSearch(matches, total, postal_code, understood, spread)
 
 
-def _matched(dialect: str, understood: UnderstoodQuery | None, conditions: list):
+def _matched(understood: UnderstoodQuery | None, conditions: list):
     """(plugin_key, score) of every business the conditions and the question match.
 
     The question's points are computed once per business, in a materialised
     CTE (inlined, Postgres evaluated every case of the score three times: in
     the filter, the order and the output).
     """
-    points = _query_points(dialect, understood) if understood is not None else None
+    points = _query_points(understood) if understood is not None else None
     # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
     if points is None:
         return select(Company.plugin_key, literal_column("0").label("score")).where(*conditions)
     named, keywords = points
     scored = select(Company.plugin_key, named.label("named"), keywords.label("keywords"))
-    if dialect == "postgresql":  # each business's tags as one array (`_sells`), read by key
-        scored = scored.select_from(Company).join(_TAGS, true())
+    scored = scored.select_from(Company).join(_TAGS, true())  # each business's tags as one array (`_sells`), by key
     scored = scored.where(*conditions).cte("scored").prefix_with("MATERIALIZED")
     # A business with none of what was named does not match on keywords alone.
     needed = scored.c.named if understood.concepts or understood.trades else scored.c.keywords
@@ -174,12 +159,9 @@ def _spread(session: Session, matched, category: str, page: list[BusinessMatch])
     return PriceSpread(first.category_name, low, high, businesses, currency if currencies == 1 else None)
 
 
-def _serves(dialect: str, postal_code: str):
-    """Whether a business lists `postal_code` among the ZIPs it serves (Postgres: on a GIN index, migration 0009)."""
-    if dialect == "postgresql":
-        return cast(Company.service_postal_codes, JSONB).op("@>")(cast(func.json_build_array(postal_code), JSONB))
-    served = select(literal_column("value")).select_from(func.json_each(Company.service_postal_codes))
-    return literal(postal_code).in_(served.scalar_subquery())
+def _serves(postal_code: str):
+    """Whether a business lists `postal_code` among the ZIPs it serves (on a GIN index, migration 0009)."""
+    return cast(Company.service_postal_codes, JSONB).op("@>")(cast(func.json_build_array(postal_code), JSONB))
 
 
 def _groups_of(session: Session, keys: list[str]) -> dict[str, list[OfferGroup]]:
@@ -201,7 +183,7 @@ def _category_matcher(category: str | None):
     return lambda group: group.category_slug == wanted or group.category_name.lower() == wanted
 
 
-def _query_points(dialect: str, understood: UnderstoodQuery):
+def _query_points(understood: UnderstoodQuery):
     """(points for what was named, points for the keywords) of a business, in SQL; None when nothing is asked.
 
     Each concept named: 2 when the business sells it (a public product that is it), else 1 when it has one of
@@ -211,20 +193,18 @@ def _query_points(dialect: str, understood: UnderstoodQuery):
     """
     named = []
     for i, (recognised, members) in enumerate(zip(understood.concepts, _concept_members(understood), strict=True)):
-        sells = _sells(dialect, members)
-        has_trade = or_(
-            *(_has_trade(dialect, trade, f"concept_{i}_trade_{j}") for j, trade in enumerate(recognised.trades))
-        )
+        sells = _sells(members)
+        has_trade = or_(*(_has_trade(trade, f"concept_{i}_trade_{j}") for j, trade in enumerate(recognised.trades)))
         named.append(case((sells, 2), (has_trade, 1), else_=0) if recognised.trades else case((sells, 2), else_=0))
     for i, trade in enumerate(understood.trades):
         members = tuple(m for slug in trade_concepts(trade, understood.kind) for m in catalog_match(slug))
-        named.append(case((_has_trade(dialect, trade, f"trade_{i}"), 2), (_sells(dialect, members), 1), else_=0))
+        named.append(case((_has_trade(trade, f"trade_{i}"), 2), (_sells(members), 1), else_=0))
     terms = list(dict.fromkeys(ft.Term.of(found) for found in map(ft.words, understood.keywords) if found))[
         : ft.MAX_TERMS
     ]
     keywords = []
     for i, term in enumerate(terms):
-        name, trades, category = _term_matches(dialect, term, i)
+        name, trades, category = _term_matches(term, i)
         keywords.append(case((name, 3), (trades, 2), (category, 1), else_=0))
     if not named and not keywords:
         return None
@@ -235,22 +215,20 @@ def _concept_members(understood: UnderstoodQuery) -> list[tuple]:
     return [catalog_match(r.slug) for r in understood.concepts]
 
 
-def _sells(dialect: str, members: tuple):
+def _sells(members: tuple):
     """Whether the business has a public product that is one of `members`: its concept tags (mirror/sync/concepts.py)."""
     if not members:
         return false()
     slugs = sorted({member.slug for member in members})
-    if dialect == "postgresql":
-        # The business's tags, aggregated once per business by key (`_TAGS`), against one array: no subplan
-        # (Postgres hashed every tag of the asked concepts per question, 45 ms on 10,000 businesses even when
-        # the ZIP left 54). The array is one parameter, so the statement's text is the same whatever the
-        # concepts (one element parameter each made a text per list length: "plumbing hvac" and "hvac
-        # plumbing" compiled, and were parsed, as two statements).
-        return _TAGS.c.concepts.op("&&")(literal(slugs, type_=ARRAY(String)))
-    return exists().where(CompanyConcept.plugin_key == Company.plugin_key, CompanyConcept.concept.in_(slugs))
+    # The business's tags, aggregated once per business by key (`_TAGS`), against one array: no subplan
+    # (Postgres hashed every tag of the asked concepts per question, 45 ms on 10,000 businesses even when
+    # the ZIP left 54). The array is one parameter, so the statement's text is the same whatever the
+    # concepts (one element parameter each made a text per list length: "plumbing hvac" and "hvac
+    # plumbing" compiled, and were parsed, as two statements).
+    return _TAGS.c.concepts.op("&&")(literal(slugs, type_=ARRAY(String)))
 
 
-# Postgres: a business's concept tags as one array, read by key (the primary key starts with it).
+# A business's concept tags as one array, read by key (the primary key starts with it).
 _TAGS = (
     select(func.array_agg(CompanyConcept.concept).label("concepts"))
     .where(CompanyConcept.plugin_key == Company.plugin_key)
@@ -258,37 +236,21 @@ _TAGS = (
 )
 
 
-def _has_trade(dialect: str, trade: str, name: str):
+def _has_trade(trade: str, name: str):
     """Whether the business lists `trade` (a mirror.trades slug) among its trades."""
     term = ft.Term.of([trade])
-    if dialect == "postgresql":
-        return ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), name)
-    companies_fts = ft.FTS_TABLES["companies"]
-    query = ft.fts_term_query(term, compact_column=None)
-    return literal_column("companies.rowid").in_(ft.fts_rowids(companies_fts, f"trades : {query}", name))
+    return ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), name)
 
 
-def _term_matches(dialect: str, term: ft.Term, i: int):
+def _term_matches(term: ft.Term, i: int):
     """(in the name, in the trades, in a category sold) for one term."""
-    if dialect == "postgresql":
-        query = ft.pg_term_query(term, compact=False)
-        in_category = exists().where(
-            OfferGroup.plugin_key == Company.plugin_key,
-            ft.pg_matches("offer_groups", query, f"category_{i}"),
-        )
-        return (
-            ft.pg_matches("companies", ft.pg_term_query(term, "A", compact=False), f"name_{i}"),
-            ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), f"trades_{i}"),
-            in_category,
-        )
-    query = ft.fts_term_query(term, compact_column=None)
-    rowid = literal_column("companies.rowid")
-    companies_fts, groups_fts = ft.FTS_TABLES["companies"], ft.FTS_TABLES["offer_groups"]
-    sellers = select(OfferGroup.plugin_key).where(
-        literal_column("offer_groups.rowid").in_(ft.fts_rowids(groups_fts, query, f"category_{i}"))
+    query = ft.pg_term_query(term, compact=False)
+    in_category = exists().where(
+        OfferGroup.plugin_key == Company.plugin_key,
+        ft.pg_matches("offer_groups", query, f"category_{i}"),
     )
     return (
-        rowid.in_(ft.fts_rowids(companies_fts, f"name : {query}", f"name_{i}")),
-        rowid.in_(ft.fts_rowids(companies_fts, f"trades : {query}", f"trades_{i}")),
-        Company.plugin_key.in_(sellers),
+        ft.pg_matches("companies", ft.pg_term_query(term, "A", compact=False), f"name_{i}"),
+        ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), f"trades_{i}"),
+        in_category,
     )

@@ -10,7 +10,7 @@ step (mirror/query) reads the question: the kinds of product it names
 filter), trades, sizes, tiers, price words, and the keywords left (brands,
 model numbers). One statement over the database's full-text index (mirror/
 fulltext.py; migration 0003: `ts_rank_cd` over a weighted tsvector under a
-GIN index on Postgres, FTS5's `bm25` on SQLite) returns the page of hits and
+GIN index) returns the page of hits and
 the number of matches, whatever the catalog size; only mirror.catalog's rule
 decides which products are searched.
 
@@ -60,7 +60,6 @@ from sqlalchemy import (
     literal_column,
     or_,
     select,
-    true,
     union,
 )
 from sqlalchemy.orm import Session
@@ -79,12 +78,9 @@ from mirror.read.words import CatalogLexicon
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
 # same word repeated throughout a description.
 PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
-# bm25 weights, in the FTS5 column order of products_fts (migration 0003):
-# name, brand, models, models_compact, category, sku, tier, description, company_key.
-FTS_WEIGHTS = (10.0, 6.0, 10.0, 10.0, 2.0, 2.0, 2.0, 0.2, 0.0)
 MAX_SIZES = 4
 MAX_TIERS = 3
-# Matches ranked per search at most (Postgres): beyond, the best are chosen among the products matching every
+# Matches ranked per search at most: beyond, the best are chosen among the products matching every
 # keyword and the first MAX_RANKED the index finds, and the total says "more than MAX_RANKED" (`complete`).
 # Ranking scores each candidate: 25,000 matches of "pump" on a 100,000-product company cost 600 ms ranked
 # whole, about 30 ms with the pool (docs/search.md, "Bounded ranking").
@@ -122,11 +118,6 @@ class CatalogSearch:
     complete: bool = True
 
 
-def query_terms(query: str) -> list[str]:
-    """The distinct lower-case words of a query's terms (stop words dropped when possible)."""
-    return _words_of(ft.search_terms(query))
-
-
 def _words_of(terms: list[ft.Term]) -> list[str]:
     return list(dict.fromkeys(part for term in terms for part in term.parts))
 
@@ -158,7 +149,7 @@ def search_catalog(
     """Public products of one company answering `query` (text, or an understood query), best first.
 
     `company`: its gate entry, or a bare key. One statement, its own
-    snapshot (on Postgres one autocommit round trip); when a keyword
+    snapshot (one autocommit round trip); when a keyword
     matched nothing, one lexicon lookup and, if it corrected something, one
     more search.
     """
@@ -247,9 +238,7 @@ def _search(
     terms = list(plan.terms)
     if plan.mode is None:  # nothing to look for ("what do you have?"): the no-match answer says what there is
         return CatalogSearch(hits=[], total=0, terms=[], understood=understood)
-    dialect = session.get_bind().dialect.name
     shape = _Shape(
-        dialect=dialect,
         mode=plan.mode,
         concepts=len(plan.concepts),
         terms=len(terms),
@@ -272,12 +261,12 @@ def _search(
         "limit": limit,
         "compact": "".join(t.compact for t in terms),
         **{f"want_tier_{i}": tier for i, tier in enumerate(plan.tiers)},
-        **_match_params(dialect, plugin_key, plan),
+        **_match_params(plan),
     }
     rows = statement_rows(session, _statement(shape), params)
     check_stamp(session, gated, rows, len(_COLUMNS))
-    total = rows[0][-1] if rows else 0  # the last column: count(*) OVER () (of the ranked pool, on Postgres)
-    complete = not _pooled(shape) or total <= MAX_RANKED
+    total = rows[0][-1] if rows else 0  # the last column: the ranked pool's count
+    complete = total <= MAX_RANKED
     first_any = len(_COLUMNS) + 3  # after the columns and the stamp: each term's max over all matches
     unmatched = tuple(
         keyword
@@ -304,7 +293,6 @@ def _term_keywords(understood: UnderstoodQuery, terms: list[ft.Term]) -> list[st
 class _Shape:
     """One shape of search statement (every value a bound parameter): its cache key."""
 
-    dialect: str
     mode: str
     concepts: int
     terms: int
@@ -318,7 +306,7 @@ class _Shape:
     by_min: bool
 
 
-def _match_params(dialect: str, plugin_key: str, plan: _Plan) -> dict:
+def _match_params(plan: _Plan) -> dict:
     """The full-text query texts (`any_match`, `rank_query`, `concept_i`, `term_i`, `size_i`) and size bounds.
 
     `rank_query` is what relevance ranks by: the keywords (and, without concepts, the sizes). Concepts only
@@ -326,34 +314,25 @@ def _match_params(dialect: str, plugin_key: str, plan: _Plan) -> dict:
     Postgres and told nothing the order did not.
     """
     params: dict = {}
-    postgres = dialect == "postgresql"
-    concepts = [
-        ft.pg_concept_query(c, ft.CONCEPT_WEIGHTS) if postgres else ft.fts_concept_query(c, ft.CONCEPT_COLUMNS)
-        for c in plan.concepts
-    ]
-    terms = [ft.pg_term_query(t) if postgres else ft.fts_term_query(t) for t in plan.terms]
-    sizes = [
-        ft.pg_any_phrase(s.name_phrases(), "ABC") if postgres else ft.fts_any_phrase(s.name_phrases())
-        for s in plan.sizes
-    ]
-    within = (lambda text: text) if postgres else (lambda text: ft.fts_within(plugin_key, text))
-    joiner = " | " if postgres else " OR "
+    concepts = [ft.pg_concept_query(c, ft.CONCEPT_WEIGHTS) for c in plan.concepts]
+    terms = [ft.pg_term_query(t) for t in plan.terms]
+    sizes = [ft.pg_any_phrase(s.name_phrases(), "ABC") for s in plan.sizes]
     if plan.mode == CONCEPTS:
-        params["any_match"] = within(joiner.join(f"({c})" for c in concepts))
+        params["any_match"] = " | ".join(f"({c})" for c in concepts)
     elif plan.mode == WORDS:
-        params["any_match"] = within(joiner.join(f"({t})" for t in (*terms, *sizes)))
-    if postgres and _all_terms(plan.mode, len(terms), len(sizes)):
+        params["any_match"] = " | ".join(f"({t})" for t in (*terms, *sizes))
+    if _all_terms(plan.mode, len(terms), len(sizes)):
         params["all_match"] = " & ".join(f"({t})" for t in terms)
     ranked_by = [*terms, *sizes] if plan.mode == WORDS else terms  # relevance is the keywords' (and sizes')
     if ranked_by:
-        params["rank_query"] = within(joiner.join(f"({t})" for t in ranked_by))
+        params["rank_query"] = " | ".join(f"({t})" for t in ranked_by)
     for i, text in enumerate(concepts):
-        params[f"concept_{i}"] = within(text)
+        params[f"concept_{i}"] = text
     for i, text in enumerate(terms):
-        params[f"term_{i}"] = within(text)
+        params[f"term_{i}"] = text
     for i, (size, text) in enumerate(zip(plan.sizes, sizes, strict=True)):
         low, high = size.bounds()
-        params[f"size_{i}"] = within(text)
+        params[f"size_{i}"] = text
         params[f"size_{i}_low"], params[f"size_{i}_high"] = str(low), str(high)
         params[f"size_{i}_value"] = str(size.value)
         for j, form in enumerate(size.spec_texts()):
@@ -382,13 +361,11 @@ def _statement(shape: _Shape):
     Built once per shape and reused: constructing it costs about as much as
     the database takes to answer it.
     """
-    postgres = shape.dialect == "postgresql"
-    match = _pg_matcher() if postgres else _sqlite_matcher()
+    match = _pg_matcher()
     concept_hits = [ft.as_int(match(f"concept_{i}")) for i in range(shape.concepts)]
     term_hits = [ft.as_int(match(f"term_{i}")) for i in range(shape.terms)]
     size_matches = [
-        _size_match(shape.dialect, quantity, i, texts, match(f"size_{i}"))
-        for i, (quantity, texts) in enumerate(shape.sizes)
+        _size_match(quantity, i, texts, match(f"size_{i}")) for i, (quantity, texts) in enumerate(shape.sizes)
     ]
     size_hits = [ft.as_int(size) for size in size_matches]
     parts = [*term_hits, *size_hits]
@@ -400,31 +377,21 @@ def _statement(shape: _Shape):
 
     stamp = stamp_columns(bindparam("plugin_key"))
     term_any = [func.max(hit).over() for hit in term_hits]
-    statement = select(*_COLUMNS, *stamp, *term_any)
-    pool = None
     base = [public_products_filter(bindparam("plugin_key")), *_caller_filters(shape)]
-    filters = base
     relevance = None
     if shape.mode == CONCEPTS or shape.mode == WORDS:
         words = [match(f"term_{i}") for i in range(shape.terms)] + size_matches if shape.mode == WORDS else []
-        statement, candidates, relevance = _candidates(shape, statement, words)
-        if _pooled(shape):  # ranking scores every candidate: a bounded pool of them (MAX_RANKED)
-            pool = _pool(base, candidates, all_terms=_all_terms(shape.mode, shape.terms, len(shape.sizes)))
-        else:
-            filters = [*base, candidates]
+        candidates, relevance = _candidates(shape, words)
+        pool = _pool(base, candidates, all_terms=_all_terms(shape.mode, shape.terms, len(shape.sizes)))
     else:  # a browse ("cheapest system", "best"): every product (of the kind), in price order
-        if shape.kind:
-            filters = [*base, Product.category_kind == bindparam("kind", type_=String)]
-        if _pooled(shape):
-            pool = _browse_pool(filters, shape)
-    if pool is not None:
-        mine = and_(Product.plugin_key == bindparam("plugin_key"), Product.sku == pool.c.sku)
-        # The pool's own count: as a window over the joined rows, the planner costed the count as if rows
-        # streamed, and read a 100,000-product company in price order to join each row to the pool (36 s).
-        total = select(func.count()).select_from(pool).scalar_subquery()
-        statement, filters = statement.join(pool, mine).add_columns(total.label("total")), []
-    else:
-        statement = statement.add_columns(func.count().over().label("total"))
+        kind = [Product.category_kind == bindparam("kind", type_=String)] if shape.kind else []
+        pool = _browse_pool([*base, *kind], shape)
+    # Ranking scores each row: the statement ranks a bounded pool (MAX_RANKED) and counts it. As a window
+    # over the joined rows, the count was costed as if rows streamed, and the planner read a 100,000-product
+    # company in price order to join each row to the pool (36 s).
+    mine = and_(Product.plugin_key == bindparam("plugin_key"), Product.sku == pool.c.sku)
+    total = select(func.count()).select_from(pool).scalar_subquery()
+    statement = select(*_COLUMNS, *stamp, *term_any, total.label("total")).join(pool, mine)
 
     order = []
     if len(concept_hits) > 1:  # with one part, every candidate is it
@@ -434,23 +401,23 @@ def _statement(shape: _Shape):
     if parts:
         order.append(_sum(parts).desc())
     # Then the sizes nearest the one asked: "4-ton heat pump" where the largest is 3 ton lists the 3-ton first.
-    order += [_size_distance(shape.dialect, quantity, i).nulls_last() for i, (quantity, _) in enumerate(shape.sizes)]
+    order += [_size_distance(quantity, i).nulls_last() for i, (quantity, _) in enumerate(shape.sizes)]
     if shape.order == "price_low":
         order.append(Product.price_cents)
     elif shape.order == "price_high":
         order.append(Product.price_cents.desc())
     if term_hits:
-        order.append(_exact_model(shape.dialect).desc())
+        order.append(_exact_model().desc())
     if shape.mode == CONCEPTS and not term_hits:  # all what was asked: the cheapest first, as a price list starts
         order.append(Product.price_cents)
     if relevance is not None:
         order.append(relevance)
-    order += [Product.price_cents, Product.name.collate("C") if postgres else Product.name, Product.sku]
-    return planned_per_call(statement.where(*filters).order_by(*order).limit(bindparam("limit", type_=Integer)))
+    order += [Product.price_cents, Product.name.collate("C"), Product.sku]
+    return planned_per_call(statement.order_by(*order).limit(bindparam("limit", type_=Integer)))
 
 
 def _pool(base: list, candidates, *, all_terms: bool):
-    """The SKUs ranked (Postgres): at most MAX_RANKED + 1 of those the `base` filters and `candidates` select.
+    """The SKUs ranked: at most MAX_RANKED + 1 of those the `base` filters and `candidates` select.
 
     With several keywords, the products matching all of them come first (the index's `all_match`), so
     the best are ranked even when thousands match one keyword. One more than MAX_RANKED tells the total
@@ -464,7 +431,7 @@ def _pool(base: list, candidates, *, all_terms: bool):
 
 
 def _browse_pool(filters: list, shape: _Shape):
-    """A browse's SKUs ranked (Postgres): the MAX_RANKED + 1 first in price order (the tiers asked first).
+    """A browse's SKUs ranked: the MAX_RANKED + 1 first in price order (the tiers asked first).
 
     A browse ends in price order, so the cheapest (or dearest: "most expensive") are the ones its page can
     show; with tiers asked ("best system"), the tiers' own cheapest come first. Read on the index by company
@@ -478,11 +445,6 @@ def _browse_pool(filters: list, shape: _Shape):
         tiers = select(Product.sku).where(*filters, wanted).order_by(*order).limit(MAX_RANKED + 1)
         pool = union(tiers, pool)
     return pool.cte("pool").prefix_with("MATERIALIZED")
-
-
-def _pooled(shape: _Shape) -> bool:
-    """Whether the statement ranks a bounded pool (Postgres): a question's candidates, or a browse's first."""
-    return shape.dialect == "postgresql" and shape.mode in (CONCEPTS, WORDS, BROWSE)
 
 
 def _all_terms(mode: str | None, terms: int, sizes: int) -> bool:
@@ -511,116 +473,84 @@ def _pg_matcher():
     return lambda name: ft.pg_matches("products", None, name)
 
 
-def _sqlite_matcher():
-    fts = ft.FTS_TABLES["products"]
-    rowid = literal_column("products.rowid")
-    return lambda name: rowid.in_(ft.fts_rowids(fts, None, name))
-
-
-def _candidates(shape: _Shape, statement, words: list):
-    """The statement joined to what may match, the condition for a candidate, and the relevance order.
+def _candidates(shape: _Shape, words: list):
+    """The condition for a candidate, and the relevance order.
 
     Concepts: the products the index finds for `any_match`. Keywords and sizes (`words`): the products
     matching one of them, a size as `_size_match` says (the index finds names, not `specs`). Relevance
     (`rank_query`) only when there are keywords or sizes to rank by.
     """
     ranked = shape.terms > 0 or (shape.mode == WORDS and bool(shape.sizes))
-    if shape.dialect == "postgresql":
-        vector = ft.pg_vector("products")
-        # Sizes are also read from `specs`, which no index holds: with one asked, each row is tested. Without,
-        # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
-        # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
-        indexed = not words or not shape.sizes
-        candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if indexed else or_(*words)
-        if not ranked:
-            return statement, candidates, None
-        rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, ft.pg_tsquery(None, "rank_query"))
-        return statement, candidates, rank.desc()
-    fts = ft.FTS_TABLES["products"]
-    rowid = literal_column("products.rowid")
-    if not words:
-        # Materialised: the index is read once, then joined to the rows by rowid
-        # (as a plain subquery SQLite may re-run the MATCH for every product).
-        found = ft.fts_rowids(fts, None, "any_match").cte("found").prefix_with("MATERIALIZED")
-        statement = statement.join(found, found.c.rowid == rowid)
+    vector = ft.pg_vector("products")
+    # Sizes are also read from `specs`, which no index holds: with one asked, each row is tested. Without,
+    # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
+    # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
+    indexed = not words or not shape.sizes
+    candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if indexed else or_(*words)
     if not ranked:
-        return statement, true(), None
-    hits = ft.fts_hits(fts, None, FTS_WEIGHTS, "rank_query").cte("hits").prefix_with("MATERIALIZED")
-    joined = statement.outerjoin(hits, hits.c.rowid == rowid)
-    return joined, or_(*words) if words else true(), func.coalesce(hits.c.score, 0.0)
+        return candidates, None
+    rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, ft.pg_tsquery(None, "rank_query"))
+    return candidates, rank.desc()
 
 
-def _size_match(dialect: str, quantity: str, i: int, texts: int, in_name):
+def _size_match(quantity: str, i: int, texts: int, in_name):
     """Whether a product is size `i`: by its `specs` when they state the quantity, else by its name.
 
     Specs are the catalog's own figures; a name's numbers can mislead the index ("3.5 ton" holds the
     words "5 ton").
     """
-    stated = or_(*(_spec_number(dialect, key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
+    stated = or_(*(_spec_number(key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
     if QUANTITIES[quantity].text_specs:
-        stated = or_(stated, *(_spec_text(dialect, key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
-    return case((stated, _spec_match(dialect, quantity, i, texts)), else_=in_name)
+        stated = or_(stated, *(_spec_text(key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
+    return case((stated, _spec_match(quantity, i, texts)), else_=in_name)
 
 
-def _spec_match(dialect: str, quantity: str, i: int, texts: int):
+def _spec_match(quantity: str, i: int, texts: int):
     """Whether a product's `specs` state size `i` (of `quantity`): a number in [low, high), or one of its texts."""
     low = cast(bindparam(f"size_{i}_low", type_=String), Numeric)
     high = cast(bindparam(f"size_{i}_high", type_=String), Numeric)
     conditions = []
     for key, factor in QUANTITIES[quantity].spec_keys:
-        value = _spec_in_unit(dialect, key, factor)
+        value = _spec_in_unit(key, factor)
         conditions.append(and_(value >= low, value < high))
         for j in range(texts):
-            conditions.append(func.lower(_spec_text(dialect, key)) == bindparam(f"size_{i}_text_{j}", type_=String))
+            conditions.append(func.lower(_spec_text(key)) == bindparam(f"size_{i}_text_{j}", type_=String))
     # A value that is no number is NULL, and `x OR NULL` is NULL: false instead (NULL sorts first, descending).
     return func.coalesce(or_(*conditions), false())
 
 
-def _size_distance(dialect: str, quantity: str, i: int):
+def _size_distance(quantity: str, i: int):
     """How far a product's `specs` figure for `quantity` is from size `i` (in its unit); NULL when they state none.
 
     The exact sizes come first anyway (the size hits); this orders what is left, nearest first.
     """
     wanted = cast(bindparam(f"size_{i}_value", type_=String), Numeric)
-    distances = [
-        func.abs(_spec_in_unit(dialect, key, factor) - wanted) for key, factor in QUANTITIES[quantity].spec_keys
-    ]
-    return func.coalesce(*distances) if len(distances) > 1 else distances[0]  # SQLite's coalesce takes two or more
+    distances = [func.abs(_spec_in_unit(key, factor) - wanted) for key, factor in QUANTITIES[quantity].spec_keys]
+    return func.coalesce(*distances) if len(distances) > 1 else distances[0]
 
 
-def _spec_in_unit(dialect: str, key: str, factor):
+def _spec_in_unit(key: str, factor):
     """specs[key] in its quantity's unit (a tonnage times 12,000 is BTU/h), NULL when it is no number."""
-    return _spec_number(dialect, key) * literal_column(str(factor))
+    return _spec_number(key) * literal_column(str(factor))
 
 
-def _spec_number(dialect: str, key: str):
+def _spec_number(key: str):
     """specs[key] when it is a JSON number, else NULL (never an error on odd values)."""
-    if dialect == "postgresql":
-        return case(
-            (func.json_typeof(Product.specs[key]) == "number", cast(Product.specs[key].as_string(), Numeric)),
-            else_=None,
-        )
-    path = f'$."{key}"'
-    kind = func.json_type(Product.specs, path)
-    return case((or_(kind == "integer", kind == "real"), func.json_extract(Product.specs, path)), else_=None)
+    return case(
+        (func.json_typeof(Product.specs[key]) == "number", cast(Product.specs[key].as_string(), Numeric)),
+        else_=None,
+    )
 
 
-def _spec_text(dialect: str, key: str):
-    if dialect == "postgresql":
-        return Product.specs[key].as_string()
-    return cast(func.json_extract(Product.specs, f'$."{key}"'), String)
+def _spec_text(key: str):
+    return Product.specs[key].as_string()
 
 
-def _exact_model(dialect: str):
+def _exact_model():
     """1 when one of the product's model numbers is the keywords (`compact`), separators ignored."""
     compact = bindparam("compact", type_=String)
-    if dialect == "postgresql":
-        models = func.json_array_elements_text(Product.model_numbers).table_valued("value").alias("model")
-        value = models.c.value
-    else:
-        models = func.json_each(Product.model_numbers).table_valued("value", "type").alias("model")
-        value = models.c.value
-    return ft.as_int(exists(select(1).select_from(models).where(ft.normalised_model(value, dialect) == compact)))
+    models = func.json_array_elements_text(Product.model_numbers).table_valued("value").alias("model")
+    return ft.as_int(exists(select(1).select_from(models).where(ft.normalised_model(models.c.value) == compact)))
 
 
 @dataclass(frozen=True)

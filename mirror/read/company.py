@@ -64,8 +64,7 @@ class CompanySnapshot:
 class json_objects(FunctionElement):
     """The aggregate of one JSON object per row, `(name, value)` pairs in: a JSON array (NULL over no rows).
 
-    json_agg(json_build_object(...)) on Postgres, json_group_array(json_object(...))
-    on SQLite, where a JSON column is stored as text and is embedded as JSON by json().
+    json_agg(json_build_object(...)).
     """
 
     type = JSON()
@@ -77,22 +76,13 @@ class json_objects(FunctionElement):
         super().__init__(*columns)
 
 
-def _object_arguments(element: json_objects, compiler, wrap_json, **kw) -> str:
-    pairs = []
-    for name, column in zip(element.column_names, element.clauses, strict=True):
-        value = compiler.process(column, **kw)
-        pairs.append(f"'{name}', {wrap_json(value) if isinstance(column.type, JSON) else value}")
-    return ", ".join(pairs)
-
-
 @compiles(json_objects)
-def _json_objects_sqlite(element: json_objects, compiler, **kw) -> str:
-    return f"json_group_array(json_object({_object_arguments(element, compiler, lambda v: f'json({v})', **kw)}))"
-
-
-@compiles(json_objects, "postgresql")
-def _json_objects_postgres(element: json_objects, compiler, **kw) -> str:
-    return f"json_agg(json_build_object({_object_arguments(element, compiler, lambda v: v, **kw)}))"
+def _json_objects(element: json_objects, compiler, **kw) -> str:
+    pairs = ", ".join(
+        f"'{name}', {compiler.process(column, **kw)}"
+        for name, column in zip(element.column_names, element.clauses, strict=True)
+    )
+    return f"json_agg(json_build_object({pairs}))"
 
 
 # Each offer group's public products (mirror.catalog's rule, nothing else), as one

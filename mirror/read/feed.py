@@ -17,7 +17,7 @@ its rows come from one keyed range query, `plugin_key BETWEEN first AND last`.
 One statement reads the feed state and the page's range together
 (`_STATE_AND_ROWS`): when the state it reads is the one the keys were cached
 for (the process's last guess), that one snapshot is the answer, one round
-trip on Postgres. Otherwise the page is read in the session's snapshot
+trip. Otherwise the page is read in the session's snapshot
 transaction: the state, then the keys and rows it names; a page whose rows
 disagree with the cached slice rebuilds the index (a safety net; the clock
 makes it unnecessary in normal operation).
@@ -170,7 +170,7 @@ def _page_in_one_statement(
     table holds in the same snapshot, exactly what the transactional path
     would serve. Otherwise (a sync moved the clock, nothing cached yet, rows
     that disagree with the index) the caller takes that path. A warm page
-    on Postgres is one round trip instead of four (BEGIN, state, rows, ROLLBACK).
+    is one round trip instead of four (BEGIN, state, rows, ROLLBACK).
     """
     guess = index.last_state
     if guess is None:

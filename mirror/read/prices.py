@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sqlalchemy import String, and_, bindparam, cast, exists, func, literal_column, or_, select
+from sqlalchemy import String, bindparam, cast, func, or_, select
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Session
 
@@ -71,14 +71,10 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
     parts = understood.concept_matches()[:MAX_CONCEPTS]
     if not parts:
         return []
-    dialect = session.get_bind().dialect.name
     params: dict = {"postal_code": postal_code}
     for i, members in enumerate(parts):
-        if dialect == "postgresql":
-            params[f"concept_{i}"] = ft.pg_concept_query(members, ft.CONCEPT_WEIGHTS)
-        else:
-            params[f"concept_{i}"] = ft.fts_concept_query(members, ft.CONCEPT_COLUMNS)
-    rows = statement_rows(session, _statement(dialect, len(parts)), params)
+        params[f"concept_{i}"] = ft.pg_concept_query(members, ft.CONCEPT_WEIGHTS)
+    rows = statement_rows(session, _statement(len(parts)), params)
     return [
         FeedProduct(
             plugin_key=row[0],
@@ -97,14 +93,9 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
 
 
 @lru_cache(maxsize=16)
-def _statement(dialect: str, concepts: int):
-    """The statement for `concepts` parts of a question on one dialect (every value a bound parameter)."""
-    if dialect == "postgresql":
-        matches = [ft.pg_matches("products", None, f"concept_{i}") for i in range(concepts)]
-    else:
-        rowid = literal_column("products.rowid")
-        fts = ft.FTS_TABLES["products"]
-        matches = [rowid.in_(ft.fts_rowids(fts, None, f"concept_{i}")) for i in range(concepts)]
+def _statement(concepts: int):
+    """The statement for `concepts` parts of a question (every value a bound parameter)."""
+    matches = [ft.pg_matches("products", None, f"concept_{i}") for i in range(concepts)]
     return (
         select(*_COLUMNS)
         .join_from(Product, _SELLER, _SELLER.c.plugin_key == Product.plugin_key)
@@ -112,16 +103,13 @@ def _statement(dialect: str, concepts: int):
             _SELLER.c.in_feed.is_(True),
             any_public_product(),
             or_(*matches),
-            _serves(dialect),
+            _serves(),
         )
         .order_by(_SELLER.c.plugin_key, Product.price_cents, Product.sku)
     )
 
 
-def _serves(dialect: str):
+def _serves():
     """Whether the company's service area lists :postal_code (a JSON array of 5-digit ZIPs)."""
     wanted = bindparam("postal_code", type_=String)
-    if dialect == "postgresql":
-        return cast(_SELLER.c.service_postal_codes, JSONB).contains(func.jsonb_build_array(wanted))
-    codes = func.json_each(_SELLER.c.service_postal_codes).table_valued("value").alias("zip")
-    return exists(select(literal_column("1")).select_from(codes).where(and_(codes.c.value == wanted)))
+    return cast(_SELLER.c.service_postal_codes, JSONB).contains(func.jsonb_build_array(wanted))

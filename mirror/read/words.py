@@ -6,10 +6,9 @@ names, brands and categories. One statement answers, for some words at once:
 
 - which of them (and of the pieces a run-together word splits into) the
   company holds: primary-key lookups;
-- which of the company's words are nearest each of them: on Postgres the
-  GiST index on (plugin_key, word)'s distance order
-  (`WHERE plugin_key = :k ORDER BY word <-> 'furnance' LIMIT n`), on SQLite
-  the FTS5 trigram table's rank for the OR of the word's trigrams.
+- which of the company's words are nearest each of them: the GiST index on
+  (plugin_key, word)'s distance order
+  (`WHERE plugin_key = :k ORDER BY word <-> 'furnance' LIMIT n`).
 
 Every part is bounded by an index and a LIMIT, and the query step caps the
 words it looks up (mirror/query/spelling.py, `MAX_LOOKED_UP`): a lookup costs
@@ -18,14 +17,12 @@ the same on a catalog of 20 products and of 100,000.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import lru_cache
 
-from sqlalchemy import String, bindparam, column, func, literal, literal_column, select, table, text, union_all
+from sqlalchemy import String, bindparam, func, literal, select, union_all
 from sqlalchemy.orm import Session
 
-from mirror import fulltext as ft
 from mirror.db import planned_per_call, statement_rows
 from mirror.models import CompanyWord
 from mirror.query.spelling import SIMILAR_PER_WORD, LexiconAnswer
@@ -45,15 +42,9 @@ class CatalogLexicon:
         """Which of `words` and `pieces` the company holds, and its words nearest each of `words`."""
         asked = [w for w in dict.fromkeys(words) if w.isalpha() and len(w) >= 3]
         held = sorted({w for w in (*words, *pieces) if w.isalpha()})
-        dialect = self.session.get_bind().dialect.name
-        params = {"plugin_key": self.plugin_key}
-        if dialect == "postgresql":
-            params["held"] = " ".join(held)
-            params.update({f"word_{i}": word for i, word in enumerate(asked)})
-        else:
-            params["held"] = json.dumps(held)
-            params.update({f"word_{i}": ft.fts_trigram_query(word) for i, word in enumerate(asked)})
-        rows = statement_rows(self.session, _statement(dialect, len(asked)), params)
+        params = {"plugin_key": self.plugin_key, "held": " ".join(held)}
+        params.update({f"word_{i}": word for i, word in enumerate(asked)})
+        rows = statement_rows(self.session, _statement(len(asked)), params)
         known = frozenset(row[1] for row in rows if row[0] == HELD)
         similar: dict[str, list[str]] = {}
         for index, word in rows:
@@ -63,31 +54,16 @@ class CatalogLexicon:
 
 
 @lru_cache(maxsize=16)
-def _statement(dialect: str, asked: int):
+def _statement(asked: int):
     """Held words (first column HELD), then each asked word's nearest (first column its index)."""
     mine = WORDS.c.plugin_key == bindparam("plugin_key", type_=String)
-    if dialect == "postgresql":
-        wanted = func.string_to_array(bindparam("held", type_=String), literal(" "))
-        held = select(literal(HELD), WORDS.c.word).where(mine, WORDS.c.word == func.any(wanted))
-    else:
-        listed = select(literal_column("value")).select_from(func.json_each(bindparam("held", type_=String)))
-        held = select(literal(HELD), WORDS.c.word).where(mine, WORDS.c.word.in_(listed))
-    return planned_per_call(union_all(held, *(_nearest(dialect, i, mine) for i in range(asked))))
+    wanted = func.string_to_array(bindparam("held", type_=String), literal(" "))
+    held = select(literal(HELD), WORDS.c.word).where(mine, WORDS.c.word == func.any(wanted))
+    return planned_per_call(union_all(held, *(_nearest(i, mine) for i in range(asked))))
 
 
-def _nearest(dialect: str, i: int, mine):
+def _nearest(i: int, mine):
     """The company's words nearest asked word `i`, best first (at most SIMILAR_PER_WORD)."""
-    if dialect == "postgresql":
-        distance = WORDS.c.word.op("<->")(bindparam(f"word_{i}", type_=String))
-        candidates = select(WORDS.c.word).where(mine).order_by(distance).limit(SIMILAR_PER_WORD).subquery(f"near_{i}")
-    else:
-        fts = table(ft.FTS_TABLES["company_words"], column("rowid"), column("rank"))
-        candidates = (
-            select(WORDS.c.word)
-            .join(fts, fts.c.rowid == literal_column("company_words.rowid"))
-            .where(text(f"{fts.name} MATCH :word_{i}").bindparams(bindparam(f"word_{i}", type_=String)), mine)
-            .order_by(fts.c.rank)
-            .limit(SIMILAR_PER_WORD)
-            .subquery(f"near_{i}")
-        )
+    distance = WORDS.c.word.op("<->")(bindparam(f"word_{i}", type_=String))
+    candidates = select(WORDS.c.word).where(mine).order_by(distance).limit(SIMILAR_PER_WORD).subquery(f"near_{i}")
     return select(literal(str(i)), candidates.c.word)

@@ -209,7 +209,7 @@ def _drop_orphans(session: Session, run: RunState, latest: dict) -> dict:
     held = run.held_companies
     unknown = {key for key, _ in latest if key not in held}
     if unknown:
-        found = set(session.scalars(select(Company.plugin_key).where(keys_in(Company.plugin_key, unknown, session))))
+        found = set(session.scalars(select(Company.plugin_key).where(keys_in(Company.plugin_key, unknown))))
         held.update((key, key in found) for key in unknown)
     kept = {k: r for k, r in latest.items() if held[k[0]]}
     run.counts.orphan_products += len(latest) - len(kept)
@@ -219,19 +219,13 @@ def _drop_orphans(session: Session, run: RunState, latest: dict) -> dict:
 def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
     """The held (record_hash, category_slug) of those products that the mirror has."""
     columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.category_slug)
-    if session.get_bind().dialect.name == "postgresql":
-        # Two array parameters instead of a bind pair per key: a batch is
-        # thousands of keys.
-        pairs = text(
-            "(products.plugin_key, products.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))"
-        )
-        statements = [select(*columns).where(pairs).params(k=[k for k, _ in keys], s=[s for _, s in keys])]
-    else:
-        statements = [
-            select(*columns).where(tuple_(Product.plugin_key, Product.sku).in_(keys[start : start + 500]))
-            for start in range(0, len(keys), 500)
-        ]
-    return {(row.plugin_key, row.sku): row for statement in statements for row in session.execute(statement)}
+    # Two array parameters instead of a bind pair per key: a batch is
+    # thousands of keys.
+    pairs = text(
+        "(products.plugin_key, products.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))"
+    )
+    statement = select(*columns).where(pairs).params(k=[k for k, _ in keys], s=[s for _, s in keys])
+    return {(row.plugin_key, row.sku): row for row in session.execute(statement)}
 
 
 def _write_products(session: Session, run: RunState, latest: dict, maybe_held: list | None = None) -> None:

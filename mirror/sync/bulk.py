@@ -1,4 +1,4 @@
-"""The sync's bulk writes: COPY and set-wise UPDATE on Postgres, executemany on SQLite.
+"""The sync's bulk writes: COPY and set-wise UPDATE.
 
 Each write can be *isolated* (`refused=`): it runs in a savepoint, and when
 the database refuses some row's values (a data exception, a value too large
@@ -15,14 +15,13 @@ from __future__ import annotations
 import json
 import logging
 import operator
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import orjson
 import psycopg
-from sqlalchemy import JSON, Text, any_, bindparam, event, func, insert, select, text, update
+from sqlalchemy import JSON, Text, any_, bindparam, event, func, select, text
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
@@ -36,9 +35,7 @@ Refused = Callable[[dict, BaseException], None]
 _ROW_ERRORS = (
     psycopg.errors.DataError,  # SQLSTATE class 22: invalid text, numbers out of range, NUL
     psycopg.errors.ProgramLimitExceeded,  # class 54: a value too large for its index (a huge tsvector)
-    sqlite3.DataError,  # SQLite: a string or blob too big
     UnicodeError,  # a lone surrogate, which no driver can encode as UTF-8
-    OverflowError,  # SQLite: an integer beyond 64 bits
 )
 
 
@@ -76,37 +73,29 @@ def write_isolated(rows: list[dict], write: Callable[[list[dict]], None], savepo
         write_isolated(rows[half:], write, savepoint, refused)
 
 
-def keys_in(column, keys, session: Session):
-    """`column IN keys`; on Postgres as `column = ANY(array)`: one parameter however many keys (an
+def keys_in(column, keys):
+    """`column IN keys` as `column = ANY(array)`: one parameter however many keys (an
     IN list of 1,229 company keys took 14 ms to send, plan and run, the array 7 ms)."""
-    if session.get_bind().dialect.name == "postgresql":
-        return column == any_(bindparam("keys", list(keys), type_=ARRAY(Text), unique=True))
-    return column.in_(keys)
+    return column == any_(bindparam("keys", list(keys), type_=ARRAY(Text), unique=True))
 
 
-def keys_in_set(column, keys, session: Session):
-    """`column IN keys` as a hashed semi-join on Postgres (`IN (SELECT unnest(array))`), for statements testing
+def keys_in_set(column, keys):
+    """`column IN keys` as a hashed semi-join (`IN (SELECT unnest(array))`), for statements testing
     many rows: `= ANY(array)` compares each row with every key (tagging 2,000 companies' 60,000 products
     took 0.39 s for one company's key against 0.014 s this way)."""
-    if session.get_bind().dialect.name == "postgresql":
-        return column.in_(select(func.unnest(bindparam("keys", list(keys), type_=ARRAY(Text), unique=True))))
-    return column.in_(keys)
+    return column.in_(select(func.unnest(bindparam("keys", list(keys), type_=ARRAY(Text), unique=True))))
 
 
 def insert_rows(session: Session, model, rows: list[dict], *, refused: Refused | None = None) -> None:
     """Bulk-insert rows that all have the same keys (isolated with `refused`, see the module's docstring).
 
-    Postgres gets COPY (an order of magnitude faster than INSERTs for the
-    tens of thousands of rows a full run writes), on a writer thread
-    (`_BackgroundCopy`); SQLite gets executemany, which its driver runs in C.
+    COPY (an order of magnitude faster than INSERTs for the tens of
+    thousands of rows a full run writes), on a writer thread
+    (`_BackgroundCopy`).
     """
     if not rows:
         return
-    table = model.__table__
-    if session.get_bind().dialect.name == "postgresql":
-        _copy_in_background(session, table, rows, refused)
-    else:
-        _isolated(session, rows, lambda part: session.execute(insert(table), part), refused)
+    _copy_in_background(session, model.__table__, rows, refused)
 
 
 def update_rows(
@@ -119,8 +108,8 @@ def update_rows(
 ) -> None:
     """Bulk-update rows by primary key; all rows have the same keys, the primary key's included.
 
-    SQLite gets the ORM's executemany. Postgres gets the rows COPYed into a
-    staging table of this transaction and one UPDATE ... FROM it: an
+    The rows are COPYed into a staging table of this transaction and one
+    UPDATE ... FROM it: an
     executemany UPDATE cost about 310 us a row (an incremental run's ~2,000
     changed products: 0.6 s), the set-wise one about 110 us, nearly all of
     it the new rows' search vectors and index entries.
@@ -134,9 +123,6 @@ def update_rows(
     repriced product (EXPLAIN ANALYZE, 1,918 rows).
     """
     if not rows:
-        return
-    if session.get_bind().dialect.name != "postgresql":
-        _isolated(session, rows, lambda part: session.execute(update(model), part), refused)
         return
     _isolated(session, rows, lambda part: _update_from_staging(session, model.__table__, part, generated_from), refused)
 

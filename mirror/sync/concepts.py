@@ -10,8 +10,8 @@ businesses for one question of four trades).
 
 When a run finishes (mirror/sync/rebuild.py), the companies whose catalog or
 record it changed are tagged again, in the run's transaction: one statement
-per batch on Postgres (every concept against the batch's products, about
-0.4 s for 60,000 products), one FTS5 match per concept on SQLite. The
+per batch (every concept against the batch's products, about 0.4 s for
+60,000 products). The
 vocabulary's version is stored beside the tags: a release that changes what a
 concept is called retags every company in its first run.
 """
@@ -64,7 +64,7 @@ def refresh(session: Session, keys: list[str]) -> None:
         return
     for start in range(0, len(keys), BATCH):
         chunk = keys[start : start + BATCH]
-        session.execute(delete(CompanyConcept).where(keys_in(CompanyConcept.plugin_key, chunk, session)))
+        session.execute(delete(CompanyConcept).where(keys_in(CompanyConcept.plugin_key, chunk)))
         _insert(session, _tags(session, chunk))
 
 
@@ -74,36 +74,24 @@ def _insert(session: Session, tags: list[tuple[str, str]]) -> None:
 
 def _tags(session: Session, keys: list[str] | None) -> list[tuple[str, str]]:
     """(company, concept) for every concept a public product of the companies `keys` (None: of all) is."""
-    mine = (
-        (any_public_product(),)
-        if keys is None
-        else (keys_in_set(Product.plugin_key, keys, session), any_public_product())
+    mine = (any_public_product(),) if keys is None else (keys_in_set(Product.plugin_key, keys), any_public_product())
+    concepts = values(column("slug", String), column("query", String), name="concepts").data(
+        [(m.slug, ft.pg_concept_query((m,), ft.CONCEPT_WEIGHTS)) for m in _members()]
     )
-    if session.get_bind().dialect.name == "postgresql":
-        concepts = values(column("slug", String), column("query", String), name="concepts").data(
-            [(m.slug, ft.pg_concept_query((m,), ft.CONCEPT_WEIGHTS)) for m in _members()]
+    # Each query parsed once, before the join (parsed in the join condition, it was parsed again for
+    # every product the index returned: 1.2 s against 0.4 s for 60,000 products).
+    parsed = (
+        select(
+            concepts.c.slug,
+            func.to_tsquery(literal_column(f"'{ft.TS_CONFIG}'::regconfig"), concepts.c.query).label("query"),
         )
-        # Each query parsed once, before the join (parsed in the join condition, it was parsed again for
-        # every product the index returned: 1.2 s against 0.4 s for 60,000 products).
-        parsed = (
-            select(
-                concepts.c.slug,
-                func.to_tsquery(literal_column(f"'{ft.TS_CONFIG}'::regconfig"), concepts.c.query).label("query"),
-            )
-            .cte("parsed")
-            .prefix_with("MATERIALIZED")
-        )
-        statement = (
-            select(Product.plugin_key, parsed.c.slug)
-            .distinct()
-            .join(parsed, ft.pg_vector("products").op("@@")(parsed.c.query))
-            .where(*mine)
-        )
-        return sorted(tuple(row) for row in session.execute(statement))
-    found = set()
-    fts = ft.FTS_TABLES["products"]
-    for member in _members():
-        rows = ft.fts_rowids(fts, ft.fts_concept_query((member,), ft.CONCEPT_COLUMNS), "concept")
-        statement = select(Product.plugin_key).distinct().where(literal_column("products.rowid").in_(rows), *mine)
-        found.update((key, member.slug) for key in session.scalars(statement))
-    return sorted(found)
+        .cte("parsed")
+        .prefix_with("MATERIALIZED")
+    )
+    statement = (
+        select(Product.plugin_key, parsed.c.slug)
+        .distinct()
+        .join(parsed, ft.pg_vector("products").op("@@")(parsed.c.query))
+        .where(*mine)
+    )
+    return sorted(tuple(row) for row in session.execute(statement))

@@ -26,7 +26,7 @@ def finish(session: Session, run: RunState, finished_at: datetime, company_key: 
     saved = st.read_state(session)
     feed_stamp = max(int(finished_at.timestamp() * 1000), st.get_int(saved, st.FEED_CLOCK_MS) + 1)
     touched = sorted(run.changed_companies | run.touched_catalogs)
-    if touched and session.get_bind().dialect.name == "postgresql":
+    if touched:
         session.execute(text("SET LOCAL work_mem = '128MB'"))  # the rebuild sorts a batch's products in memory
     for start in range(0, len(touched), REBUILD_BATCH):
         _rebuild(session, run, touched[start : start + REBUILD_BATCH], finished_at, feed_stamp)
@@ -52,7 +52,7 @@ ANALYZE_AFTER_ROWS = 10_000
 
 
 def _refresh_planner_statistics(session: Session, run: RunState) -> None:
-    """ANALYZE the catalog tables after a run that rewrote much of them (Postgres), in the run's transaction.
+    """ANALYZE the catalog tables after a run that rewrote much of them, in the run's transaction.
 
     Without statistics (a first sync, a large catalog change, autovacuum off
     or not yet round), the planner guesses: it took ~440 products per
@@ -63,7 +63,7 @@ def _refresh_planner_statistics(session: Session, run: RunState) -> None:
     0.2 s here), and its statistics commit, or roll back, with the run;
     small incremental runs skip it and leave it to autovacuum.
     """
-    if _rows_written(run) >= ANALYZE_AFTER_ROWS and session.get_bind().dialect.name == "postgresql":
+    if _rows_written(run) >= ANALYZE_AFTER_ROWS:
         session.execute(text("ANALYZE companies, products, offer_groups"))
 
 
@@ -82,14 +82,14 @@ _MERGE_PENDING = text(
 
 
 def _merge_pending_index_entries(session: Session, run: RunState) -> None:
-    """Merge the rows this run wrote into the GIN indexes proper (Postgres), in the run's transaction.
+    """Merge the rows this run wrote into the GIN indexes proper, in the run's transaction.
 
     A GIN index queues new entries in a pending list that every search reads
     whole, unsorted, until VACUUM merges them (migration 0010 caps it at
     256 kB). Merging at the end of the run costs what the run queued, once,
     and leaves the searches between runs nothing to read there.
     """
-    if _rows_written(run) and session.get_bind().dialect.name == "postgresql":
+    if _rows_written(run):
         session.execute(_MERGE_PENDING)
 
 
@@ -107,14 +107,13 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
     never moves them). Every company whose products were written gets a new
     generation; those with nothing else to change, in one statement.
     """
-    dialect = session.get_bind().dialect.name
-    whole, pairs = _groups_to_summarise(run, keys, dialect)
+    whole, pairs = _groups_to_summarise(run, keys)
     # Whole companies and category pairs are two statements: under one OR,
     # Postgres cannot join the pairs to the products and reads every one
     # (0.19 s for the benchmark's 1,782 pairs).
-    statements = [changed_offer_groups_query(whole, dialect)] if whole else []
+    statements = [changed_offer_groups_query(whole)] if whole else []
     if pairs:
-        statements.append(changed_offer_groups_query([], dialect, pairs))
+        statements.append(changed_offer_groups_query([], pairs))
     changed: dict[str, dict[str, tuple | None]] = {}  # company -> slug -> its group now, None when gone
     for statement in statements:
         for row in session.execute(statement):
@@ -122,13 +121,12 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
     versioned = sorted(set(whole) | set(changed))
     columns = Company.__table__.c
     companies = {
-        row.plugin_key: row
-        for row in session.execute(select(*columns).where(keys_in(columns.plugin_key, versioned, session)))
+        row.plugin_key: row for row in session.execute(select(*columns).where(keys_in(columns.plugin_key, versioned)))
     }
     stored: dict[str, dict[str, tuple]] = {}
     groups = OfferGroup.__table__
     for row in session.execute(
-        select(*(groups.c[name] for name in GROUP_COLUMNS)).where(keys_in(groups.c.plugin_key, versioned, session))
+        select(*(groups.c[name] for name in GROUP_COLUMNS)).where(keys_in(groups.c.plugin_key, versioned))
     ):
         stored.setdefault(row[0], {})[row[1]] = tuple(row)
     whole_set = set(whole)
@@ -148,7 +146,7 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
             company_updates.append(
                 {"plugin_key": key, **{name: getattr(company, name) for name in REBUILT_COLUMNS}, **changes}
             )
-    _delete_groups(session, [(key, slug) for key, slugs in changed.items() for slug in slugs], dialect)
+    _delete_groups(session, [(key, slug) for key, slugs in changed.items() for slug in slugs])
     written = [dict(zip(GROUP_COLUMNS, g, strict=True)) for slugs in changed.values() for g in slugs.values() if g]
     insert_rows(session, OfferGroup, written)
     update_rows(session, Company, company_updates)
@@ -170,20 +168,18 @@ def _bump_generations(session: Session, run: RunState, keys: list[str]) -> None:
     generation = companies.c.generation
     session.execute(
         update(companies)
-        .where(keys_in(companies.c.plugin_key, keys, session))
+        .where(keys_in(companies.c.plugin_key, keys))
         .values(generation=case((generation + 1 > run.generation, generation + 1), else_=run.generation))
     )
 
 
-def _delete_groups(session: Session, pairs: list[tuple[str, str]], dialect: str) -> None:
-    # Postgres binds two arrays however many pairs; SQLite binds each pair's two values.
-    step = len(pairs) if dialect == "postgresql" else 400
-    for start in range(0, len(pairs), step or 1):
-        chunk = pairs[start : start + step]
-        session.execute(delete(OfferGroup).where(groups_in(OfferGroup.__table__, chunk, dialect)))
+def _delete_groups(session: Session, pairs: list[tuple[str, str]]) -> None:
+    # One statement: the pairs are bound as two arrays however many they are.
+    if pairs:
+        session.execute(delete(OfferGroup).where(groups_in(OfferGroup.__table__, pairs)))
 
 
-def _groups_to_summarise(run: RunState, keys: list[str], dialect: str) -> tuple[list[str], list[tuple[str, str]]]:
+def _groups_to_summarise(run: RunState, keys: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """(companies whose every group is summarised again, (company, category) pairs for the rest).
 
     A company new in this run, with a changed record (public, currency) or
@@ -197,8 +193,6 @@ def _groups_to_summarise(run: RunState, keys: list[str], dialect: str) -> tuple[
             whole.append(key)
         else:
             pairs.extend((key, slug) for slug in sorted(slugs))
-    if dialect != "postgresql" and len(pairs) > 4000:  # SQLite binds each pair's two values
-        return keys, []
     return whole, pairs
 
 

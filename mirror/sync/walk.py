@@ -26,7 +26,7 @@ from mirror.upstream import UpstreamNotFound
 
 # Product records a walk buffers before one round of database work (one
 # lookup of what is held, one COPY): pages are 500 records, and a round per
-# page spent more on round trips than on the rows. On Postgres the COPY runs
+# page spent more on round trips than on the rows. The COPY runs
 # on a writer thread while the next batch is parsed (_BackgroundCopy).
 APPLY_BATCH = 5000
 

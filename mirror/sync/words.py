@@ -51,12 +51,10 @@ def _refresh_some(session: Session, keys: list[str]) -> None:
     texts = select(Product.plugin_key, Product.name, Product.brand, Product.category_name).distinct()
     wanted = {
         (key, word)
-        for key, *named in session.execute(
-            texts.where(keys_in(Product.plugin_key, keys, session), any_public_product())
-        )
+        for key, *named in session.execute(texts.where(keys_in(Product.plugin_key, keys), any_public_product()))
         for word in words_of(named)
     }
-    mine = select(CompanyWord.plugin_key, CompanyWord.word).where(keys_in(CompanyWord.plugin_key, keys, session))
+    mine = select(CompanyWord.plugin_key, CompanyWord.word).where(keys_in(CompanyWord.plugin_key, keys))
     held = {tuple(row) for row in session.execute(mine)}
     gone = sorted(held - wanted)
     pair = tuple_(CompanyWord.plugin_key, CompanyWord.word)

@@ -27,8 +27,8 @@ def validator() -> Draft202012Validator:
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
+def live(request):
+    with live_mcp(module_database(request)) as server:
         yield server
 
 

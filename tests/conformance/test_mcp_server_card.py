@@ -15,8 +15,8 @@ from tests.mcp_helpers import live_mcp, module_database
 
 
 @pytest.fixture(scope="module")
-def live(request, tmp_path_factory):
-    with live_mcp(module_database("sqlite", tmp_path_factory, request)) as server:
+def live(request):
+    with live_mcp(module_database(request)) as server:
         yield server
 
 

@@ -1,4 +1,4 @@
-"""What the live UCP endpoint answers, against each release's official schemas (SQLite and Postgres).
+"""What the live UCP endpoint answers, against each release's official schemas.
 
 `make test` checks every answer against the tool's own outputSchema
 (tests/ucp_helpers.py); here a call of every kind the endpoint tests make, in
@@ -16,7 +16,7 @@ import requests
 
 from mcp_server.ucp.tools import UCP_TOOLS
 from tests.conformance.official import OFFICIAL, assert_official
-from tests.mcp_helpers import BACKENDS, TUDI, module_database
+from tests.mcp_helpers import TUDI, module_database
 from tests.ucp_helpers import MANY, RELEASES, V0408, V0825, ucp_live
 
 # (tool, catalog): every branch of the mapping the endpoint tests exercise.
@@ -34,9 +34,9 @@ CALLS = [
 ]
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def ucp(request, tmp_path_factory):
-    with ucp_live(module_database(request.param, tmp_path_factory, request)) as live:
+@pytest.fixture(scope="module")
+def ucp(request):
+    with ucp_live(module_database(request)) as live:
         yield live
 
 
