@@ -24,9 +24,10 @@ answerable at a catalog when some product grades 2 or more. Figures
 (`Figures`): nDCG@5 (gain 2^grade - 1, the ideal order of the catalog's own
 products, under the same per-kind cap), MRR (1/rank of the first product
 graded as high as the best available, 0 past the tenth), zero results (an
-answerable query with no result), false matches (a query whose first five
-hold a product of a kind it does not want; for an unanswerable query, any
-result).
+answerable query with no result), false matches (of the queries answered
+with any result, those whose first five hold a product of a kind not asked
+for; for an unanswerable query, any result: so a search that answers
+nothing makes no false match, and the zero-result rate shows it).
 """
 
 from __future__ import annotations
@@ -157,6 +158,7 @@ class Outcome:
     rr: float | None
     zero: bool
     false_match: bool
+    shown: int  # how many results came back (at most the search's limit)
     first: str | None  # the name of what came first, as the catalog wrote it
 
 
@@ -176,6 +178,7 @@ def judge(
         rr=reciprocal_rank(ranked, graded) if answerable else None,
         zero=answerable and not ranked,
         false_match=false_match(ranked, want, kind_of),
+        shown=len(ranked),
         first=first,
     )
 
@@ -188,15 +191,14 @@ class Figures:
 
     def summary(self) -> dict:
         answered = [o for o in self.outcomes if o.answerable]
+        shown = [o for o in self.outcomes if o.shown]
         return {
             "queries": len(self.outcomes),
             "answerable": len(answered),
             "ndcg5": round(statistics.fmean(o.ndcg for o in answered), 3) if answered else None,
             "mrr": round(statistics.fmean(o.rr for o in answered), 3) if answered else None,
             "zero_results": round(sum(o.zero for o in answered) / len(answered), 4) if answered else None,
-            "false_matches": round(sum(o.false_match for o in self.outcomes) / len(self.outcomes), 4)
-            if self.outcomes
-            else None,
+            "false_matches": round(sum(o.false_match for o in shown) / len(shown), 4) if shown else None,
         }
 
     def worst(self, count: int = 10) -> list[Outcome]:

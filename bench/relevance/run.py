@@ -125,9 +125,31 @@ def summarise(outcomes: list, product_count: int, sync_s: float) -> dict:
         row["tuned"] = Figures([o for o in mine if not o.held_out]).summary()
         row["held_out"] = Figures([o for o in mine if o.held_out]).summary()
         row["all"] = Figures(mine).summary()
-        row["worst"] = [vars(o) for o in Figures(mine).worst()]
         rows.append(row)
-    return {"products": product_count, "sync_seconds": round(sync_s, 1), "rows": rows, "targets": verdicts(outcomes)}
+    # The worst ten, tuned parts apart from held-out ones, so a session tuning the search can read the first lists
+    # without seeing the held-out wordings or style.
+    worst = {
+        f"{style}, tuned wordings": [o for o in outcomes if o.style == style and not o.held_out]
+        for style in STYLES
+        if style != HELD_OUT_STYLE
+    }
+    held = {
+        f"{HELD_OUT_STYLE} (held-out style), all wordings": [o for o in outcomes if o.style == HELD_OUT_STYLE],
+        "held-out wordings, tuned styles": [o for o in outcomes if o.style != HELD_OUT_STYLE and o.held_out],
+    }
+    issue_rows = [w for intent in intents(products()) if intent.issue for w in intent.wordings]
+    tuned_styles = [style for style in STYLES if style != HELD_OUT_STYLE]
+    by_pair = {(o.query, o.style): o for o in outcomes}
+    issue_table = [(w, [vars(by_pair[w, style]) for style in tuned_styles]) for w in issue_rows]
+    return {
+        "products": product_count,
+        "issue_table": issue_table,
+        "sync_seconds": round(sync_s, 1),
+        "rows": rows,
+        "targets": verdicts(outcomes),
+        "worst_tuned": {name: [vars(o) for o in Figures(group).worst()] for name, group in worst.items()},
+        "worst_held_out": {name: [vars(o) for o in Figures(group).worst()] for name, group in held.items()},
+    }
 
 
 def verdicts(outcomes: list) -> list[tuple[str, str, bool]]:
@@ -158,9 +180,9 @@ def verdicts(outcomes: list) -> list[tuple[str, str, bool]]:
             every["zero_results"] <= TARGETS["zero_results"],
         ),
         (
-            f"false matches <= {TARGETS['false_matches']:.0%}",
+            f"false matches <= {TARGETS['false_matches']:.0%} (of the questions with any result)",
             _percent(every["false_matches"]),
-            every["false_matches"] <= TARGETS["false_matches"],
+            (every["false_matches"] or 0.0) <= TARGETS["false_matches"],
         ),
         (
             f"no tuned style (tuned wordings) below {TARGETS['tuned_style_ndcg5']}",
@@ -197,21 +219,40 @@ def report_lines(report: dict) -> list[str]:
             )
     lines += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
     lines += [f"| {name} | {value} | {'MET' if met else 'MISSED'} |" for name, value, met in report["targets"]]
-    for row in report["rows"]:
-        lines += [
-            "",
-            f"Worst ten, {row['style']}:",
-            "",
-            "| query | held out | nDCG@5 | false match | first result |",
-            "| --- | --- | ---: | --- | --- |",
-        ]
-        for o in row["worst"]:
-            score = "unanswerable" if o["ndcg"] is None else f"{o['ndcg']:.3f}"
-            first = o["first"] if o["first"] is not None else "(nothing)"
-            lines.append(
-                f"| {o['query']} | {'yes' if o['held_out'] else ''} | {score} | "
-                f"{'yes' if o['false_match'] else ''} | {first} |"
-            )
+    tuned_styles = [style for style in STYLES if style != HELD_OUT_STYLE]
+    lines += [
+        "",
+        "Issue 34's table, nDCG@5 (first result) per tuned style:",
+        "",
+        "| question | " + " | ".join(tuned_styles) + " |",
+        "| --- |" + " --- |" * len(tuned_styles),
+    ]
+    for wording, cells in report["issue_table"]:
+        shown = [f"{o['ndcg']:.3f} ({o['first'] or 'nothing'})" for o in cells]
+        lines.append(f"| {wording} | " + " | ".join(shown) + " |")
+    for name, worst in report["worst_tuned"].items():
+        lines += _worst_table(f"Worst ten, {name}:", worst)
+    lines += [
+        "",
+        "### Held out: a session tuning the search does not read below this line (bench/relevance/README.md)",
+    ]
+    for name, worst in report["worst_held_out"].items():
+        lines += _worst_table(f"Worst ten, {name}:", worst)
+    return lines
+
+
+def _worst_table(title: str, worst: list[dict]) -> list[str]:
+    lines = [
+        "",
+        title,
+        "",
+        "| query | style | nDCG@5 | false match | first result |",
+        "| --- | --- | ---: | --- | --- |",
+    ]
+    for o in worst:
+        score = "unanswerable" if o["ndcg"] is None else f"{o['ndcg']:.3f}"
+        first = o["first"] if o["first"] is not None else "(nothing)"
+        lines.append(f"| {o['query']} | {o['style']} | {score} | {'yes' if o['false_match'] else ''} | {first} |")
     return lines
 
 
