@@ -43,12 +43,14 @@ ANSWERABLE = 2
 
 
 def _size_penalty(want: dict, truth: Truth, catalog: list[Truth]) -> int:
+    """0 for the size asked; 1 for the nearest size the catalog's wanted kind has, when it lacks the one asked; else 2."""
     ((attribute, value),) = want["size"].items()
     have = getattr(truth, attribute)
     if have == value:
         return 0
     offered = {getattr(t, attribute) for t in catalog if want["kinds"].get(t.kind, 0) == 3} - {None}
     if have is not None and value not in offered and offered and not isinstance(value, str):
+        # the nearest real size; between two as near, the larger (a 5-ton question is better served by 4 than 3)
         nearest = min(offered, key=lambda size: (abs(size - value), -size))
         if have == nearest:
             return 1
