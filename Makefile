@@ -112,7 +112,8 @@ bench-sync: install-test services
 bench-serve: install-test services
 	$(PY) bench/serve.py
 
-# Relevance and speed of search_catalog on bench/search_queries.json, today's beside main's (bench/search.py).
+# Relevance of search_catalog on four catalog styles judged by a ground truth (bench/relevance/, issue 34), then
+# relevance and speed on bench/search_queries.json, today's beside main's (bench/search.py).
 bench-search: install-test services
 	$(PY) bench/search.py
 

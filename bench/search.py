@@ -1,6 +1,7 @@
-"""Search benchmark (issue 24): what `search_catalog` returns for homeowners' questions, and how fast, beside main's.
+"""Search benchmark (issues 24 and 34): what `search_catalog` returns for homeowners' questions, and how fast.
 
-    make bench-search                    # = .venv/bin/python bench/search.py (both catalogs)
+    make bench-search                    # = .venv/bin/python bench/search.py (both parts, both catalogs)
+    .venv/bin/python bench/search.py --relevance-only                   # issue 34's part alone (seconds)
     .venv/bin/python bench/search.py --large-companies 300 --pairs 8   # a small run, to check it works
     .venv/bin/python bench/search.py --reuse                            # the databases of the last run
 
@@ -33,6 +34,10 @@ products only count in neither). Reported per catalog, database and search:
 
 Targets: nDCG@5 >= 0.9, zero results 0%, false matches <= 2%. The figures
 go to bench/results-search.md (and --json), with the machine's load.
+
+First, the relevance benchmark that can fail (issue 34, bench/relevance/):
+one ground truth written in four catalog styles, judged by the truth only,
+with a held-out style and held-out wordings (bench/relevance/README.md).
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import select  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
+from bench.relevance.run import measure as measure_relevance  # noqa: E402
+from bench.relevance.run import report_lines as relevance_lines  # noqa: E402
 from bench.scratch import fresh_database  # noqa: E402
 from demo.catalog import DemoCatalog  # noqa: E402
 from demo.server import start_in_thread  # noqa: E402
@@ -301,6 +308,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=25, help="companies asked each question in the large catalog")
     parser.add_argument("--seed", type=int, default=24)
     parser.add_argument("--reuse", action="store_true", help="search the databases of the last run (no sync)")
+    parser.add_argument("--relevance-only", action="store_true", help="issue 34's relevance part only (no speed)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where the Markdown report goes")
     args = parser.parse_args()
@@ -310,9 +318,10 @@ def main() -> None:
     main_search = baseline_search()
     if main_search is not None:
         searches["main"] = main_search
-    catalogs = [c for c in CATALOGS if args.catalog in (None, c)]
+    catalogs = [] if args.relevance_only else [c for c in CATALOGS if args.catalog in (None, c)]
     load_before, started = os.getloadavg(), time.monotonic()
-    report = {"questions": len(questions), "rows": []}
+    report = {"questions": len(questions), "rows": [], "relevance": measure_relevance(args.database)}
+    print("\n".join(relevance_lines(report["relevance"])), flush=True)
     for catalog in catalogs:
         shape = dict(CATALOGS[catalog])
         if catalog == "large":
@@ -356,14 +365,26 @@ def _percent(value) -> str:
 
 
 def write_report(report: dict, args) -> None:
-    """bench/results-search.md: the table, the targets, and the machine's load."""
+    """bench/results-search.md: the relevance part (issue 34), the table of issue 24's part, and the machine's load."""
     lines = [
         "# bench/search.py — latest run",
         "",
-        f"Machine: {report['machine']}. {report['questions']} questions (bench/search_queries.json); "
-        f"{args.pairs} companies a question in the large catalog ({args.large_companies:,} companies). "
-        f"Load average (1/5/15 min): {' / '.join(map(str, report['load_average_before']))} before, "
+        f"Machine: {report['machine']}. Load average (1/5/15 min): "
+        f"{' / '.join(map(str, report['load_average_before']))} before, "
         f"{' / '.join(map(str, report['load_average_after']))} after; {report['seconds']} s in all.",
+        "",
+        *relevance_lines(report["relevance"]),
+        "",
+    ]
+    if not report["rows"]:
+        args.results.write_text("\n".join(lines) + "\n")
+        return
+    lines += [
+        "## Issue 24's questions on the demo and large catalogs",
+        "",
+        f"{report['questions']} questions (bench/search_queries.json), written from the search's own vocabulary "
+        "on catalogs of one generator (so its figures cannot see issue 34's failures); "
+        f"{args.pairs} companies a question in the large catalog ({args.large_companies:,} companies).",
         "",
         "| catalog | database | search | nDCG@5 | MRR | zero results (answerable) | false matches (unanswerable) "
         "| p50 ms | p99 ms | pairs (answerable / not) |",
