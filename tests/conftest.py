@@ -1,8 +1,11 @@
-"""Shared fixtures: a migrated database per test (SQLite, and Postgres when
-TEST_DATABASE_URL is set), a real demo upstream over HTTP, and the app.
+"""Shared fixtures: a migrated database per test (SQLite and Postgres), a real
+demo upstream over HTTP, and the app.
 
-Postgres is never optional once asked for: if TEST_DATABASE_URL is set and the
-server cannot be reached, the tests that need it fail rather than skip.
+Postgres is the server at TEST_DATABASE_URL when it is set (CI's), else an
+embedded one this test process starts (mirror/store/embedded.py; one per
+pytest-xdist worker, its data in the worker's temporary folder, stopped at the
+end). It is never optional: when neither can be had, the tests that need it
+fail rather than skip.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from mirror.migrate import upgrade
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()
-BACKENDS = ["sqlite"] + (["postgres"] if TEST_DATABASE_URL else [])
+BACKENDS = ["sqlite", "postgres"]
 TABLES = tuple(table.name for table in Base.metadata.sorted_tables)  # every table a test may have written
 
 # Hypothesis tests that name no example count of their own take it from a profile: `make test` runs
@@ -46,18 +49,34 @@ def sqlite_template(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def postgres_url():
+def postgres_server(tmp_path_factory):
+    """The Postgres server's URL: TEST_DATABASE_URL, else an embedded server of this test process's own."""
+    if TEST_DATABASE_URL:
+        yield TEST_DATABASE_URL
+        return
+    from mirror.store import embedded
+
+    folder = tmp_path_factory.mktemp("postgres")
+    try:
+        url = embedded.start(folder, database="postgres")
+    except embedded.EmbeddedPostgresError as error:
+        pytest.fail(f"TEST_DATABASE_URL is not set and {error}")
+    yield url
+    embedded.stop(folder)
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres_server):
     """A private, migrated Postgres database for this test process; dropped at the end."""
-    if not TEST_DATABASE_URL:
-        pytest.fail("TEST_DATABASE_URL is not set")  # only reached when asked for
-    server = make_url(normalise_database_url(TEST_DATABASE_URL))
+    server = make_url(normalise_database_url(postgres_server))
     name = f"mirror_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
     except Exception as error:
-        pytest.fail(f"PostgreSQL at TEST_DATABASE_URL is unreachable: {error}")
+        where = "TEST_DATABASE_URL" if TEST_DATABASE_URL else "the embedded server"
+        pytest.fail(f"PostgreSQL at {where} is unreachable: {error}")
     url = server.set(database=name).render_as_string(hide_password=False)
     upgrade(url)
     yield url
