@@ -10,10 +10,12 @@ fail rather than skip.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -48,21 +50,44 @@ def sqlite_template(tmp_path_factory) -> Path:
     return path
 
 
+@contextlib.contextmanager
+def folder_outside_pytest_root(prefix: str):
+    """A fresh folder right under the system's temporary folder (not pytest's), removed afterwards.
+
+    For an embedded Postgres run as root: the server then runs as the wheel's own user, which must
+    reach its data folder. The wheel opens the folders above it to that user, but each pytest session
+    that starts closes pytest's root (/tmp/pytest-of-root) to its owner again, which fails a server
+    starting at that moment (another session of the suite on the same machine).
+    """
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def outside_tmp_path():
+    """Like `tmp_path`, for an embedded Postgres's data (see folder_outside_pytest_root)."""
+    with folder_outside_pytest_root("mirror-test-") as folder:
+        yield folder
+
+
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory):
+def postgres_server():
     """The Postgres server's URL: TEST_DATABASE_URL, else an embedded server of this test process's own."""
     if TEST_DATABASE_URL:
         yield TEST_DATABASE_URL
         return
     from mirror.store import embedded
 
-    folder = tmp_path_factory.mktemp("postgres")
-    try:
-        url = embedded.start(folder, database="postgres")
-    except embedded.EmbeddedPostgresError as error:
-        pytest.fail(f"TEST_DATABASE_URL is not set and {error}")
-    yield url
-    embedded.stop(folder)
+    with folder_outside_pytest_root("mirror-test-postgres-") as folder:
+        try:
+            url = embedded.start(folder / "postgres", database="postgres")
+        except embedded.EmbeddedPostgresError as error:
+            pytest.fail(f"TEST_DATABASE_URL is not set and {error}")
+        yield url
+        embedded.stop(folder / "postgres")
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,8 @@ import pytest
 import requests
 
 from mirror.config import Settings, env_name
+from mirror.store import embedded
+from tests.conftest import folder_outside_pytest_root
 from tests.ops_helpers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,6 +200,14 @@ def demo(tmp_path_factory):
     """scripts/run_demo.sh on free ports, its instance folder and .flaskenv inside a checkout-like directory."""
     tmp_path = tmp_path_factory.mktemp("docs-examples")
     checkout = _checkout(tmp_path)
+    with folder_outside_pytest_root("mirror-docs-") as outside:
+        # checkout/instance leads outside pytest's root, where the embedded Postgres run as root can start.
+        (outside / "instance").mkdir()
+        (checkout / "instance").symlink_to(outside / "instance")
+        yield from _demo(tmp_path, checkout)
+
+
+def _demo(tmp_path: Path, checkout: Path):
     port, upstream_port = free_port(), free_port()
     env = _fresh_environment() | {
         "PORT": str(port),
@@ -232,6 +242,7 @@ def demo(tmp_path_factory):
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+        embedded.stop(checkout / "instance" / "postgres")  # its own session: a SIGKILL above leaves it running
 
 
 def _run_page(demo: Demo, page_steps: list[Step]) -> list[tuple[str, int]]:

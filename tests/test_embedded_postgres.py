@@ -24,8 +24,8 @@ def _scalar(url: str, statement: str):
         engine.dispose()
 
 
-def test_it_starts_migrates_joins_a_second_start_and_stops_fast_keeping_its_data(tmp_path):
-    folder = tmp_path / "instance" / "postgres"
+def test_it_starts_migrates_joins_a_second_start_and_stops_fast_keeping_its_data(outside_tmp_path):
+    folder = outside_tmp_path / "instance" / "postgres"
     url = embedded.start(folder)
     try:
         assert url.startswith("postgresql://") and "/mirror?" in url and str(folder) in url
@@ -59,8 +59,8 @@ def test_a_stale_pid_file_naming_another_process_is_not_a_server(tmp_path):
     assert embedded.stop(tmp_path) is False  # and this process is not sent a signal
 
 
-def test_a_folder_it_cannot_use_is_one_line_and_exit_1(tmp_path):
-    folder = tmp_path / "postgres"
+def test_a_folder_it_cannot_use_is_one_line_and_exit_1(outside_tmp_path):
+    folder = outside_tmp_path / "postgres"
     folder.mkdir()
     (folder / "PG_VERSION").write_text("15\n")  # says it holds data, but holds none
     command = [sys.executable, "-m", "mirror.store.embedded", "start", str(folder)]
