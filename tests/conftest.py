@@ -3,8 +3,8 @@ demo upstream over HTTP, and the app.
 
 Postgres is the server at TEST_DATABASE_URL when it is set (CI's), else an
 embedded one this test process starts (mirror/store/embedded.py; one per
-pytest-xdist worker, its data in the worker's temporary folder, stopped at the
-end). It is never optional: when neither can be had, the tests that need it
+pytest-xdist worker, its data in a temporary folder; stopped and removed at
+the end). It is never optional: when neither can be had, the tests that need it
 fail rather than skip.
 """
 
