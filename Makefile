@@ -117,5 +117,8 @@ bench-serve: install-test services
 bench-search: install-test services
 	$(PY) bench/search.py
 
+# The demo's database goes too: the embedded Postgres is stopped first (a no-op when none runs).
 clean:
+	-$(PY) -m mirror.store.embedded stop instance/postgres
+	rm -rf instance/postgres
 	rm -rf .pytest_cache

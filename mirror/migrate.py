@@ -48,8 +48,15 @@ class DatabaseProblem(Exception):
 
 
 def describe_database(database_url: str) -> str:
-    """Where a DATABASE_URL points, for messages: `host:port/name` (no password)."""
+    """Where a DATABASE_URL points, for messages: `host:port/name` or `socket-folder/name`.
+
+    No password. The embedded Postgres (mirror/store/embedded.py) is reached through a Unix socket
+    named in the query (`postgresql://postgres@/mirror?host=/path/instance/postgres`).
+    """
     url = make_url(database_url)
+    socket_folder = url.query.get("host") if not url.host else None
+    if isinstance(socket_folder, str) and socket_folder.startswith("/"):
+        return f"{socket_folder}/{url.database or ''}"
     return f"{url.host or 'localhost'}:{url.port or 5432}/{url.database or ''}"
 
 

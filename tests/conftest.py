@@ -1,15 +1,20 @@
-"""Shared fixtures: a migrated Postgres database per test (on the server at
-TEST_DATABASE_URL), a real demo upstream over HTTP, and the app.
+"""Shared fixtures: a migrated Postgres database per test, a real demo upstream over HTTP, and the app.
 
-Postgres is never optional: if TEST_DATABASE_URL is unset or the server cannot
-be reached, the tests that need it fail rather than skip.
+Postgres is the server at TEST_DATABASE_URL when it is set (CI's), else an
+embedded one this test process starts (mirror/store/embedded.py; one per
+pytest-xdist worker, its data in a temporary folder; stopped and removed at
+the end). It is never optional: when neither can be had, the tests that need it
+fail rather than skip.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -35,18 +40,57 @@ hypothesis_settings.register_profile("fuzz", max_examples=2500, deadline=None, d
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
-def _migrated_database():
-    """A private, migrated Postgres database for this test process (yields its URL); dropped at the end."""
-    if not TEST_DATABASE_URL:
-        pytest.fail("TEST_DATABASE_URL is not set")  # only reached when asked for
-    server = make_url(normalise_database_url(TEST_DATABASE_URL))
+@contextlib.contextmanager
+def folder_outside_pytest_root(prefix: str):
+    """A fresh folder right under the system's temporary folder (not pytest's), removed afterwards.
+
+    For an embedded Postgres run as root: the server then runs as the wheel's own user, which must
+    reach its data folder. The wheel opens the folders above it to that user, but each pytest session
+    that starts closes pytest's root (/tmp/pytest-of-root) to its owner again, which fails a server
+    starting at that moment (another session of the suite on the same machine).
+    """
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def outside_tmp_path():
+    """Like `tmp_path`, for an embedded Postgres's data (see folder_outside_pytest_root)."""
+    with folder_outside_pytest_root("mirror-test-") as folder:
+        yield folder
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """The Postgres server's URL: TEST_DATABASE_URL, else an embedded server of this test process's own."""
+    if TEST_DATABASE_URL:
+        yield TEST_DATABASE_URL
+        return
+    from mirror.store import embedded
+
+    with folder_outside_pytest_root("mirror-test-postgres-") as folder:
+        try:
+            url = embedded.start(folder / "postgres", database="postgres")
+        except embedded.EmbeddedPostgresError as error:
+            pytest.fail(f"TEST_DATABASE_URL is not set and {error}")
+        yield url
+        embedded.stop(folder / "postgres")
+
+
+def _migrated_database(server_url: str):
+    """A private, migrated database on `server_url` for this test process (yields its URL); dropped at the end."""
+    server = make_url(normalise_database_url(server_url))
     name = f"mirror_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
     except Exception as error:
-        pytest.fail(f"PostgreSQL at TEST_DATABASE_URL is unreachable: {error}")
+        where = "TEST_DATABASE_URL" if TEST_DATABASE_URL else "the embedded server"
+        pytest.fail(f"PostgreSQL at {where} is unreachable: {error}")
     url = server.set(database=name).render_as_string(hide_password=False)
     upgrade(url)
     yield url
@@ -56,15 +100,15 @@ def _migrated_database():
 
 
 @pytest.fixture(scope="session")
-def postgres_url():
+def postgres_url(postgres_server):
     """A private, migrated Postgres database for this test process; dropped at the end."""
-    yield from _migrated_database()
+    yield from _migrated_database(postgres_server)
 
 
 @pytest.fixture(scope="session")
-def second_postgres_url():
+def second_postgres_url(postgres_server):
     """Another private, migrated database of this test process, for a second mirror beside the first."""
-    yield from _migrated_database()
+    yield from _migrated_database(postgres_server)
 
 
 def _empty_postgres(url: str) -> None:

@@ -2,7 +2,7 @@
 
 The CLI runs for real, in a subprocess (`python -m flask --app wsgi ...`),
 against a real demo upstream over HTTP and real Postgres databases (on the
-server at TEST_DATABASE_URL). `.flaskenv` is never read here
+tests' server: tests/conftest.py). `.flaskenv` is never read here
 (FLASK_SKIP_DOTENV), so a `make run` in this checkout cannot change what a
 test sees.
 """
@@ -34,7 +34,7 @@ from commands import (
 )
 from mirror.config import normalise_database_url
 from mirror.scheduler import scheduled_sync
-from tests.conftest import REPO_ROOT, TEST_DATABASE_URL
+from tests.conftest import REPO_ROOT
 from tests.ops_helpers import free_port
 
 
@@ -70,9 +70,9 @@ def error_line(result) -> str:
 
 
 @pytest.fixture
-def unmigrated_url():
+def unmigrated_url(postgres_server):
     """An empty database nobody migrated."""
-    server = make_url(normalise_database_url(TEST_DATABASE_URL))
+    server = make_url(normalise_database_url(postgres_server))
     name = f"mirror_unmigrated_{uuid.uuid4().hex[:8]}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:

@@ -10,7 +10,7 @@ and `127.0.0.1:8001` are rewritten to the demo's ports.
 
 One demo for the module: the same processes `make run` starts (scripts/run_demo.sh,
 its default demo size) on free ports, its instance folder and `.flaskenv` in a
-temporary directory, on this test process's Postgres database (`DATABASE_URL`).
+temporary directory, on the embedded Postgres the demo starts there (no `DATABASE_URL`, as `make run`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ import pytest
 import requests
 
 from mirror.config import Settings, env_name
-from tests.mcp_helpers import module_database
+from mirror.store import embedded
+from tests.conftest import folder_outside_pytest_root
 from tests.ops_helpers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,14 +196,20 @@ class Demo:
 
 
 @pytest.fixture(scope="module")
-def demo(request, tmp_path_factory):
-    """scripts/run_demo.sh on free ports, its instance folder and .flaskenv inside a checkout-like directory,
-    on this test process's Postgres database (emptied for the module)."""
+def demo(tmp_path_factory):
+    """scripts/run_demo.sh on free ports, its instance folder and .flaskenv inside a checkout-like directory."""
     tmp_path = tmp_path_factory.mktemp("docs-examples")
     checkout = _checkout(tmp_path)
+    with folder_outside_pytest_root("mirror-docs-") as outside:
+        # checkout/instance leads outside pytest's root, where the embedded Postgres run as root can start.
+        (outside / "instance").mkdir()
+        (checkout / "instance").symlink_to(outside / "instance")
+        yield from _demo(tmp_path, checkout)
+
+
+def _demo(tmp_path: Path, checkout: Path):
     port, upstream_port = free_port(), free_port()
     env = _fresh_environment() | {
-        "DATABASE_URL": module_database(request),
         "PORT": str(port),
         "UPSTREAM_PORT": str(upstream_port),
         "INSTANCE_DIR": str(checkout / "instance"),
@@ -235,6 +242,7 @@ def demo(request, tmp_path_factory):
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+        embedded.stop(checkout / "instance" / "postgres")  # its own session: a SIGKILL above leaves it running
 
 
 def _run_page(demo: Demo, page_steps: list[Step]) -> list[tuple[str, int]]:
