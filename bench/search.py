@@ -65,18 +65,15 @@ from sqlalchemy.engine import make_url  # noqa: E402
 
 from bench.relevance.run import measure as measure_relevance  # noqa: E402
 from bench.relevance.run import report_lines as relevance_lines  # noqa: E402
+from bench.relevance.run import sync as sync_catalog  # noqa: E402
 from bench.scratch import fresh_database  # noqa: E402
 from demo.catalog import DemoCatalog  # noqa: E402
-from demo.server import start_in_thread  # noqa: E402
 from mirror.catalog import any_public_product  # noqa: E402
 from mirror.config import normalise_database_url  # noqa: E402
 from mirror.db import make_engine, make_session_factory  # noqa: E402
 from mirror.models import Product  # noqa: E402
 from mirror.read.catalog import search_catalog  # noqa: E402
-from mirror.sync import run_sync  # noqa: E402
-from mirror.upstream import UpstreamClient  # noqa: E402
 
-TOKEN = "bench-token"
 BASELINE = "a1c88c8"  # main before issue 24: its mirror/read/catalog.py is "main's search"
 QUERIES = ROOT / "bench" / "search_queries.json"
 RESULTS = ROOT / "bench" / "results-search.md"
@@ -100,17 +97,7 @@ def database_url(server: str, catalog: str) -> str:
 
 def load(url: str, shape: dict) -> float:
     """Sync a demo catalog into the database at `url`; the sync's seconds."""
-    upstream = start_in_thread(DemoCatalog(**shape), token=TOKEN)
-    engine = make_engine(url, writer=True)
-    try:
-        started = time.perf_counter()
-        result = run_sync(engine, make_session_factory(engine), UpstreamClient(upstream.url, TOKEN), full=True)
-        if result.status != "success":
-            raise SystemExit(f"sync failed: {result.error}")
-        return time.perf_counter() - started
-    finally:
-        engine.dispose()
-        upstream.stop()
+    return sync_catalog(url, DemoCatalog(**shape))
 
 
 @dataclass(frozen=True)

@@ -15,37 +15,24 @@ from __future__ import annotations
 import pytest
 
 from mirror.read import catalog as catalog_search
+from tests.surface_helpers import add_company
 
 KEY = "pool-test"
 BOUND = 4
 
 
-def _product(upstream, sku: str, name: str, brand: str, price: str = "100.00") -> None:
-    upstream.catalog.set_product(
-        KEY,
-        sku,
-        name=name,
-        category={"name": "Plumbing", "slug": "plumbing", "kind": "accessory"},
-        tier=None,
-        brand=brand,
-        model_numbers=[],
-        price=price,
-        description=f"{name}.",
-        published=True,
-        image_url=None,
-        specs={},
-    )
+PLUMBING = {"name": "Plumbing", "slug": "plumbing", "kind": "accessory"}
+
+
+def _pump(sku: str, name: str, brand: str, price: str = "100.00") -> dict:
+    return {"sku": sku, "name": name, "brand": brand, "category": PLUMBING, "tier": None, "price": price}
 
 
 @pytest.fixture
 def small_pool(monkeypatch, mirror, upstream):
     """Twelve sump pumps, the Bosch one written last and the cheapest, and MAX_RANKED at BOUND."""
-    upstream.catalog.add_company(
-        products=0, plugin_key=KEY, name="Pool Plumbing", status="active", storefront_live=True
-    )
-    for number in range(11):
-        _product(upstream, f"PUMP-{number:02d}", f"Zoeller Sump Pump {number}", "Zoeller")
-    _product(upstream, "PUMP-BOSCH", "Bosch Sump Pump", "Bosch", price="80.00")
+    pumps = [_pump(f"PUMP-{number:02d}", f"Zoeller Sump Pump {number}", "Zoeller") for number in range(11)]
+    add_company(upstream, [*pumps, _pump("PUMP-BOSCH", "Bosch Sump Pump", "Bosch", "80.00")], plugin_key=KEY)
     result = mirror.sync()
     assert result.status == "success", result.error
     monkeypatch.setattr(catalog_search, "MAX_RANKED", BOUND)
