@@ -89,7 +89,7 @@ def _assert_all_down(ports: tuple[int, ...], process: subprocess.Popen, within: 
     while time.monotonic() < deadline and any(_listening(port) for port in ports):
         time.sleep(0.2)
     assert not any(_listening(port) for port in ports), "still listening 10 s after the signal"
-    process.wait(timeout=5)
+    process.wait(timeout=within)  # make exits once the last process (the embedded Postgres) has stopped
 
 
 def _ucp_search(port: int, profile: str) -> dict:
