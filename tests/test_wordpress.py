@@ -30,7 +30,7 @@ import requests
 
 from demo.examples import STOREFRONT_ONLY_KEY, TUDI_KEY
 from demo.vocabulary import HOSTILE_TEXT
-from feeds.pages import format_money
+from mirror.money import format_money
 from tests.surface_helpers import (
     extruct_graphs,
     graph_offer_prices,

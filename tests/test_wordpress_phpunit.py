@@ -15,8 +15,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from feeds.pages import CURRENCY_SYMBOLS
 from mirror.models import MAX_CENTS
+from mirror.money import CURRENCY_SIGNS
 from mirror.public_view import PricingDocument
 from mirror.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
 from mirror.urls import PRICING_JSON, WEBMCP_JS
@@ -88,7 +88,7 @@ def test_the_plugin_reads_the_mirrors_routes():
 
 
 def test_the_plugins_trade_tier_and_currency_words_are_the_mirrors():
-    """The plugin's copies of mirror/trades.py (headline nouns, business types, tier titles) and of the pages' money symbols."""
+    """The plugin's copies of mirror/trades.py (headline nouns, business types, tier titles) and of mirror/money.py's currency signs."""
     script = (
         "define('ABSPATH', '/'); function __($text, $domain) { return $text; }"
         "require $argv[1]; require $argv[2];"
@@ -108,7 +108,7 @@ def test_the_plugins_trade_tier_and_currency_words_are_the_mirrors():
     assert types == {slug: trade.schema_type for slug, trade in TRADES.items()}
     assert no_trade == GENERIC_BUSINESS_TYPE
     assert tiers == {slug: tier.title for slug, tier in TIERS_BY_SLUG.items()}
-    assert symbols == CURRENCY_SYMBOLS
+    assert symbols == CURRENCY_SIGNS
 
 
 def test_the_plugins_largest_price_is_the_mirrors():
