@@ -31,7 +31,7 @@ from mirror.public_view import CategoryView, CompanyView, PricingOption
 from mirror.read.gate import GateEntry
 from mirror.render_cache import Rendered
 from mirror.timestamps import rfc3339
-from mirror.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known, systems_noun
+from mirror.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known
 from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, redirect_target
 from web.db import settings
 from web.gate import gate, renderings
@@ -294,7 +294,7 @@ def kind_headlines(view: CompanyView) -> list[Headline]:
     several or none the headline does not say whose systems they are.
     """
     headlines = []
-    for kind, noun in ((SYSTEM, f"Installed {systems_noun(view.business.trades)}"), (ACCESSORY, ACCESSORIES_TITLE)):
+    for kind, noun in ((SYSTEM, f"Installed {view.business.systems_label}"), (ACCESSORY, ACCESSORIES_TITLE)):
         lows = [c.price_low for c in view.categories if c.kind == kind]
         if lows:
             headlines.append(Headline(kind, f"{noun} from {format_money(min(lows), view.currency)}"))

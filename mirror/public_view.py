@@ -29,7 +29,7 @@ from mirror.jsontext import decimal_number
 from mirror.money import cents_to_decimal
 from mirror.product_facts import product_facts
 from mirror.timestamps import aware, rfc3339
-from mirror.trades import SYSTEM, TIERS_BY_SLUG, CategoryKind, TierSlug, business_types, category_order
+from mirror.trades import SYSTEM, TIERS_BY_SLUG, CategoryKind, TierSlug, business_types, category_order, systems_noun
 from mirror.urls import stamp_referrer
 
 DATA_PROVENANCE = (
@@ -188,6 +188,14 @@ class PricingBusiness(_View):
         description="The contractor's trades among hvac, plumbing, electrical and roofing (what a headline "
         "names its installed systems after; docs/pricing-page.md)."
     )
+    business_types: list[str] = Field(
+        description="Its schema.org business types, the JSON-LD's @type: one per trade (e.g. HVACBusiness for hvac), "
+        "else HomeAndConstructionBusiness."
+    )
+    systems_label: str = Field(
+        description="What a headline calls its installed systems: its one trade's (e.g. heating and cooling systems), "
+        "else systems (docs/pricing-page.md)."
+    )
     address: AddressView | None
     service_area: ServiceAreaView
     geo: GeoView | None = Field(description="The business's coordinates; null unless both are known and in range.")
@@ -199,7 +207,6 @@ class BusinessView(PricingBusiness):
     """The contractor's public identity and contact data."""
 
     plugin_key: str
-    business_types: list[str]
 
 
 def _published_order(schema: dict, _model: type) -> None:
@@ -348,6 +355,7 @@ def _business_view(company) -> BusinessView:
         name=company.name,
         trades=trades,
         business_types=business_types(trades),
+        systems_label=systems_noun(trades),
         address=AddressView.from_stored(company.address),
         geo=GeoView(latitude=lat, longitude=lon) if lat is not None and lon is not None else None,
         phone=company.phone,
