@@ -105,7 +105,7 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
     for row in session.execute(
         select(*(groups.c[name] for name in GROUP_COLUMNS)).where(keys_in(groups.c.plugin_key, versioned, session))
     ):
-        stored.setdefault(row[0], {})[row[1]] = tuple(row)
+        stored.setdefault(row.plugin_key, {})[row.category_slug] = tuple(row)
     whole_set = set(whole)
     company_updates = []
     for key, company in companies.items():
