@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
@@ -22,7 +22,10 @@ from agent_tools.models import (
     postal_code_or_error,
     text_argument,
 )
+from mirror.answers.products import cheapest_by_tier
+from mirror.answers.sentences import QUOTE_CHARS
 from mirror.config import Settings
+from mirror.money import cents_to_decimal, to_cents
 from mirror.public_view import (
     AddressView,
     CategoryView,
@@ -30,18 +33,17 @@ from mirror.public_view import (
     Money,
     ServiceAreaView,
     TierPrices,
-    cents_to_decimal,
 )
 from mirror.query.limits import SEARCH_TEXT_MAX
 from mirror.query.views import NoMatch, UnderstoodView
 from mirror.read import ReadSession as Session
 from mirror.read.catalog import TierProduct as CatalogTierProduct
-from mirror.read.catalog import category_products, price_to_cents_floor, search_catalog
+from mirror.read.catalog import category_products, search_catalog
 from mirror.read.gate import GateEntry, StateMoved
 from mirror.render_cache import CompanyRenderings
-from mirror.trades import TIERS
+from mirror.storable import cut_at_word
+from mirror.trades import SYSTEM, TierSlug
 
-DESCRIPTION_CHARS = 240
 CategoryText = text_argument(SEARCH_TEXT_MAX, "A category slug such as central-ac (its name is accepted too).")
 QueryText = text_argument(
     SEARCH_TEXT_MAX,
@@ -98,11 +100,8 @@ def at_gate_state(context, run: Callable[[Any], Any], attempts: int = 3) -> Any:
 
 
 def _short(text: str | None) -> str | None:
-    """Descriptions cut at a word boundary: enough to choose, short enough to list."""
-    if text is None or len(text) <= DESCRIPTION_CHARS:
-        return text
-    cut = text[:DESCRIPTION_CHARS].rsplit(" ", 1)[0].rstrip(",.;:")
-    return cut + "…"
+    """Descriptions cut at a word boundary as an answer quotes them: enough to choose, short enough to list."""
+    return None if text is None else cut_at_word(text, QUOTE_CHARS)
 
 
 # --- get_business_info -------------------------------------------------------------
@@ -184,7 +183,7 @@ class ProductOut(ToolOutput):
     brand: str | None
     category: str
     category_slug: str
-    tier: Literal["good", "better", "best"] | None
+    tier: TierSlug | None
     price: Money = Field(description="The contractor's published installed price.")
     model_numbers: list[str]
     description: str | None
@@ -212,7 +211,7 @@ class SearchResults(ProvenancedOutput):
 def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> SearchResults:
     """The public products answering a homeowner's question (mirror/query reads it, mirror/read/catalog.py ranks)."""
     slug = ctx.category_or_error(args.category).slug if args.category is not None else None
-    max_cents = price_to_cents_floor(args.max_price) if args.max_price is not None else None
+    max_cents = to_cents(args.max_price) if args.max_price is not None else None
     found = search_catalog(
         ctx.session,
         ctx.company,
@@ -270,7 +269,7 @@ class TierProduct(ToolOutput):
 
 
 class TierOffer(ToolOutput):
-    tier: Literal["good", "better", "best"]
+    tier: TierSlug
     price: Money | None = Field(description="The lowest published price in this tier; null when the tier is empty.")
     offer_count: int
     brands: list[str]
@@ -291,8 +290,8 @@ class TierComparison(ProvenancedOutput):
 def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierComparison:
     """Good/Better/Best of one system category, side by side."""
     category = ctx.category_or_error(args.category)
-    if category.kind != "system":
-        systems = ", ".join(c.slug for c in ctx.view.categories if c.kind == "system") or "none"
+    if category.kind != SYSTEM:
+        systems = ", ".join(c.slug for c in ctx.view.categories if c.kind == SYSTEM) or "none"
         raise ToolError(
             f"category: {category.slug!r} is an accessory category without tiers. Tiered categories here: {systems}."
         )
@@ -305,15 +304,17 @@ def compare_tiers(ctx: CompanyContext, args: CompareTiersInput) -> TierCompariso
         price_high=category.price_high,
         offer_count=category.offer_count,
         tiers=category.tiers,
-        comparison=[_tier_offer(tier, [p for p in products if p.tier == tier]) for tier in TIERS],
+        comparison=[
+            _tier_offer(tier, cheapest, [p for p in products if p.tier == tier])
+            for tier, cheapest in cheapest_by_tier(products)
+        ],
         currency=view.currency,
         quote_url=view.quote_url,
         **view.provenance(),
     )
 
 
-def _tier_offer(tier: str, products: list[CatalogTierProduct]) -> TierOffer:
-    cheapest = products[0] if products else None
+def _tier_offer(tier: str, cheapest: CatalogTierProduct | None, products: list[CatalogTierProduct]) -> TierOffer:
     product = None
     if cheapest is not None:
         specs = {k: v for k, v in cheapest.specs.items() if isinstance(v, (str, int, float, bool)) or v is None}

@@ -11,13 +11,14 @@ value (`Money`).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
 
 from agent_tools.declaration import ToolError, ToolOutput
 from mirror.public_view import Provenance, freshness
 from mirror.records import normalise_postal_code
+from mirror.trades import TierSlug
 
 
 def _integral(value: Any) -> Any:
@@ -60,7 +61,7 @@ PostalCodeText = Annotated[
     Field(description="A US postal code: a 5-digit ZIP such as 63376; ZIP+4 (63376-1234) and spaces are accepted."),
 ]
 TierName = Annotated[
-    Literal["good", "better", "best"],
+    TierSlug,
     Field(description="Only products of this tier: good, better or best."),
     BeforeValidator(_lower),
 ]

@@ -26,12 +26,12 @@ from mirror.answers.sentences import category_spread_sentence
 from mirror.channels import Channel, company_open
 from mirror.config import Settings
 from mirror.models import KEY_LENGTH, Company
+from mirror.money import cents_to_decimal
 from mirror.public_view import (
     AddressView,
     CategoryView,
     CompanyView,
     Money,
-    cents_to_decimal,
     company_urls,
     effective_synced_at,
 )

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -32,10 +31,12 @@ from mcp.types import ToolAnnotations  # noqa: E402
 from mirror.channels import company_open  # noqa: E402
 from mirror.config import load_settings  # noqa: E402
 from mirror.context import Mirror  # noqa: E402
-from mirror.public_view import cents_to_decimal, freshness  # noqa: E402
-from mirror.read.catalog import price_to_cents_floor, search_catalog  # noqa: E402
+from mirror.money import cents_to_decimal, to_cents  # noqa: E402
+from mirror.public_view import freshness  # noqa: E402
+from mirror.read.catalog import search_catalog  # noqa: E402
 from mirror.read.company import open_company_row  # noqa: E402
 from mirror.timestamps import rfc3339  # noqa: E402
+from mirror.trades import TierSlug  # noqa: E402
 
 SETTINGS = load_settings()
 MIRROR = Mirror(SETTINGS)
@@ -48,7 +49,7 @@ class Product(BaseModel):
     brand: str | None
     category: str
     category_slug: str
-    tier: Literal["good", "better", "best"] | None
+    tier: TierSlug | None
     price: float
     model_numbers: list[str]
     description: str | None
@@ -77,7 +78,7 @@ mcp = MCPServer(name="peer-company-catalog", instructions="One contractor's cata
 def search_catalog_tool(
     query: str = Field(max_length=200),
     category: str | None = None,
-    tier: Literal["good", "better", "best"] | None = None,
+    tier: TierSlug | None = None,
     max_price: float | None = Field(default=None, ge=0),
     limit: int = Field(default=10, ge=1, le=50),
 ) -> SearchResults:
@@ -87,7 +88,7 @@ def search_catalog_tool(
         if found_company is None:
             raise ValueError("No such company.")
         company, synced = found_company
-        max_cents = price_to_cents_floor(max_price) if max_price is not None else None
+        max_cents = to_cents(max_price) if max_price is not None else None
         found = search_catalog(
             session,
             company.plugin_key,

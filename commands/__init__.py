@@ -27,6 +27,7 @@ from mirror.config import EXIT_CONFIG
 from mirror.lock import SyncBusy
 from mirror.migrate import DatabaseProblem, check_database, database_problem
 from mirror.read.figures import feed_company_keys, platform_rows, source_rows, usage_rows
+from mirror.timestamps import aware
 from mirror.upstream import UpstreamAuthError, UpstreamUnreachable
 
 log = logging.getLogger(__name__)
@@ -331,7 +332,7 @@ def parse_since(value: str | None) -> datetime | None:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise click.BadParameter("use 30m, 24h, 7d or an ISO timestamp") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return aware(parsed)
 
 
 @click.command("sources")

@@ -26,11 +26,12 @@ from markupsafe import Markup
 from feeds import bp
 from feeds.jsonld import company_graph, script_safe_json
 from mirror.channels import Channel, company_open
+from mirror.money import format_money
 from mirror.public_view import CategoryView, CompanyView, PricingOption
 from mirror.read.gate import GateEntry
 from mirror.render_cache import Rendered
 from mirror.timestamps import rfc3339
-from mirror.trades import GENERIC_SYSTEMS, GENERIC_TITLE, TIERS, TIERS_BY_SLUG, TRADES
+from mirror.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known
 from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, redirect_target
 from web.db import settings
 from web.gate import gate, renderings
@@ -39,7 +40,6 @@ from web.responses import conditional
 PRICING_CHANNEL = Channel.PRICING
 QUOTE_CHANNEL = Channel.QUOTE
 CACHE_CONTROL = "public, max-age=300"
-CURRENCY_SYMBOLS = {"USD": "$"}
 # What the pages call each kind of category: section titles and headlines.
 ACCESSORIES_TITLE = "Parts and add-ons"
 SYSTEMS_TITLE = "Installed systems"
@@ -131,8 +131,8 @@ def page_context(view: CompanyView, company: GateEntry, marked_up: list[Category
         "view": view,
         "business": view.business,
         "categories": shown,
-        "systems": [c for c in shown if c.kind == "system"],
-        "accessories": [c for c in shown if c.kind == "accessory"],
+        "systems": [c for c in shown if c.kind == SYSTEM],
+        "accessories": [c for c in shown if c.kind == ACCESSORY],
         "headlines": kind_headlines(view),
         "systems_title": SYSTEMS_TITLE,
         "accessories_title": ACCESSORIES_TITLE,
@@ -221,7 +221,7 @@ def page_category(category: CategoryView, currency: str) -> PageCategory:
 
 def eyebrow(view: CompanyView) -> str:
     """'Heating & cooling · Plumbing · Wentzville, MO'."""
-    trades = [TRADES[t].title for t in view.business.trades if t in TRADES] or [GENERIC_TITLE]
+    trades = [trade.title for trade in known(view.business.trades)] or [GENERIC_TITLE]
     address = view.business.address
     place = ", ".join(p for p in (address.locality, address.region) if p) if address else ""
     return " · ".join([*trades, place] if place else trades)
@@ -294,17 +294,11 @@ def kind_headlines(view: CompanyView) -> list[Headline]:
     several or none the headline does not say whose systems they are.
     """
     headlines = []
-    for kind, noun in (("system", f"Installed {systems_noun(view)}"), ("accessory", ACCESSORIES_TITLE)):
+    for kind, noun in ((SYSTEM, f"Installed {view.business.systems_label}"), (ACCESSORY, ACCESSORIES_TITLE)):
         lows = [c.price_low for c in view.categories if c.kind == kind]
         if lows:
             headlines.append(Headline(kind, f"{noun} from {format_money(min(lows), view.currency)}"))
     return headlines
-
-
-def systems_noun(view: CompanyView) -> str:
-    """'heating and cooling systems' for an HVAC contractor; 'systems' with several trades or none."""
-    known = [TRADES[t] for t in view.business.trades if t in TRADES]
-    return known[0].systems if len(known) == 1 else GENERIC_SYSTEMS
 
 
 def answer_sentence(view: CompanyView) -> str:
@@ -368,7 +362,7 @@ def option_groups(category: CategoryView, currency: str) -> tuple[OptionGroup, .
         lines.setdefault(option.tier, []).append(
             OptionLine(option.sku, option.name, format_money(option.price, currency))
         )
-    if category.kind != "system":
+    if category.kind != SYSTEM:
         return (OptionGroup(None, None, tuple(lines.get(None, ()))),) if lines else ()
     groups = [OptionGroup(tier, TIERS_BY_SLUG[tier].title, tuple(lines[tier])) for tier in TIERS if tier in lines]
     if None in lines:
@@ -383,13 +377,6 @@ def span_text(low: Decimal, high: Decimal, currency: str) -> str:
         if low == high
         else f"{format_money(low, currency)} – {format_money(high, currency)}"
     )
-
-
-def format_money(value: Decimal, currency: str) -> str:
-    """'$8,500' for whole amounts, '$60.05' otherwise; other currencies by code."""
-    digits = f"{value:,.0f}" if value == value.to_integral_value() else f"{value:,.2f}"
-    symbol = CURRENCY_SYMBOLS.get(currency)
-    return f"{symbol}{digits}" if symbol else f"{digits} {currency}"
 
 
 def format_phone(e164: str | None) -> str | None:

@@ -18,7 +18,7 @@ from mirror.public_view import CompanyView
 from mirror.read import ReadSession as Session
 from mirror.read.gate import GateEntry
 from mirror.render_cache import CompanyRenderings, arguments_key
-from mirror.trades import TRADES
+from mirror.trades import in_sentence
 
 SERVER_VERSION = "1.0.0"
 WIDGET_MIME_TYPE = "text/html;profile=mcp-app"
@@ -109,7 +109,7 @@ def provider_origins(settings: Settings) -> frozenset[str]:
 def company_instructions(view: CompanyView) -> str:
     """What the model is told about a company's server (initialize / server/discover)."""
     business = view.business
-    trades = ", ".join(TRADES[trade].in_sentence if trade in TRADES else trade for trade in business.trades)
+    trades = ", ".join(in_sentence(trade) for trade in business.trades)
     place = ""
     if business.address and business.address.locality:
         place = f" in {business.address.locality}" + (f", {business.address.region}" if business.address.region else "")

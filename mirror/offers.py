@@ -43,7 +43,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, array
 
 from mirror.catalog import is_public_product, public_products_filter
 from mirror.models import Company, OfferGroup, Product
-from mirror.trades import TIERS
+from mirror.trades import ACCESSORY, SYSTEM, TIERS, category_order
 
 # The columns of an offer-group row, in the order both spellings build them.
 GROUP_COLUMNS = (
@@ -61,10 +61,6 @@ GROUP_COLUMNS = (
     "image_url",
     "options_digest",
 )
-
-
-def _group_sort_key(group: dict) -> tuple:
-    return (group["kind"] != "system", group["category_name"].lower(), group["category_slug"])
 
 
 def build_offer_groups(plugin_key: str, currency: str, products: Iterable, *, company_public: bool) -> list[dict]:
@@ -87,9 +83,9 @@ def _summarise(plugin_key: str, currency: str, slug: str, items: list) -> dict:
     # Several products may spell the category differently; pick one
     # deterministically so the content version does not flap.
     name = min(p.category_name for p in items)
-    kind = "system" if any(p.category_kind == "system" for p in items) else "accessory"
+    kind = SYSTEM if any(p.category_kind == SYSTEM for p in items) else ACCESSORY
     tiers = dict.fromkeys(TIERS)
-    if kind == "system":
+    if kind == SYSTEM:
         for product in items:
             if product.tier in tiers:
                 current = tiers[product.tier]
@@ -172,7 +168,7 @@ def offer_groups_query(plugin_keys: list[str], pairs: list[tuple[str, str]] = ()
     r = ranked.c
     image = func.min(r.image_key)[3]
     digest = func.md5(func.string_agg(r.hashes, aggregate_order_by(literal(","), r.sku.collate("C"))))
-    is_system = func.max(case((r.category_kind == "system", 1), else_=0)) == 1
+    is_system = func.max(case((r.category_kind == SYSTEM, 1), else_=0)) == 1
 
     def tier_low(tier: str):
         return case((is_system, func.min(case((r.tier == tier, r.price_cents))))).label(f"{tier}_cents")
@@ -181,7 +177,7 @@ def offer_groups_query(plugin_keys: list[str], pairs: list[tuple[str, str]] = ()
         r.plugin_key,
         r.category_slug,
         func.min(codepoints(r.category_name)).label("category_name"),
-        case((is_system, "system"), else_="accessory").label("kind"),
+        case((is_system, SYSTEM), else_=ACCESSORY).label("kind"),
         func.min(r.price_cents).label("low"),
         func.max(r.price_cents).label("high"),
         func.count().label("count"),
@@ -265,8 +261,8 @@ def groups_in(table, pairs: list[tuple[str, str]]):
 
 
 def sort_offer_groups(groups: list[dict]) -> list[dict]:
-    """A company's groups in their published order (systems first, then by name)."""
-    return sorted(groups, key=_group_sort_key)
+    """A company's groups in their published order (mirror.trades.category_order: systems first, then by name)."""
+    return sorted(groups, key=lambda g: category_order(g["kind"], g["category_name"], g["category_slug"]))
 
 
 def content_version(currency: str, price_description: str | None, groups: list[dict]) -> str:

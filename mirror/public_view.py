@@ -25,9 +25,11 @@ from mirror import urls
 from mirror.businesses import funnel_url
 from mirror.channels import Channel, company_open
 from mirror.config import Settings
+from mirror.jsontext import decimal_number
+from mirror.money import cents_to_decimal
 from mirror.product_facts import product_facts
 from mirror.timestamps import aware, rfc3339
-from mirror.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
+from mirror.trades import SYSTEM, TIERS_BY_SLUG, CategoryKind, TierSlug, business_types, category_order, systems_noun
 from mirror.urls import stamp_referrer
 
 DATA_PROVENANCE = (
@@ -35,22 +37,6 @@ DATA_PROVENANCE = (
     "and mirrored from its catalog without change."
 )
 FreshnessState = Literal["fresh", "stale", "unavailable"]
-
-
-def cents_to_decimal(cents: int | None) -> Decimal | None:
-    """Exact money from integer cents."""
-    return None if cents is None else Decimal(cents).scaleb(-2)
-
-
-def money_json(value: Decimal | None) -> int | float | None:
-    """A JSON number with the exact decimal value (11006, 60.05).
-
-    Two-decimal amounts below 10**13 round-trip exactly through a double's
-    shortest repr, so the emitted digits are the decimal's own digits.
-    """
-    if value is None:
-        return None
-    return int(value) if value == value.to_integral_value() else float(value)
 
 
 class _View(BaseModel):
@@ -63,7 +49,7 @@ class _View(BaseModel):
 # digits wherever it is published (pricing.json, tool results).
 Money = Annotated[
     Decimal,
-    PlainSerializer(money_json),
+    PlainSerializer(decimal_number),
     WithJsonSchema({"type": "number", "description": "An amount in `currency`, exact (e.g. 11006 or 60.05)."}),
 ]
 # A time in the view; RFC 3339 UTC with a Z (or null) wherever it is published.
@@ -137,7 +123,7 @@ class PricingOption(_View):
     sku: str
     name: str
     brand: str | None
-    tier: Literal["good", "better", "best"] | None = Field(
+    tier: TierSlug | None = Field(
         description="The option's tier; null on accessories (and where the catalog gives none)."
     )
     price: Money
@@ -151,9 +137,7 @@ class PricingCategory(_View):
 
     name: str
     slug: str
-    kind: Literal["system", "accessory"] = Field(
-        description="system: an installed system (with tiers); accessory: a part or add-on."
-    )
+    kind: CategoryKind = Field(description="system: an installed system (with tiers); accessory: a part or add-on.")
     price_low: Money
     price_high: Money
     offer_count: int
@@ -204,6 +188,14 @@ class PricingBusiness(_View):
         description="The contractor's trades among hvac, plumbing, electrical and roofing (what a headline "
         "names its installed systems after; docs/pricing-page.md)."
     )
+    business_types: list[str] = Field(
+        description="Its schema.org business types, the JSON-LD's @type: one per trade (e.g. HVACBusiness for hvac), "
+        "else HomeAndConstructionBusiness."
+    )
+    systems_label: str = Field(
+        description="What a headline calls its installed systems: its one trade's (e.g. heating and cooling systems), "
+        "else systems (docs/pricing-page.md)."
+    )
     address: AddressView | None
     service_area: ServiceAreaView
     geo: GeoView | None = Field(description="The business's coordinates; null unless both are known and in range.")
@@ -215,7 +207,6 @@ class BusinessView(PricingBusiness):
     """The contractor's public identity and contact data."""
 
     plugin_key: str
-    business_types: list[str]
 
 
 def _published_order(schema: dict, _model: type) -> None:
@@ -332,7 +323,7 @@ def company_view(
     products as `options` too (mirror.read.company's rows).
     """
     now = now or datetime.now(UTC)
-    categories = sorted((_category_view(g) for g in groups), key=lambda c: (c.kind != "system", c.name.lower(), c.slug))
+    categories = sorted((_category_view(g) for g in groups), key=lambda c: category_order(c.kind, c.name, c.slug))
     urls = company_urls(settings, company.plugin_key)
     quote_open = company_open(company, Channel.QUOTE)
     funnel = funnel_url(company)
@@ -363,7 +354,8 @@ def _business_view(company) -> BusinessView:
         plugin_key=company.plugin_key,
         name=company.name,
         trades=trades,
-        business_types=[TRADES[t].schema_type for t in trades if t in TRADES] or [GENERIC_BUSINESS_TYPE],
+        business_types=business_types(trades),
+        systems_label=systems_noun(trades),
         address=AddressView.from_stored(company.address),
         geo=GeoView(latitude=lat, longitude=lon) if lat is not None and lon is not None else None,
         phone=company.phone,
@@ -381,7 +373,7 @@ def option_views(products, kind: str) -> list[PricingOption]:
     category have no tier, as the category has none.
     """
     ordered = sorted(products or (), key=lambda p: (p["price_cents"], p["name"], p["sku"]))
-    return [_option_view(product, tiered=kind == "system") for product in ordered]
+    return [_option_view(product, tiered=kind == SYSTEM) for product in ordered]
 
 
 def _option_view(product: dict, *, tiered: bool) -> PricingOption:
@@ -401,7 +393,7 @@ def _option_view(product: dict, *, tiered: bool) -> PricingOption:
 
 def _category_view(group) -> CategoryView:
     tiers = None
-    if group.kind == "system":
+    if group.kind == SYSTEM:
         tiers = TierPrices(
             good=cents_to_decimal(group.good_cents),
             better=cents_to_decimal(group.better_cents),

@@ -30,7 +30,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from encodings.idna import nameprep
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -66,8 +65,9 @@ from mirror.models import (
     SPECS_MAX_DEPTH,
     STATUS_LENGTH,
 )
+from mirror.money import to_cents
 from mirror.storable import cut_at_word, refuse_unstorable, repaired_json, repaired_text, storable
-from mirror.trades import KNOWN_TRADES, TIERS
+from mirror.trades import ACCESSORY, KNOWN_TRADES, SYSTEM, TIERS, CategoryKind
 
 PRICE_RE = re.compile(r"^[0-9]+(\.[0-9]{1,2})?$")
 _ZIP_RE = re.compile(r"^(\d{5})(-?\d{4})?$")
@@ -241,11 +241,6 @@ def _coordinate(value: Any, limit: int) -> float | None:
     return number if -limit <= number <= limit else None
 
 
-def price_to_cents(price: str) -> int:
-    """'8500.00' -> 850000, exactly (Decimal, never float)."""
-    return int(Decimal(price) * 100)
-
-
 @functools.lru_cache(maxsize=4096)  # a pure function of a few hundred category names
 def slugify(text: str) -> str:
     """A URL-safe slug for a category name without one (at most the column's length)."""
@@ -324,7 +319,7 @@ def _verified_estimate(settings: Any) -> str | None:
 def _cents(raw: Any) -> int:
     if not isinstance(raw, str) or not PRICE_RE.fullmatch(raw):
         raise ValueError("a price is a decimal string with up to two decimals")
-    cents = price_to_cents(raw)
+    cents = to_cents(raw)  # exact: PRICE_RE allows two decimals at most
     if cents > MAX_CENTS:
         raise ValueError("a price too large to store")
     return cents
@@ -350,7 +345,7 @@ def _category_slug(raw: Any) -> str:
 
 def _category_kind(raw: Any) -> str:
     kind = _category(raw).get("kind")
-    return "system" if isinstance(kind, str) and kind.strip().lower() == "system" else "accessory"
+    return SYSTEM if isinstance(kind, str) and kind.strip().lower() == SYSTEM else ACCESSORY
 
 
 def _with_offset(value: datetime, info: ValidationInfo) -> datetime:
@@ -549,9 +544,7 @@ class ProductRecord(_Record):
         validation_alias="category"
     )
     category_slug: Annotated[str, BeforeValidator(_category_slug)] = Field(validation_alias="category")
-    category_kind: Annotated[Literal["system", "accessory"], BeforeValidator(_category_kind)] = Field(
-        validation_alias="category"
-    )
+    category_kind: Annotated[CategoryKind, BeforeValidator(_category_kind)] = Field(validation_alias="category")
     price_cents: Annotated[int, BeforeValidator(_cents)] = Field(validation_alias="price")
     published: StrictBool
     updated_at: UtcTimestamp
@@ -571,7 +564,7 @@ class ProductRecord(_Record):
     def _tier_of_a_system(cls, raw: Any, info: ValidationInfo) -> str | None:
         # Any other value, or a tier on an accessory, counts as none.
         tier = raw.strip().lower() if isinstance(raw, str) else None
-        return tier if info.data.get("category_kind") == "system" and tier in TIERS else None
+        return tier if info.data.get("category_kind") == SYSTEM and tier in TIERS else None
 
 
 class Tombstone(_Record):

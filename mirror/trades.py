@@ -1,15 +1,18 @@
-"""The trades a contractor can have, and the tiers its installed systems come in: one table each.
+"""The trades a contractor can have, the kinds of category, and the tiers installed systems come in: one table each.
 
 Every surface that names a trade (the JSON-LD business type, the hosted
-page's heading, the MCP server's instructions) or a tier (JSON-LD Offer
-names, UCP option labels, the pages' rows) reads these; a new trade is one
-row here. The words homeowners use for them belong to the search vocabulary
-(mirror/query/), which refers to these slugs.
+page's heading, the MCP server's instructions, the WordPress plugin through
+pricing.json), a kind of category (installed system or accessory) or a tier
+(JSON-LD Offer names, UCP option labels, the pages' rows) reads these; a new
+trade is one row here. The words homeowners use for them belong to the
+search vocabulary (mirror/query/), which refers to these slugs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,40 @@ GENERIC_TITLE = "Home services"
 GENERIC_SYSTEMS = "systems"
 
 
+def in_sentence(slug: str) -> str:
+    """A trade as said inside a sentence ("HVAC", "plumbing"); a slug this table does not know, as it is."""
+    trade = TRADES.get(slug)
+    return trade.in_sentence if trade is not None else slug
+
+
+def known(slugs: Iterable[str]) -> list[Trade]:
+    """The trades of `slugs` this table knows, in their order (an unknown slug is left out)."""
+    return [TRADES[slug] for slug in slugs if slug in TRADES]
+
+
+def business_types(slugs: Iterable[str]) -> list[str]:
+    """The schema.org types of a business with these trades: one per known trade, else the generic one."""
+    return [trade.schema_type for trade in known(slugs)] or [GENERIC_BUSINESS_TYPE]
+
+
+def systems_noun(slugs: Iterable[str]) -> str:
+    """What a headline calls the installed systems: the one trade's ("plumbing systems"), else just "systems"."""
+    trades = known(slugs)
+    return trades[0].systems if len(trades) == 1 else GENERIC_SYSTEMS
+
+
+# The kinds of category (upstream `category.kind`): an installed system comes in
+# tiers, an accessory (a part or add-on) does not. Systems are listed first.
+CategoryKind = Literal["system", "accessory"]
+KINDS: tuple[str, ...] = get_args(CategoryKind)
+SYSTEM, ACCESSORY = KINDS
+
+
+def category_order(kind: str, name: str, slug: str) -> tuple:
+    """The order categories are listed in everywhere: installed systems first, then by name (any case), then slug."""
+    return (kind != SYSTEM, name.lower(), slug)
+
+
 @dataclass(frozen=True)
 class Tier:
     """One tier of an installed-system category (upstream `tier`: good, better or best)."""
@@ -49,7 +86,6 @@ class Tier:
     title: str  # "Good": JSON-LD Offer names, UCP option labels, the pages' rows
 
 
-TIERS_BY_SLUG: dict[str, Tier] = {
-    tier.slug: tier for tier in (Tier("good", "Good"), Tier("better", "Better"), Tier("best", "Best"))
-}
-TIERS = tuple(TIERS_BY_SLUG)  # cheapest first
+TierSlug = Literal["good", "better", "best"]  # cheapest first
+TIERS: tuple[str, ...] = get_args(TierSlug)
+TIERS_BY_SLUG: dict[str, Tier] = {slug: Tier(slug, slug.capitalize()) for slug in TIERS}

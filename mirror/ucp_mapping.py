@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mirror.models import Product
+from mirror.money import to_cents
 from mirror.public_view import CategoryView, CompanyView
 from mirror.trades import TIERS, TIERS_BY_SLUG
 
@@ -208,8 +209,8 @@ def ucp_product(
         "description": {"plain": category_description(category, view)},
         "categories": [{"value": category.slug, "taxonomy": "merchant"}],
         "price_range": {
-            "min": storefront.price(cents(category.price_low)),
-            "max": storefront.price(cents(category.price_high)),
+            "min": storefront.price(to_cents(category.price_low)),
+            "max": storefront.price(to_cents(category.price_high)),
         },
         "options": product_options(option_source),
         "variants": variants,
@@ -224,11 +225,6 @@ def ucp_product(
     if not product["options"]:
         del product["options"]
     return product
-
-
-def cents(amount) -> int:
-    """Integer cents of an exact Decimal amount."""
-    return int(amount.scaleb(2))
 
 
 def category_description(category: CategoryView, view: CompanyView) -> str:
@@ -248,7 +244,7 @@ def _category_metadata(category: CategoryView) -> dict:
     metadata: dict = {"price_type": "installed", "category_kind": category.kind, "offer_count": category.offer_count}
     if category.tiers is not None:
         metadata["tier_prices"] = {
-            TIER_LABELS[t]: None if getattr(category.tiers, t) is None else cents(getattr(category.tiers, t))
+            TIER_LABELS[t]: None if getattr(category.tiers, t) is None else to_cents(getattr(category.tiers, t))
             for t in TIERS
         }
     return metadata

@@ -15,8 +15,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from feeds.pages import CURRENCY_SYMBOLS
 from mirror.models import MAX_CENTS
+from mirror.money import CURRENCY_SIGNS
 from mirror.public_view import PricingDocument
 from mirror.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
 from mirror.urls import PRICING_JSON, WEBMCP_JS
@@ -87,13 +87,12 @@ def test_the_plugin_reads_the_mirrors_routes():
     assert json.loads(done.stdout) == [PRICING_JSON, WEBMCP_JS]
 
 
-def test_the_plugins_trade_tier_and_currency_words_are_the_mirrors():
-    """The plugin's copies of mirror/trades.py (headline nouns, business types, tier titles) and of the pages' money symbols."""
+def test_the_plugins_tier_and_currency_words_are_the_mirrors():
+    """The plugin's copies of mirror/trades.py's tier titles and generic business type, and of mirror/money.py's signs."""
     script = (
         "define('ABSPATH', '/'); function __($text, $domain) { return $text; }"
         "require $argv[1]; require $argv[2];"
-        "echo json_encode([Contractor_Pricing_Content::trade_systems(), Contractor_Pricing_Structured_Data::BUSINESS_TYPES,"
-        " Contractor_Pricing_Structured_Data::NO_TRADE_TYPE, Contractor_Pricing_Content::TIER_LABELS,"
+        "echo json_encode([Contractor_Pricing_Structured_Data::UNTYPED_BUSINESS, Contractor_Pricing_Content::TIER_LABELS,"
         " Contractor_Pricing_Content::CURRENCY_SYMBOLS]);"
     )
     includes = PLUGIN / "includes"
@@ -103,12 +102,32 @@ def test_the_plugins_trade_tier_and_currency_words_are_the_mirrors():
         text=True,
         check=True,
     )
-    systems, types, no_trade, tiers, symbols = json.loads(done.stdout)
-    assert systems == {slug: trade.systems for slug, trade in TRADES.items()}
-    assert types == {slug: trade.schema_type for slug, trade in TRADES.items()}
-    assert no_trade == GENERIC_BUSINESS_TYPE
+    untyped, tiers, symbols = json.loads(done.stdout)
+    assert untyped == GENERIC_BUSINESS_TYPE
     assert tiers == {slug: tier.title for slug, tier in TIERS_BY_SLUG.items()}
-    assert symbols == CURRENCY_SYMBOLS
+    assert symbols == CURRENCY_SIGNS
+
+
+def test_the_plugin_keeps_no_copy_of_the_trade_table():
+    """Each trade's business type and systems noun reach the plugin in pricing.json (business_types, systems_label).
+
+    No PHP string literal of the plugin spells a trade's slug, schema.org type or
+    systems noun: a second table of trades there would be one the mirror's
+    mirror/trades.py could drift from.
+    """
+    # PHP's own tokenizer: every quoted string of the code, none of its comments.
+    script = (
+        "$found = [];"
+        "foreach (array_slice($argv, 1) as $file) { foreach (token_get_all(file_get_contents($file)) as $token) {"
+        " if (is_array($token) && T_CONSTANT_ENCAPSED_STRING === $token[0]) { $found[] = substr($token[1], 1, -1); } } }"
+        "echo json_encode($found);"
+    )
+    files = [str(path) for path in sorted(PLUGIN.rglob("*.php"))]
+    done = subprocess.run(["php", "-r", script, *files], capture_output=True, text=True, check=True)
+    literals = set(json.loads(done.stdout))
+    words = {word for trade in TRADES.values() for word in (trade.slug, trade.schema_type, trade.systems)}
+    assert literals & words == set()
+    assert {"contractor-pricing", "HomeAndConstructionBusiness"} <= literals  # the literals were read at all
 
 
 def test_the_plugins_largest_price_is_the_mirrors():

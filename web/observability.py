@@ -15,8 +15,8 @@ message) produces, after its response is final:
   route rule (bounded cardinality).
 
 What the request thread pays is kept to collecting the fields: the JSON
-line is formatted and written to stderr by a `logging.handlers.QueueListener`
-thread (the record carries the fields and renders itself only when a handler
+line is formatted and written to stderr by a writer thread (web/drain.py's
+loop, as the row writer's) (the record carries the fields and renders itself only when a handler
 asks for its message), the row is appended to the writer's queue, and the
 labelled metric children are looked up once per label set and kept.
 
@@ -57,6 +57,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from mirror import urls
 from mirror.models import Invocation
 from mirror.timestamps import rfc3339
+from web.drain import Drain
 from web.gate import GateResult
 from web.recording import RecordWriter
 from web.sources import clean_label, requested_label
@@ -356,7 +357,7 @@ class _DeferredQueueHandler(logging.handlers.QueueHandler):
         super().__init__(queue.SimpleQueue())
         self.target = target
         self.dropped = 0
-        self._listener: logging.handlers.QueueListener | None = None
+        self._listener: _LineWriter | None = None
         self._pid: int | None = None
 
     def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
@@ -374,7 +375,7 @@ class _DeferredQueueHandler(logging.handlers.QueueHandler):
 
     def _start(self) -> None:
         self._pid = os.getpid()
-        self._listener = _PollingListener(self.queue, self.target)
+        self._listener = _LineWriter(self.queue, self.target)
         self._listener.start()
 
     def flush(self) -> None:
@@ -385,52 +386,41 @@ class _DeferredQueueHandler(logging.handlers.QueueHandler):
             self._pid = None
 
 
-class _PollingListener(logging.handlers.QueueListener):
-    """A QueueListener that looks at its queue every POLL_SECONDS and writes what it finds in one go.
+class _LineWriter:
+    """The thread that writes the queued lines to stderr: every POLL_SECONDS, all that are queued, in one go.
 
-    A thread blocked on the queue is woken by every line, which costs the
-    request that logs it a thread switch; polling costs one wake-up per
-    interval, and lines reach stderr at most that much later. Each wake-up
-    writes all the lines queued meanwhile with one write and one flush
+    web/drain.py's loop, as the row writer's: one wake-up per interval, not
+    one per line, and lines reach stderr at most that much later. Each
+    wake-up writes the lines queued meanwhile with one write and one flush
     (`_StderrHandler.emit_lines`), not one per line.
     """
 
     POLL_SECONDS = 1.0  # as the row writer's linger (web/recording.py): one wake-up a second
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._wake = threading.Event()  # set by stop() only: a flush never waits the interval out
+    def __init__(self, lines: queue.SimpleQueue, target: _StderrHandler) -> None:
+        self.target = target
+        self._drain = Drain(lines)
+        self._thread = threading.Thread(target=self._run, name="invocation-log", daemon=True)
 
-    def enqueue_sentinel(self) -> None:
-        super().enqueue_sentinel()
-        self._wake.set()
+    def start(self) -> None:
+        """Start the thread."""
+        self._thread.start()
 
-    def _monitor(self) -> None:
+    def stop(self) -> None:
+        """Write every line queued, then end the thread (a flush never waits the interval out)."""
+        self._drain.stop()
+        self._thread.join()
+
+    def _run(self) -> None:
         while True:
-            batch, stop = self._next_batch()
+            batch, stop = self._drain.next_batch(self.POLL_SECONDS)
             if batch:
                 self._write(batch)
             if stop:
                 return
 
-    def _next_batch(self) -> tuple[list, bool]:
-        while True:
-            batch: list = []
-            while True:
-                try:
-                    item = self.queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is self._sentinel:
-                    return batch, True
-                batch.append(item)
-            if batch:
-                return batch, False
-            self._wake.wait(self.POLL_SECONDS)
-            self._wake.clear()
-
     def _write(self, batch: list) -> None:
-        (target,) = self.handlers
+        target = self.target
         lines = []
         for item in batch:
             if isinstance(item, dict):  # enqueue_fields: only our handler is attached

@@ -24,9 +24,9 @@ from collections import defaultdict
 from sqlalchemy.orm import Session
 
 from mirror.db import make_engine
+from web.drain import Drain
 
 log = logging.getLogger(__name__)
-_STOP = object()  # queued by close(): the writer ends once nothing else is queued
 
 
 class RecordWriter:
@@ -48,7 +48,7 @@ class RecordWriter:
         self._engine = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._wake = threading.Event()
+        self._drain = Drain(self.queue, self.batch_size)
 
     def record(self, model, row: dict) -> None:
         """Queue one row for `model`'s table; never raises, never blocks (a full queue drops and counts)."""
@@ -66,7 +66,7 @@ class RecordWriter:
         """Wait until every queued row is written or dropped (tests, shutdown)."""
         deadline = time.monotonic() + timeout
         while self.queue.unfinished_tasks and time.monotonic() < deadline:
-            self._wake.set()  # write now: a waiting caller must not wait out the linger
+            self._drain.wake()  # write now: a waiting caller must not wait out the linger
             time.sleep(0.01)
 
     def close(self, timeout: float = 5.0) -> None:
@@ -76,8 +76,7 @@ class RecordWriter:
             thread = self._thread
             if thread is not None:
                 try:
-                    self.queue.put_nowait(_STOP)
-                    self._wake.set()
+                    self._drain.stop()
                 except queue.Full:  # rows keep arriving: the thread stays, as it should
                     thread = None
         if thread is not None:
@@ -90,7 +89,8 @@ class RecordWriter:
 
     def _run(self) -> None:
         while True:
-            batch, stop = self._next_batch()
+            # Up to batch_size rows each `linger_seconds`; idle for `idle_seconds` or closed: end (web/drain.py).
+            batch, stop = self._drain.next_batch(self.linger_seconds, self.idle_seconds)
             if batch:
                 self._write(batch)
             if stop:
@@ -99,39 +99,6 @@ class RecordWriter:
                         self._thread = None
                         self._close_engine()
                         return
-
-    def _next_batch(self) -> tuple[list, bool]:
-        """Up to batch_size rows, and whether the thread may end (idle or asked to stop).
-
-        The thread polls every `linger_seconds` instead of blocking on the
-        queue: a request's `put` then finds no waiter to wake, so recording
-        costs the request an append, not a thread switch (one wake-up per
-        interval instead of one per row). Rows wait at most one interval,
-        and are written together, as before.
-        """
-        idle_until = time.monotonic() + self.idle_seconds
-        while True:
-            batch, stop = self._drain()
-            if batch or stop:
-                return batch, stop
-            if time.monotonic() >= idle_until:
-                return [], True
-            # A request's put never sets this; flush() and close() do, so they never wait the linger out.
-            self._wake.wait(max(self.linger_seconds, 0.01))
-            self._wake.clear()
-
-    def _drain(self) -> tuple[list, bool]:
-        batch: list = []
-        while len(batch) < self.batch_size:
-            try:
-                item = self.queue.get_nowait()
-            except queue.Empty:
-                break
-            if item is _STOP:
-                self.queue.task_done()
-                return batch, True
-            batch.append(item)
-        return batch, False
 
     def _write(self, batch: list[tuple]) -> None:
         tables = defaultdict(list)

@@ -39,7 +39,7 @@ from mirror.public_view import CategoryView, CompanyView
 from mirror.query import UnderstoodQuery, understand
 from mirror.read.catalog import CatalogSearch, category_products, search_catalog
 from mirror.read.gate import GateEntry
-from mirror.trades import TIERS
+from mirror.trades import SYSTEM, TIERS
 
 PRICE, COVERAGE, COMPARISON, INCLUDED, NO_MATCH, NOTHING = (
     "price",
@@ -141,7 +141,7 @@ def _price(session, company, view, found, understood, categories, served, tail) 
         if not products:
             continue
         tiers = []
-        if category.kind == "system":
+        if category.kind == SYSTEM:
             tiers = [(tier, p.price_cents) for tier, p in cheapest_by_tier(products) if p is not None]
         parts.append(
             say.price_sentence(name, _subject(understood), category.name, tiers, span(products), currency) + note
@@ -154,7 +154,7 @@ def _price(session, company, view, found, understood, categories, served, tail) 
 def _comparison(session, company, view, found, understood, category, served, tail) -> CompanyAnswer:
     name, currency = view.business.name, view.currency
     products, note = _products(session, company, category, found, understood)
-    if category.kind != "system" or not any(p.tier for p in products):
+    if category.kind != SYSTEM or not any(p.tier for p in products):
         sentence = say.no_tiers_sentence(name, category.name, span(products), currency)
     else:
         tiers = [t for t in TIERS if t in understood.tiers] if len(understood.tiers) >= 2 else list(TIERS)

@@ -29,7 +29,7 @@ from mirror.public_view import company_urls
 from mirror.query import UnderstoodQuery, understand
 from mirror.read.businesses import search_feed_businesses
 from mirror.read.prices import FeedProduct, feed_products
-from mirror.trades import TRADES
+from mirror.trades import known
 
 PRICE, NEEDS_ZIP, NO_MATCH, LIST, NOTHING = "price", "needs_zip", "no_match", "list", "nothing_asked"
 FORMS = (PRICE, NEEDS_ZIP, NO_MATCH, LIST, NOTHING)
@@ -70,7 +70,7 @@ def answer_directory(
     check_deadline()  # understanding a long question is the first cost: stop here once the request is out of time
     postal_code = postal_code or understood.postal_code
     subject = _subject(understood)
-    if subject and (understood.concepts or _asks_price(understood)):
+    if subject and (understood.concepts or understood.asks_price):
         return _prices(session, settings, understood, subject, postal_code, limit)
     if not understood.has_subject and postal_code is None:
         return DirectoryAnswer(
@@ -88,16 +88,11 @@ def answer_directory(
     return DirectoryAnswer(LIST, sentence, understood, found.postal_code, business_keys=keys)
 
 
-def _asks_price(understood: UnderstoodQuery) -> bool:
-    price = understood.price
-    return bool(price.order or price.max_cents is not None or price.min_cents is not None or understood.tiers)
-
-
 def _subject(understood: UnderstoodQuery) -> str:
     """What was asked: "3-ton heat pump", or a trade's products ("plumbing") ("" when neither is named)."""
     labels = list(dict.fromkeys(r.label for r in understood.concepts))
     if not labels and understood.trades:
-        labels = [f"{TRADES[t].in_sentence} system" for t in understood.trades if t in TRADES]
+        labels = [f"{trade.in_sentence} system" for trade in known(understood.trades)]
     if not labels:
         return ""
     return " ".join((*(say.size_label(s) for s in checkable(understood.sizes)), say.listing(labels)))

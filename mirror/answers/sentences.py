@@ -1,10 +1,10 @@
-"""Every answer sentence, written once: what each form says, and how money, sizes and contractor text are shown.
+"""Every answer sentence, written once: what each form says, and how sizes and contractor text are shown.
 
 The functions take facts already read (names, cents, tiers, URLs) and return
 text; they read nothing. Contractor text (a price note, a product's name or
 description) is always quoted (“…”), cut to a readable length, and never
 part of the sentence's own grammar: it is data to report. A business's name
-is shown as it is published.
+is shown as it is published; money as mirror/money.py writes it everywhere.
 """
 
 from __future__ import annotations
@@ -13,34 +13,25 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from mirror.money import format_cents
 from mirror.query.units import BTU_PER_TON, CAPACITY, Size
 from mirror.storable import cut_at_word
-from mirror.trades import TIERS_BY_SLUG, TRADES
+from mirror.trades import TIERS_BY_SLUG, in_sentence
 
 if TYPE_CHECKING:  # only for annotations: the query step imports this module (its no-match message)
     from mirror.query.understand import UnderstoodQuery
 
 QUOTE_CHARS = 240  # contractor text quoted in an answer is cut here, at a word boundary
 SHOWN_POSTAL_CODES = 10  # a coverage answer lists at most this many of the ZIPs served
-CURRENCY_SIGNS = {"USD": "$"}
 _SPACE = re.compile(r"\s+")
 
 
 # --- pieces -----------------------------------------------------------------------
 
 
-def money(cents: int, currency: str) -> str:
-    """$9,400 or $60.05 (whole amounts without cents); other currencies as 9,400.00 EUR."""
-    whole, part = divmod(cents, 100)
-    sign = CURRENCY_SIGNS.get(currency)
-    if sign is None:
-        return f"{whole:,}.{part:02d} {currency}"
-    return f"{sign}{whole:,}" if part == 0 else f"{sign}{whole:,}.{part:02d}"
-
-
 def price_range(low_cents: int, high_cents: int, currency: str) -> str:
     """$8,500 to $15,200, or one amount when both ends are the same."""
-    low, high = money(low_cents, currency), money(high_cents, currency)
+    low, high = format_cents(low_cents, currency), format_cents(high_cents, currency)
     return low if low_cents == high_cents else f"{low} to {high}"
 
 
@@ -120,7 +111,7 @@ def price_note(business_name: str, price_description: str | None) -> str:
 
 def tier_prices(tiers: Sequence[tuple[str, int]], currency: str) -> str:
     """$9,400 (Good), $11,350 (Better), $15,200 (Best)."""
-    return ", ".join(f"{money(cents, currency)} ({tier_title(tier)})" for tier, cents in tiers)
+    return ", ".join(f"{format_cents(cents, currency)} ({tier_title(tier)})" for tier, cents in tiers)
 
 
 def price_sentence(
@@ -163,13 +154,13 @@ def comparison_sentence(
         if cents is None:
             parts.append(f"{tier_title(tier)}: none listed")
         else:
-            parts.append(f"{tier_title(tier)} from {money(cents, currency)} ({quoted(product or '', 120)})")
+            parts.append(f"{tier_title(tier)} from {format_cents(cents, currency)} ({quoted(product or '', 120)})")
     priced = [(tier, cents) for tier, cents, _ in rows if cents is not None]
     sentence = f"{possessive(business_name)} {quoted(category_name, 80)} tiers: {'; '.join(parts)}."
     if len(priced) >= 2:
         (low_tier, low), (high_tier, high) = priced[0], priced[-1]
         sentence += (
-            f" {tier_title(high_tier)} costs {money(abs(high - low), currency)} "
+            f" {tier_title(high_tier)} costs {format_cents(abs(high - low), currency)} "
             f"{'more' if high >= low else 'less'} than {tier_title(low_tier)}."
         )
     return sentence
@@ -236,7 +227,7 @@ def no_match_message(understood: UnderstoodQuery, business_name: str, category_n
     Also the search's own `no_match.message` (mirror/query/views.py) and UCP's no_match note.
     """
     labels = [r.label for r in understood.concepts]
-    labels += [TRADES[t].in_sentence if t in TRADES else t for t in understood.trades]
+    labels += [in_sentence(t) for t in understood.trades]
     if labels:
         parts = [f"{business_name} publishes no {listing(list(dict.fromkeys(labels)), 'or')} prices."]
     else:

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from decimal import ROUND_FLOOR, Decimal
+from decimal import Decimal
 
+from mirror.money import to_cents
 from mirror.query import concepts as vocabulary
 from mirror.query.concepts import (
     BOUND,
@@ -48,7 +49,8 @@ from mirror.query.concepts import (
 from mirror.query.spelling import CORRECTED, SPLIT, UNKNOWN, Lexicon, is_vocabulary_word, resolve
 from mirror.query.text import DIMENSIONS, MODEL, MONEY, NUMBER, POSTAL, WORD, Token, key, tokenize
 from mirror.query.units import CURRENCY_WORDS, MULTIPLIERS, NUMBER_WORDS, QUANTITIES, UNIT_FIRST, Size
-from mirror.query.vocabulary import SYSTEM, Concept
+from mirror.query.vocabulary import Concept
+from mirror.trades import SYSTEM
 
 # How far (in tokens) a price word reaches for its amount ("under about $5,000").
 BOUND_REACH = 3
@@ -91,6 +93,11 @@ class PriceIntent:
     min_cents: int | None = None
     words: tuple[str, ...] = ()
 
+    @property
+    def said(self) -> bool:
+        """Whether the question says anything about price: an order or a bound."""
+        return bool(self.order or self.max_cents is not None or self.min_cents is not None)
+
 
 @dataclass(frozen=True)
 class Correction:
@@ -122,20 +129,14 @@ class UnderstoodQuery:
     unrecognised: tuple[str, ...] = ()  # known to neither the vocabulary nor the catalog
 
     @property
+    def asks_price(self) -> bool:
+        """Whether it asks about price: an order, a bound, or a tier ("cheapest", "under $5k", "best")."""
+        return self.price.said or bool(self.tiers)
+
+    @property
     def has_subject(self) -> bool:
         """Whether it names anything to look for (a concept, trade, kind, size, tier, price or keyword)."""
-        price = self.price
-        return bool(
-            self.concepts
-            or self.trades
-            or self.kind
-            or self.sizes
-            or self.tiers
-            or self.keywords
-            or price.order
-            or price.max_cents is not None
-            or price.min_cents is not None
-        )
+        return bool(self.concepts or self.trades or self.kind or self.sizes or self.keywords) or self.asks_price
 
     @property
     def preferred_kind(self) -> str | None:
@@ -390,7 +391,7 @@ class _Reader:
         return None
 
     def _amount(self, dollars: Decimal, i: int, words: tuple[str, ...]) -> None:
-        cents = int((dollars * 100).to_integral_value(rounding=ROUND_FLOOR))
+        cents = to_cents(dollars)
         self.price_words.extend(words)
         bound = None
         if self.pending is not None and i - self.pending[1] < BOUND_REACH:

@@ -7,13 +7,15 @@ UCP messages and the A2A data part are generated from or filled by them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from mirror.answers.sentences import no_match_message
+from mirror.jsontext import decimal_number
+from mirror.money import cents_to_decimal
 from mirror.query.understand import UnderstoodQuery
+from mirror.trades import CategoryKind, TierSlug
 
 
 class _Shape(BaseModel):
@@ -23,7 +25,7 @@ class _Shape(BaseModel):
 class ConceptView(_Shape):
     slug: str = Field(description="The vocabulary's name for it, e.g. heat-pump, air-filter.")
     label: str = Field(description="How to say it, e.g. heat pump.")
-    kind: Literal["system", "accessory"] | None = Field(description="An installed system or an accessory.")
+    kind: CategoryKind | None = Field(description="An installed system or an accessory.")
     trades: list[str] = Field(description="The trades that install it, e.g. hvac, plumbing.")
     words: list[str] = Field(description="The words of the query that named it.")
 
@@ -54,10 +56,10 @@ class UnderstoodView(_Shape):
 
     concepts: list[ConceptView] = Field(description="The kinds of product named (synonyms and misspellings read).")
     trades: list[str] = Field(description="Trades named as such, e.g. plumber -> plumbing.")
-    kind: Literal["system", "accessory"] | None = Field(description="system for 'HVAC system', 'installed system'.")
+    kind: CategoryKind | None = Field(description="system for 'HVAC system', 'installed system'.")
     sizes: list[SizeView]
     price: PriceView
-    tiers: list[Literal["good", "better", "best"]] = Field(description="Tiers asked for: best/premium -> best.")
+    tiers: list[TierSlug] = Field(description="Tiers asked for: best/premium -> best.")
     postal_code: str | None
     asks_coverage: bool = Field(description="Whether it asks where the contractor works.")
     asks_comparison: bool = Field(description="Whether it asks to compare (vs, compare).")
@@ -80,7 +82,7 @@ class UnderstoodView(_Shape):
             sizes=[
                 SizeView(
                     quantity=s.quantity,
-                    value=None if s.quantity == "filter_size" else _number(s.value),
+                    value=None if s.quantity == "filter_size" else decimal_number(s.value),
                     unit=s.unit,
                     label=s.label,
                     words=list(s.words),
@@ -89,8 +91,8 @@ class UnderstoodView(_Shape):
             ],
             price=PriceView(
                 order=price.order,
-                max=_cents(price.max_cents),
-                min=_cents(price.min_cents),
+                max=decimal_number(cents_to_decimal(price.max_cents)),
+                min=decimal_number(cents_to_decimal(price.min_cents)),
                 words=list(price.words),
             ),
             tiers=list(understood.tiers),
@@ -107,7 +109,7 @@ class UnderstoodView(_Shape):
 class CarriedCategory(_Shape):
     name: str
     slug: str
-    kind: Literal["system", "accessory"]
+    kind: CategoryKind
 
 
 class NoMatch(_Shape):
@@ -121,11 +123,3 @@ class NoMatch(_Shape):
         """The answer for `categories` (anything with name, slug and kind: the view's CategoryView)."""
         carried = [CarriedCategory(name=c.name, slug=c.slug, kind=c.kind) for c in categories]
         return cls(message=no_match_message(understood, business_name, [c.name for c in carried]), categories=carried)
-
-
-def _number(value: Decimal) -> int | float:
-    return int(value) if value == value.to_integral_value() else float(value)
-
-
-def _cents(cents: int | None) -> int | float | None:
-    return None if cents is None else _number(Decimal(cents).scaleb(-2))

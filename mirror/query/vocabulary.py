@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mirror.trades import ACCESSORY, SYSTEM
+
 
 @dataclass(frozen=True)
 class Concept:
@@ -38,7 +40,7 @@ class Concept:
 
     slug: str
     label: str  # how an answer names it: "air conditioner"
-    kind: str | None  # "system" (an installed system), "accessory", or None for a group of concepts
+    kind: str | None  # SYSTEM (an installed system), ACCESSORY (mirror.trades), or None for a group of concepts
     trades: tuple[str, ...]  # mirror.trades slugs; () for what none of the trades sells
     names: tuple[str, ...]  # in questions and in catalogs
     typed: tuple[str, ...] = ()  # in questions only
@@ -46,7 +48,6 @@ class Concept:
     parents: tuple[str, ...] = ()
 
 
-SYSTEM, ACCESSORY = "system", "accessory"
 HVAC, PLUMBING, ELECTRICAL, ROOFING = "hvac", "plumbing", "electrical", "roofing"
 
 CONCEPTS: tuple[Concept, ...] = (

@@ -145,7 +145,7 @@ class FeedIndex:
             if found is not None:
                 return found
         params = {"since": walk.since_ms}
-        keys = tuple(row[0] for row in session.execute(_KEYS[walk.since_ms is not None], params))
+        keys = tuple(session.scalars(_KEYS[walk.since_ms is not None], params))
         with self._lock:
             self.builds += 1
             self._entries[cache_key] = keys

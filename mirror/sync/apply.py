@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from mirror.models import Company, CompanyConcept, CompanyWord, OfferGroup, Product
 from mirror.offers import record_hash
 from mirror.records import CompanyRecord, InvalidRecord, ProductRecord, Tombstone, parse_company, parse_product
-from mirror.sync.bulk import insert_rows, keys_in, refusal_reason, update_rows
+from mirror.sync.bulk import batches, insert_rows, keys_in, refusal_reason, update_rows
 from mirror.sync.rebuild import next_generation
 from mirror.sync.runstate import RunState, skip_invalid
 
@@ -149,8 +149,7 @@ def remove_companies(session: Session, run: RunState, keys: list[str]) -> None:
 
 
 def delete_products(session: Session, run: RunState, keys: list[tuple[str, str]]) -> None:
-    for start in range(0, len(keys), 500):
-        chunk = keys[start : start + 500]
+    for chunk in batches(keys):
         session.execute(delete(Product).where(tuple_(Product.plugin_key, Product.sku).in_(chunk)))
     run.counts.products_removed += len(keys)
     run.touched_catalogs.update(key for key, _ in keys)

@@ -16,7 +16,7 @@ import json
 import logging
 import operator
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import orjson
@@ -29,6 +29,16 @@ log = logging.getLogger(__name__)
 
 # A row the database refused, and why: the isolating writes call it once per such row.
 Refused = Callable[[dict, BaseException], None]
+
+# Keys per statement where the sync lists them (a DELETE's key list, a read of some companies'
+# rows): enough to amortise a round trip, few enough to keep each statement and its result small.
+KEYS_PER_STATEMENT = 500
+
+
+def batches(items: Sequence, size: int = KEYS_PER_STATEMENT) -> Iterator[Sequence]:
+    """`items` in consecutive slices of at most `size`, in order."""
+    return (items[start : start + size] for start in range(0, len(items), size))
+
 
 # What a row's values can make a driver or the database raise (as the error
 # itself, or as the `orig` SQLAlchemy wraps it in).

@@ -29,7 +29,7 @@ from mirror import state as st
 from mirror.catalog import any_public_product
 from mirror.models import Company, CompanyConcept, Product
 from mirror.query.concepts import CONCEPTS, MemberMatch, member_match
-from mirror.sync.bulk import insert_rows, keys_in, keys_in_set
+from mirror.sync.bulk import batches, insert_rows, keys_in, keys_in_set
 
 BATCH = 2000  # companies per tagging statement
 
@@ -62,8 +62,7 @@ def refresh(session: Session, keys: list[str]) -> None:
         session.execute(delete(CompanyConcept))
         _insert(session, _tags(session, None))
         return
-    for start in range(0, len(keys), BATCH):
-        chunk = keys[start : start + BATCH]
+    for chunk in batches(keys, BATCH):
         session.execute(delete(CompanyConcept).where(keys_in(CompanyConcept.plugin_key, chunk)))
         _insert(session, _tags(session, chunk))
 

@@ -12,7 +12,7 @@ from mirror.businesses import feed_hash
 from mirror.models import Company, OfferGroup
 from mirror.offers import GROUP_COLUMNS, changed_offer_groups_query, content_version, groups_in, sort_offer_groups
 from mirror.sync import concepts, words
-from mirror.sync.bulk import insert_rows, keys_in, update_rows
+from mirror.sync.bulk import batches, insert_rows, keys_in, update_rows
 from mirror.sync.runstate import RunState
 
 # Companies per offer-group rebuild: the database summarises a batch's
@@ -28,8 +28,8 @@ def finish(session: Session, run: RunState, finished_at: datetime, company_key: 
     touched = sorted(run.changed_companies | run.touched_catalogs)
     if touched:
         session.execute(text("SET LOCAL work_mem = '128MB'"))  # the rebuild sorts a batch's products in memory
-    for start in range(0, len(touched), REBUILD_BATCH):
-        _rebuild(session, run, touched[start : start + REBUILD_BATCH], finished_at, feed_stamp)
+    for some in batches(touched, REBUILD_BATCH):
+        _rebuild(session, run, some, finished_at, feed_stamp)
     words.refresh(session, touched)  # the spelling lists and concept tags, with the catalogs they read
     concepts.refresh(session, touched)
     if run.feed_moved or run.feed_departure:
@@ -128,7 +128,7 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
     for row in session.execute(
         select(*(groups.c[name] for name in GROUP_COLUMNS)).where(keys_in(groups.c.plugin_key, versioned))
     ):
-        stored.setdefault(row[0], {})[row[1]] = tuple(row)
+        stored.setdefault(row.plugin_key, {})[row.category_slug] = tuple(row)
     whole_set = set(whole)
     company_updates = []
     for key, company in companies.items():

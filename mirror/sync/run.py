@@ -16,6 +16,7 @@ from mirror.models import SyncRun
 from mirror.sync.rebuild import finish
 from mirror.sync.runstate import Progress, RunState, SyncCounts, SyncResult, log, log_record_summary, utcnow
 from mirror.sync.walk import walk_upstream
+from mirror.timestamps import aware
 from mirror.upstream import UpstreamClient
 
 
@@ -25,8 +26,7 @@ def _seconds_since_last_whole_run(session_factory) -> float | None:
         last_end = session.scalar(select(func.max(SyncRun.finished_at)).where(SyncRun.company_key.is_(None)))
     if last_end is None:
         return None
-    last_end = last_end if last_end.tzinfo else last_end.replace(tzinfo=UTC)
-    return (datetime.now(UTC) - last_end).total_seconds()
+    return (datetime.now(UTC) - aware(last_end)).total_seconds()
 
 
 def run_sync(

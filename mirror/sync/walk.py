@@ -22,10 +22,10 @@ from mirror.sync.apply import (
 )
 from mirror.sync.bulk import await_copy
 from mirror.sync.runstate import Progress, RunState, log
-from mirror.upstream import UpstreamNotFound
+from mirror.upstream import PAGE_LIMIT, UpstreamNotFound
 
 # Product records a walk buffers before one round of database work (one
-# lookup of what is held, one COPY): pages are 500 records, and a round per
+# lookup of what is held, one COPY): pages are PAGE_LIMIT records, and a round per
 # page spent more on round trips than on the rows. The COPY runs
 # on a writer thread while the next batch is parsed (_BackgroundCopy).
 APPLY_BATCH = 5000
@@ -83,7 +83,7 @@ def walk_products(session: Session, client, run: RunState, since, progress: Prog
     seen: set[tuple[str, str]] | None = set() if reconcile else None
     batch: list = []
     # Read ahead at least a whole batch, so the walk goes on while one is written.
-    for page in prefetch(client.walk("/v1/products", since), depth=APPLY_BATCH // 500 + 2):
+    for page in prefetch(client.walk("/v1/products", since), depth=APPLY_BATCH // PAGE_LIMIT + 2):
         # Parsed as each page arrives, so parsing overlaps the next page's
         # fetch instead of following the batch's last page.
         checks = run.record_checks()

@@ -22,13 +22,12 @@ from sqlalchemy.orm import Session
 from mirror import state as st
 from mirror.catalog import any_public_product
 from mirror.models import WORD_LENGTH, Company, CompanyWord, Product
-from mirror.sync.bulk import insert_rows, keys_in
+from mirror.sync.bulk import batches, insert_rows, keys_in
 
 # A word of the list: ASCII letters only, as the query step's tokenizer reads a question's words
 # (mirror/query/text.py; model numbers and sizes are matched otherwise), 3 letters and more.
 # The plain class also reads 200,000 distinct names in about 0.3 s, against 0.8 s for a Unicode one.
 WORD = re.compile(rf"[a-z]{{3,{WORD_LENGTH}}}")
-BATCH = 500  # companies per read, and (company, word) pairs per delete
 LIST_VERSION = f"1:{WORD.pattern}"  # change it with the rule: the next run makes every company's list again
 
 
@@ -43,8 +42,8 @@ def refresh(session: Session, keys: list[str]) -> None:
     if st.read_state(session).get(st.WORDS_VERSION) != LIST_VERSION:
         keys = list(session.scalars(select(Company.plugin_key).order_by(Company.plugin_key)))
         st.put(session, st.WORDS_VERSION, LIST_VERSION)
-    for start in range(0, len(keys), BATCH):
-        _refresh_some(session, keys[start : start + BATCH])
+    for some in batches(keys):  # companies per read
+        _refresh_some(session, some)
 
 
 def _refresh_some(session: Session, keys: list[str]) -> None:
@@ -58,6 +57,6 @@ def _refresh_some(session: Session, keys: list[str]) -> None:
     held = {tuple(row) for row in session.execute(mine)}
     gone = sorted(held - wanted)
     pair = tuple_(CompanyWord.plugin_key, CompanyWord.word)
-    for start in range(0, len(gone), BATCH):
-        session.execute(delete(CompanyWord).where(pair.in_(gone[start : start + BATCH])))
+    for some in batches(gone):  # (company, word) pairs per delete
+        session.execute(delete(CompanyWord).where(pair.in_(some)))
     insert_rows(session, CompanyWord, [{"plugin_key": key, "word": word} for key, word in sorted(wanted - held)])

@@ -26,6 +26,12 @@ class DocumentTest extends Contractor_Pricing_TestCase {
 			'no trades'                             => function ( &$d ) {
 				unset( $d['business']['trades'] );
 			},
+			'business types that are not a list'    => function ( &$d ) {
+				$d['business']['business_types'] = 'HVACBusiness';
+			},
+			'an empty systems label'                => function ( &$d ) {
+				$d['business']['systems_label'] = '';
+			},
 			'a category without a kind'             => function ( &$d ) {
 				unset( $d['categories'][0]['kind'] );
 			},

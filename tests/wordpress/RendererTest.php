@@ -58,29 +58,33 @@ class RendererTest extends Contractor_Pricing_TestCase {
 	}
 
 	/**
-	 * The business's trades name its systems only when it has exactly one that is known.
+	 * The systems are named as pricing.json's business.systems_label says (the mirror names them after
+	 * the business's one trade); a stored copy from a mirror without the field says "systems".
 	 *
 	 * @return array[]
 	 */
-	public function trades() {
+	public function systems_labels() {
 		return array(
-			'hvac'            => array( array( 'hvac' ), 'Installed heating and cooling systems from $2,499' ),
-			'plumbing'        => array( array( 'plumbing' ), 'Installed plumbing systems from $2,499' ),
-			'several'         => array( array( 'hvac', 'plumbing' ), 'Installed systems from $2,499' ),
-			'none'            => array( array(), 'Installed systems from $2,499' ),
-			'only an unknown' => array( array( 'landscaping' ), 'Installed systems from $2,499' ),
+			'hvac'           => array( 'heating and cooling systems', 'Installed heating and cooling systems from $2,499' ),
+			'plumbing'       => array( 'plumbing systems', 'Installed plumbing systems from $2,499' ),
+			'several trades' => array( 'systems', 'Installed systems from $2,499' ),
+			'not published'  => array( null, 'Installed systems from $2,499' ),
 		);
 	}
 
 	/**
-	 * @dataProvider trades
+	 * @dataProvider systems_labels
 	 *
-	 * @param string[] $trades   business.trades.
-	 * @param string   $headline The systems' headline.
+	 * @param string|null $label    business.systems_label (null: the field is absent).
+	 * @param string      $headline The systems' headline.
 	 */
-	public function test_the_systems_headline_is_named_after_the_one_trade( array $trades, $headline ) {
-		$document                       = self::document();
-		$document['business']['trades'] = $trades;
+	public function test_the_systems_headline_names_the_systems_as_the_document_does( $label, $headline ) {
+		$document = self::document();
+		unset( $document['business']['systems_label'] );
+		if ( null !== $label ) {
+			$document['business']['systems_label'] = $label;
+		}
+		$this->assertTrue( Contractor_Pricing_Document::is_valid( $document ) );
 		$this->assertSame( $headline, Contractor_Pricing_Content::headlines( $document )[0]['text'] );
 	}
 

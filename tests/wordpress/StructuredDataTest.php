@@ -98,13 +98,13 @@ class StructuredDataTest extends Contractor_Pricing_TestCase {
 		$this->assertSame( array( '60.05', '186.04', 3 ), array( $filters['offers']['lowPrice'], $filters['offers']['highPrice'], $filters['offers']['offerCount'] ) );
 	}
 
-	public function test_the_business_type_follows_the_documents_trades() {
-		$this->assertSame( 'HVACBusiness', Contractor_Pricing_Structured_Data::business_type( array( 'hvac' ) ) );
-		$this->assertSame( array( 'HVACBusiness', 'Plumber' ), Contractor_Pricing_Structured_Data::business_type( array( 'hvac', 'plumbing' ) ) );
-		$this->assertSame( 'HomeAndConstructionBusiness', Contractor_Pricing_Structured_Data::business_type( array() ) );
-		$this->assertSame( 'HomeAndConstructionBusiness', Contractor_Pricing_Structured_Data::business_type( array( 'landscaping' ) ) );
-		$document                       = self::document();
-		$document['business']['trades'] = array( 'plumbing' );
+	public function test_the_business_type_is_the_documents_business_types() {
+		$this->assertSame( 'HVACBusiness', Contractor_Pricing_Structured_Data::business_type( array( 'business_types' => array( 'HVACBusiness' ) ) ) );
+		$this->assertSame( array( 'HVACBusiness', 'Plumber' ), Contractor_Pricing_Structured_Data::business_type( array( 'business_types' => array( 'HVACBusiness', 'Plumber' ) ) ) );
+		$this->assertSame( 'HomeAndConstructionBusiness', Contractor_Pricing_Structured_Data::business_type( array( 'business_types' => array( 'HomeAndConstructionBusiness' ) ) ) );
+		$this->assertSame( 'HomeAndConstructionBusiness', Contractor_Pricing_Structured_Data::business_type( array( 'trades' => array( 'hvac' ) ) ), 'a copy from a mirror without business_types' );
+		$document                               = self::document();
+		$document['business']['business_types'] = array( 'Plumber' );
 		$this->assertSame( 'Plumber', self::graph( $document )['@graph'][0]['@type'] );
 	}
 

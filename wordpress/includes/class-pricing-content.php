@@ -11,8 +11,8 @@ defined( 'ABSPATH' ) || exit;
  * The content rules of docs/pricing-page.md (the same the mirror's hosted pricing page follows), in one
  * place; the renderer only lays them out, and the JSON-LD reads the same document:
  *
- * 1. a headline per kind: "Installed heating and cooling systems from $8,500" (the systems named after the
- *    business's one trade, else "Installed systems from $X"), then "Parts and add-ons from $60.05", each
+ * 1. a headline per kind: "Installed heating and cooling systems from $8,500" (the systems as
+ *    `business.systems_label` names them), then "Parts and add-ons from $60.05", each
  *    from the lowest price_low of its own kind's categories only;
  * 2. each installed system: its range, then a Good/Better/Best row per tier saying what the tier's starting
  *    option (the first of `options` with that tier) is: its brand, efficiency, size and warranty, or its
@@ -51,20 +51,6 @@ final class Contractor_Pricing_Content {
 	 */
 	public static function unavailable() {
 		return __( 'Pricing is not available right now. Please contact us directly for a price.', 'contractor-pricing' );
-	}
-
-	/**
-	 * Each trade's installed systems, as a headline names them (the mirror's mirror/trades.py, `systems`).
-	 *
-	 * @return string[] By trade slug.
-	 */
-	public static function trade_systems() {
-		return array(
-			'hvac'       => __( 'heating and cooling systems', 'contractor-pricing' ),
-			'plumbing'   => __( 'plumbing systems', 'contractor-pricing' ),
-			'electrical' => __( 'electrical systems', 'contractor-pricing' ),
-			'roofing'    => __( 'roofing systems', 'contractor-pricing' ),
-		);
 	}
 
 	/**
@@ -121,7 +107,7 @@ final class Contractor_Pricing_Content {
 			$headlines[] = array(
 				'kind' => 'system',
 				/* translators: 1: "heating and cooling systems" (or "systems"), 2: the lowest price. */
-				'text' => sprintf( __( 'Installed %1$s from %2$s', 'contractor-pricing' ), self::systems_noun( $document['business']['trades'] ), self::money( min( $lows['system'] ), $currency ) ),
+				'text' => sprintf( __( 'Installed %1$s from %2$s', 'contractor-pricing' ), self::systems_noun( $document['business'] ), self::money( min( $lows['system'] ), $currency ) ),
 			);
 		}
 		if ( $lows['accessory'] ) {
@@ -135,14 +121,15 @@ final class Contractor_Pricing_Content {
 	}
 
 	/**
-	 * "heating and cooling systems" for a contractor with the one trade hvac; "systems" with several or none.
+	 * What the headline calls the installed systems: pricing.json's `business.systems_label` ("heating and
+	 * cooling systems" for a contractor with the one trade hvac, "systems" with several or none; the mirror
+	 * decides it), or "systems" in a stored copy from a mirror that did not publish it yet.
 	 *
-	 * @param string[] $trades The business's trades (pricing.json's `business.trades`).
+	 * @param array $business The document's business.
 	 * @return string
 	 */
-	public static function systems_noun( array $trades ) {
-		$known = array_values( array_intersect_key( self::trade_systems(), array_flip( $trades ) ) );
-		return 1 === count( $known ) ? $known[0] : __( 'systems', 'contractor-pricing' );
+	public static function systems_noun( array $business ) {
+		return empty( $business['systems_label'] ) ? __( 'systems', 'contractor-pricing' ) : $business['systems_label'];
 	}
 
 	/**

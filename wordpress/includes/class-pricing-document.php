@@ -14,8 +14,8 @@ defined( 'ABSPATH' ) || exit;
  * A category's options are as many as its offer_count, so the count the page shows is the count of
  * options there are. What is stored is parse()'s form: the document with each category's options
  * read into a bounded listing (Contractor_Pricing_Option_Listing), made once per poll.
- * The business's phone, website and geo and a category's image_url are optional (a mirror that
- * does not publish them yet is still read). Fields it does not know are ignored.
+ * The business's phone, website, geo, business_types and systems_label and a category's image_url
+ * are optional (a mirror that does not publish them yet is still read). Fields it does not know are ignored.
  */
 final class Contractor_Pricing_Document {
 
@@ -59,7 +59,9 @@ final class Contractor_Pricing_Document {
 		$business = isset( $document['business'] ) ? $document['business'] : null;
 		if ( ! is_array( $business ) || ! self::is_text( $business, 'name' ) || ! self::is_address( $business )
 			|| ! isset( $business['trades'] ) || ! self::is_list_of_text( $business['trades'] )
-			|| ! self::is_optional_text( $business, 'phone' ) || ! self::is_optional_url( $business, 'website' ) || ! self::is_optional_geo( $business ) ) {
+			|| ! self::is_optional_text( $business, 'phone' ) || ! self::is_optional_url( $business, 'website' ) || ! self::is_optional_geo( $business )
+			|| ( isset( $business['business_types'] ) && ! self::is_list_of_text( $business['business_types'] ) )
+			|| ! self::is_optional_label( $business, 'systems_label' ) ) {
 			return false;
 		}
 		$area = isset( $business['service_area'] ) ? $business['service_area'] : null;

@@ -12,8 +12,8 @@ defined( 'ABSPATH' ) || exit;
  * The mirror's JSON-LD rules (docs/contracts/surfaces.md, "JSON-LD"; the mirror's feeds/jsonld.py), applied
  * to pricing.json, which carries every fact they read:
  *
- * - the business node is typed by `business.trades` (BUSINESS_TYPES: hvac → HVACBusiness, plumbing →
- *   Plumber, ...; several → an array; none → HomeAndConstructionBusiness), with its address
+ * - the business node is typed by `business.business_types` (the mirror decides them from the trades:
+ *   HVACBusiness, Plumber, ...; several → an array; none known → HomeAndConstructionBusiness), with its address
  *   (streetAddress = line1, line2 joined by ", "), geo, telephone (E.164), url (its website) and
  *   areaServed (the ZIP codes); a fact the document does not hold is left out, never an empty string;
  * - one node per category (the page shows them all), named after it: a Product with the category's
@@ -27,15 +27,12 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Contractor_Pricing_Structured_Data {
 
-	const CONTEXT       = 'https://schema.org';
-	const NO_TRADE_TYPE = 'HomeAndConstructionBusiness';
-	/** The schema.org business type of each trade (the mirror's mirror/trades.py, `schema_type`). */
-	const BUSINESS_TYPES = array(
-		'hvac'       => 'HVACBusiness',
-		'plumbing'   => 'Plumber',
-		'electrical' => 'Electrician',
-		'roofing'    => 'RoofingContractor',
-	);
+	const CONTEXT = 'https://schema.org';
+	/**
+	 * The type of a business whose stored copy names none: a copy from a mirror that did not publish
+	 * `business.business_types` yet (the type the mirror gives a business of no known trade).
+	 */
+	const UNTYPED_BUSINESS = 'HomeAndConstructionBusiness';
 
 	/**
 	 * The schema.org graph: the business, then one node per category.
@@ -57,21 +54,14 @@ final class Contractor_Pricing_Structured_Data {
 	}
 
 	/**
-	 * The schema.org type(s) of the business: one per known trade, in the document's order.
+	 * The schema.org type(s) of the business as pricing.json states them (`business.business_types`, in
+	 * its order): one as a string, several as an array.
 	 *
-	 * @param string[] $trades The business's trades.
+	 * @param array $business The document's business.
 	 * @return string|string[]
 	 */
-	public static function business_type( array $trades ) {
-		$types = array();
-		foreach ( $trades as $trade ) {
-			if ( isset( self::BUSINESS_TYPES[ $trade ] ) && ! in_array( self::BUSINESS_TYPES[ $trade ], $types, true ) ) {
-				$types[] = self::BUSINESS_TYPES[ $trade ];
-			}
-		}
-		if ( empty( $types ) ) {
-			return self::NO_TRADE_TYPE;
-		}
+	public static function business_type( array $business ) {
+		$types = empty( $business['business_types'] ) ? array( self::UNTYPED_BUSINESS ) : array_values( array_unique( $business['business_types'] ) );
 		return 1 === count( $types ) ? $types[0] : $types;
 	}
 
@@ -87,7 +77,7 @@ final class Contractor_Pricing_Structured_Data {
 
 	private static function business_node( array $business, $node_id ) {
 		$node = array(
-			'@type' => self::business_type( $business['trades'] ),
+			'@type' => self::business_type( $business ),
 			'@id'   => $node_id,
 			'name'  => $business['name'],
 		);
