@@ -39,9 +39,6 @@ PACKAGES = (
     "discovery",
     "commands",
 )
-# mirror/read/catalog.py still converts a max_price to cents itself (price_to_cents_floor, = money.to_cents):
-# it is being rewritten for Postgres only, and folds to mirror.money.to_cents then.
-MONEY_PENDING = {"mirror/read/catalog.py"}
 
 
 def _sources() -> Iterator[tuple[str, ast.Module]]:
@@ -107,8 +104,6 @@ def _trade_fallbacks(_name: str, tree: ast.Module) -> list[int]:
 
 def _money(name: str, tree: ast.Module) -> list[int]:
     """`scaleb`, a floor to whole cents (ROUND_FLOOR), a currency table ({"USD": "$"})."""
-    if name in MONEY_PENDING:
-        return []
     found = [call.lineno for call in _calls(tree, "scaleb")]
     found += [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "ROUND_FLOOR"]
     found += [c.lineno for c in _strings(tree) if c.value == "ROUND_FLOOR"]

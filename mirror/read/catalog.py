@@ -43,7 +43,6 @@ only then.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from functools import lru_cache
 
 from sqlalchemy import (
@@ -120,11 +119,6 @@ class CatalogSearch:
 
 def _words_of(terms: list[ft.Term]) -> list[str]:
     return list(dict.fromkeys(part for term in terms for part in term.parts))
-
-
-def price_to_cents_floor(amount: float | int | Decimal) -> int:
-    """Whole cents at or below an amount (a max_price of 99.999 admits 99.99)."""
-    return int((Decimal(str(amount)) * 100).to_integral_value(rounding="ROUND_FLOOR"))
 
 
 @dataclass(frozen=True)
@@ -204,7 +198,7 @@ def _plan(understood: UnderstoodQuery, filters: _Filters) -> _Plan:
     sizes = tuple(s for s in understood.sizes if QUANTITIES[s.quantity].spec_keys)[:MAX_SIZES]
     price = understood.price
     ceilings = [c for c in (price.max_cents, filters.max_price_cents) if c is not None]
-    intent = understood.tiers or price.order or price.max_cents is not None or price.min_cents is not None
+    intent = understood.asks_price
     if concepts:
         mode = CONCEPTS
     elif terms or sizes:
