@@ -430,8 +430,8 @@ def test_each_page_is_a_keyed_query_whose_cost_does_not_grow_with_the_page_numbe
     def capture(_conn, _cursor, statement, *_args):
         statements.append(statement)
 
-    def one_statement(session, sql, params):  # the autocommit path runs below SQLAlchemy's events
-        rows = autocommit_rows(session, sql, params)
+    def one_statement(session, sql, params, **kwargs):  # the autocommit path runs below SQLAlchemy's events
+        rows = autocommit_rows(session, sql, params, **kwargs)
         if rows is not None:
             statements.append(sql)
         return rows
