@@ -159,6 +159,33 @@ def test_a_poll_that_fails_fails_the_request_and_never_serves_an_unconfirmed_sta
     watcher.stop()
 
 
+def test_a_poll_that_began_before_this_processs_sync_confirms_nothing(mirror, upstream, monkeypatch):
+    """The thread's poll reads the version, the sync commits and invalidates, then the poll finishes."""
+    from mirror.read import gate
+
+    add_company(upstream)
+    sync(mirror)
+    clock = _Clock()
+    watcher = GateWatcher(mirror.engine, poll_seconds=3600, clock=clock)
+    before = watcher.current()
+    clock.now += 2  # the state is old: the next poll reads the version
+    real_read_version = gate.read_version
+    key = add_company(upstream, name="Reborn Heating")
+
+    def version_then_commit(engine):
+        version = real_read_version(engine)  # the version before the sync below
+        sync(mirror)  # another thread commits meanwhile ...
+        clock.now += 0.01
+        watcher.invalidate()  # ... and invalidates, as Mirror.sync does
+        return version
+
+    monkeypatch.setattr(gate, "read_version", version_then_commit)
+    assert watcher.refresh(after=clock()) is before  # the poll that began first saw the old version
+    monkeypatch.setattr(gate, "read_version", real_read_version)
+    assert key in watcher.current().entries  # the next request polls again: the sync is seen at once
+    watcher.stop()
+
+
 def test_the_polling_thread_follows_a_commit_from_another_process_within_the_bound(mirror, upstream, make_app):
     """The app's own watcher (real clock, real thread) picks up a sync made through another Mirror."""
     app = make_app()

@@ -168,6 +168,7 @@ class GateWatcher:
         self.engine, self.poll_seconds, self.max_age, self.clock = engine, poll_seconds, max_age, clock
         self._state = EMPTY
         self._confirmed_at = float("-inf")  # when the poll that confirmed `_state` began
+        self._invalidated_at = float("-inf")  # when this process last committed a sync (`invalidate`)
         self._refresh_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -196,11 +197,15 @@ class GateWatcher:
             if version != self._state.version:
                 self._state = read_state(self.engine)
                 self.reloads += 1
-            self._confirmed_at = started
+            # A poll that began before this process's last commit may have read the version before it: it
+            # confirms nothing (the thread's poll, finishing after `invalidate`, handed the next request the
+            # state from before the sync).
+            self._confirmed_at = started if started > self._invalidated_at else float("-inf")
             return self._state
 
     def invalidate(self) -> None:
         """Make the next request poll before it answers (this process just committed a sync)."""
+        self._invalidated_at = self.clock()
         self._confirmed_at = float("-inf")
 
     def stop(self) -> None:
