@@ -31,23 +31,20 @@ from mcp_server.ucp.agent_profile import UNFETCHABLE_CONTENT, FetchPolicy, Profi
 from mirror.addresses import HostPort
 from mirror.config import ConfigError, load_settings
 from tests.hardening_helpers import hanging_host, serving
-from tests.mcp_helpers import post
 from tests.ops_helpers import free_port
 from tests.surface_helpers import add_company, sync
-from tests.ucp_helpers import AGENT_PROFILE, UCP_HEADERS, Route, insecure_policy, insecure_profiles, profile_server
+from tests.ucp_helpers import (
+    AGENT_PROFILE,
+    Route,
+    insecure_policy,
+    insecure_profiles,
+    profile_server,
+    ucp_call,
+)
 
 
 def _search(base: str, key: str, profile: str) -> dict:
-    arguments = {"meta": {"ucp-agent": {"profile": profile}}, "catalog": {"query": "filter"}}
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": "search_catalog", "arguments": arguments},
-    }
-    response = post(f"{base}/companies/{key}/ucp/mcp", body, headers=UCP_HEADERS)
-    assert response.status_code == 200, response.text
-    return response.json()
+    return ucp_call(f"{base}/companies/{key}/ucp/mcp", "search_catalog", {"query": "filter"}, profile)
 
 
 class _Banner:

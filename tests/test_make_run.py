@@ -26,6 +26,7 @@ from commands import EXIT_CONFIG, EXIT_DATABASE_UNREACHABLE, EXIT_UPSTREAM_UNREA
 from mirror.config import normalise_database_url
 from mirror.store import embedded
 from tests.ops_helpers import free_port
+from tests.ucp_helpers import ucp_call
 
 pytestmark = pytest.mark.slow
 
@@ -92,21 +93,12 @@ def _assert_all_down(ports: tuple[int, ...], process: subprocess.Popen, within: 
     process.wait(timeout=within)  # make exits once the last process (the embedded Postgres) has stopped
 
 
-def _ucp_search(port: int, profile: str) -> dict:
-    """A UCP search at Tudi's endpoint as the agent whose profile is at `profile`; the JSON-RPC body."""
-    arguments = {"meta": {"ucp-agent": {"profile": profile}}, "catalog": {"query": "heat pump"}}
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": "search_catalog", "arguments": arguments},
-    }
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    response = requests.post(
-        f"http://127.0.0.1:{port}/companies/{TUDI}/ucp/mcp", json=body, headers=headers, timeout=10
-    )
-    assert response.status_code == 200, response.text
-    return response.json()
+HEAT_PUMP = {"query": "heat pump"}
+
+
+def _tudi_ucp(port: int) -> str:
+    """Tudi's UCP endpoint on the demo at `port`."""
+    return f"http://127.0.0.1:{port}/companies/{TUDI}/ucp/mcp"
 
 
 def _kill_group(process: subprocess.Popen, instance: Path) -> None:
@@ -151,8 +143,15 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         assert database_url.startswith("postgresql://") and "/mirror?host=/" in database_url
         assert (postgres / "PG_VERSION").read_text().strip() == "18" and embedded.running_pid(postgres)
         # The demo's agent profile is fetched over loopback http; no other loopback port is (not even the app's).
-        assert _ucp_search(port, f"http://127.0.0.1:{upstream_port}/agent-profile.json")["result"]["isError"] is False
-        other = _ucp_search(port, f"http://127.0.0.1:{port}/healthz")["error"]["data"]
+        assert (
+            ucp_call(
+                _tudi_ucp(port), "search_catalog", HEAT_PUMP, f"http://127.0.0.1:{upstream_port}/agent-profile.json"
+            )["result"]["isError"]
+            is False
+        )
+        other = ucp_call(_tudi_ucp(port), "search_catalog", HEAT_PUMP, f"http://127.0.0.1:{port}/healthz")["error"][
+            "data"
+        ]
         assert other["code"] == "invalid_profile_url" and other["content"] == "The agent profile URL must use https"
 
         lock = (instance / "run.lock").read_text()

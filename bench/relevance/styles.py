@@ -7,7 +7,7 @@ differ in names, category names and slugs, and which specs are present:
 - `demo`: the demo generator's way (full words, "Heat Pump & Air Handler",
   every spec under a lower-case key);
 - `platform`: the platform's abbreviated way, as in its contract example
-  (Tudi, ../shared/UPSTREAM.md): "Lennox Good HP & Air Handler, 2 ton",
+  (Tudi Mechanical Systems, demo/examples.py): "Lennox Good HP & Air Handler, 2 ton",
   category "HP & Air Handler" (slug hp-air-handler), specs {"tonnage", "seer2"};
 - `distributor`: model numbers and spec-sheet fragments ("GSZB1636 3T 16
   SEER2 HP cond"), broad categories ("Residential Split Systems"), specs under
