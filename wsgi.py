@@ -22,8 +22,8 @@ import mcp_server
 import nlweb_server
 import web
 import webmcp
-from mirror.config import Settings, settings_or_exit
-from mirror.context import Mirror
+from mirror.runtime.config import Settings, settings_or_exit
+from mirror.service.context import Mirror
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -47,7 +47,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     demo.init_app(app)  # the demo upstream's own command (`make run` and the tests serve it)
 
     if settings.scheduler_enabled:
-        from mirror.scheduler import start_background_scheduler
+        from mirror.service.scheduler import start_background_scheduler
 
         start_background_scheduler(mirror)
     return app

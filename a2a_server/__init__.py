@@ -4,11 +4,10 @@ Skills are the MCP tool declarations (agent_tools), reached by message;
 see a2a_server/skills.py. Each module adds its routes to the one blueprint `bp`.
 """
 
-from flask import Blueprint, Flask
+from flask import Flask
 
-bp = Blueprint("a2a_server", __name__)
-
-from a2a_server import routes  # noqa: E402,F401  (register routes)
+from a2a_server import routes  # noqa: F401  (register routes)
+from a2a_server.blueprint import bp
 
 
 def init_app(app: Flask) -> None:

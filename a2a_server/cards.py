@@ -11,9 +11,9 @@ from __future__ import annotations
 from a2a_server.protocol import PROTOCOL_VERSION
 from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, card_skills
 from mcp_server.servers import CONTRACTOR_TEXT_WARNING, SERVER_VERSION
-from mirror import urls
-from mirror.config import Settings
+from mirror.catalog import urls
 from mirror.read.gate import GateEntry
+from mirror.runtime.config import Settings
 
 CARD_MEDIA_TYPE = "application/json"
 CAPABILITIES = {"streaming": False, "pushNotifications": False, "extendedAgentCard": False}

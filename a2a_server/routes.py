@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from flask import request
 
-from a2a_server import bp
+from a2a_server.blueprint import bp
 from a2a_server.cards import company_card, directory_card
 from a2a_server.protocol import MEDIA_TYPES, VERSION_HEADER, check_version, parse_request, refuse_unsupported
 from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT, Agent, answer
@@ -25,10 +25,10 @@ from agent_tools import CompanyContext, ProviderContext
 from mcp_server.hosts import host_allowed
 from mcp_server.ucp.profile import host_root
 from mcp_server.ucp.server import company_for_host, company_host
-from mirror import urls
-from mirror.channels import Channel
-from mirror.deadline import DeadlineExceeded
-from mirror.jsontext import dumps
+from mirror.catalog import urls
+from mirror.catalog.channels import Channel
+from mirror.runtime.deadline import DeadlineExceeded
+from mirror.values.jsontext import dumps
 from web.db import db, settings
 from web.deadline import deadline_rpc_error, ran_out
 from web.gate import following, gate, renderings

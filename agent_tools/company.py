@@ -22,11 +22,10 @@ from agent_tools.models import (
     postal_code_or_error,
     text_argument,
 )
+from mirror.answers.no_match import NoMatch
 from mirror.answers.products import cheapest_by_tier
 from mirror.answers.sentences import QUOTE_CHARS
-from mirror.config import Settings
-from mirror.money import cents_to_decimal, to_cents
-from mirror.public_view import (
+from mirror.catalog.public_view import (
     AddressView,
     CategoryView,
     CompanyView,
@@ -34,15 +33,17 @@ from mirror.public_view import (
     ServiceAreaView,
     TierPrices,
 )
+from mirror.catalog.trades import SYSTEM, TierSlug
 from mirror.query.limits import SEARCH_TEXT_MAX
-from mirror.query.views import NoMatch, UnderstoodView
+from mirror.query.views import UnderstoodView
 from mirror.read import ReadSession as Session
 from mirror.read.catalog import TierProduct as CatalogTierProduct
 from mirror.read.catalog import category_products, search_catalog
 from mirror.read.gate import GateEntry, StateMoved
-from mirror.render_cache import CompanyRenderings
-from mirror.storable import cut_at_word
-from mirror.trades import SYSTEM, TierSlug
+from mirror.render.cache import CompanyRenderings
+from mirror.runtime.config import Settings
+from mirror.values.money import cents_to_decimal, to_cents
+from mirror.values.storable import cut_at_word
 
 CategoryText = text_argument(SEARCH_TEXT_MAX, "A category slug such as central-ac (its name is accepted too).")
 QueryText = text_argument(
@@ -60,7 +61,7 @@ class CompanyContext:
     session: Session
     company: GateEntry
     settings: Settings
-    # The render cache's entry at the process's gate state (mirror/render_cache.py).
+    # The render cache's entry at the process's gate state (mirror/render/cache.py).
     renderings: CompanyRenderings
     # After StateMoved: the company gated again at a refreshed state, with its renderings (web/gate.py).
     follow: Callable[[], tuple[GateEntry, CompanyRenderings]] | None = None
@@ -243,7 +244,7 @@ def search_catalog_tool(ctx: CompanyContext, args: SearchCatalogInput) -> Search
         total_matches=found.total,
         total_matches_exact=found.complete,
         currency=view.currency,
-        understood=found.understood.view(),
+        understood=UnderstoodView.of(found.understood),
         unmatched=list(found.unmatched),
         no_match=None if results else NoMatch.of(found.understood, view.business.name, view.categories),
         quote_url=view.quote_url,

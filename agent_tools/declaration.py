@@ -20,9 +20,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-from mirror.jsontext import pretty_dumps
-from mirror.storable import REASON as UNSTORABLE_REASON
-from mirror.storable import first_unstorable
+from mirror.values.jsontext import pretty_dumps
+from mirror.values.storable import REASON as UNSTORABLE_REASON
+from mirror.values.storable import first_unstorable
 
 UNSTORABLE_ERROR = "unstorable_text"
 

@@ -1,6 +1,6 @@
 """Pieces shared by the tool declarations: argument types and the output base.
 
-Output objects are the public view's own models (mirror.public_view): a tool
+Output objects are the public view's own models (mirror.catalog.public_view): a tool
 result's address, service area, tiers and categories are `AddressView`,
 `ServiceAreaView`, `TierPrices` and `CategoryView`, and every result that
 carries provenance subclasses `ProvenancedOutput`, so field names match
@@ -16,9 +16,9 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
 
 from agent_tools.declaration import ToolError, ToolOutput
-from mirror.public_view import Provenance, freshness
-from mirror.records import normalise_postal_code
-from mirror.trades import TierSlug
+from mirror.catalog.public_view import Provenance, freshness
+from mirror.catalog.records import normalise_postal_code
+from mirror.catalog.trades import TierSlug
 
 
 def _integral(value: Any) -> Any:

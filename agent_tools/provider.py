@@ -21,13 +21,9 @@ from agent_tools.models import (
     provenance_at,
     text_argument,
 )
-from mirror import state as st
 from mirror.answers.sentences import category_spread_sentence
-from mirror.channels import Channel, company_open
-from mirror.config import Settings
-from mirror.models import KEY_LENGTH, Company
-from mirror.money import cents_to_decimal
-from mirror.public_view import (
+from mirror.catalog.channels import Channel, company_open
+from mirror.catalog.public_view import (
     AddressView,
     CategoryView,
     CompanyView,
@@ -40,6 +36,10 @@ from mirror.query.views import UnderstoodView
 from mirror.read import ReadSession as Session
 from mirror.read.businesses import PriceSpread, find_feed_company, search_feed_businesses
 from mirror.read.company import load_company_snapshot
+from mirror.runtime.config import Settings
+from mirror.store import state as st
+from mirror.store.models import KEY_LENGTH, Company
+from mirror.values.money import cents_to_decimal
 
 WIDGET_URI = "ui://widget/request-service.html"
 BusinessId = text_argument(
@@ -216,7 +216,7 @@ def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> Busi
         postal_code=found.postal_code,
         category=args.category,
         message=message,
-        understood=found.understood.view() if found.understood is not None else None,
+        understood=UnderstoodView.of(found.understood) if found.understood is not None else None,
         installed_price_range=_installed_range(spread),
     )
 

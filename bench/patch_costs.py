@@ -11,7 +11,7 @@ and off, interleaved round by round so both see the same machine:
 - `swept memory`: web/limits.py's `SweptMemoryStorage` (the `limits`
   library's memory storage with its expiry sweep every 5 s, by overriding a
   name-mangled private method) against the library's own `memory://`;
-- `autocommit reader`: mirror/db.py's raw libpq reader for the
+- `autocommit reader`: mirror/store/db.py's raw libpq reader for the
   one-statement reads (a cold render: the render cache emptied before each
   request) against the same statement through a SQLAlchemy connection in
   AUTOCOMMIT.
@@ -146,7 +146,7 @@ def main() -> int:
         args.rounds,
     )
 
-    import mirror.db as mirror_db
+    import mirror.store.db as mirror_db
 
     raw = mirror_db.statement_rows
     autocommit = mirror.engine.execution_options(isolation_level="AUTOCOMMIT")

@@ -28,15 +28,15 @@ from datetime import UTC  # noqa: E402
 from mcp.server.mcpserver import MCPServer  # noqa: E402
 from mcp.types import ToolAnnotations  # noqa: E402
 
-from mirror.channels import company_open  # noqa: E402
-from mirror.config import load_settings  # noqa: E402
-from mirror.context import Mirror  # noqa: E402
-from mirror.money import cents_to_decimal, to_cents  # noqa: E402
-from mirror.public_view import freshness  # noqa: E402
+from mirror.catalog.channels import company_open  # noqa: E402
+from mirror.catalog.public_view import freshness  # noqa: E402
+from mirror.catalog.trades import TierSlug  # noqa: E402
 from mirror.read.catalog import search_catalog  # noqa: E402
 from mirror.read.company import open_company_row  # noqa: E402
-from mirror.timestamps import rfc3339  # noqa: E402
-from mirror.trades import TierSlug  # noqa: E402
+from mirror.runtime.config import load_settings  # noqa: E402
+from mirror.service.context import Mirror  # noqa: E402
+from mirror.values.money import cents_to_decimal, to_cents  # noqa: E402
+from mirror.values.timestamps import rfc3339  # noqa: E402
 
 SETTINGS = load_settings()
 MIRROR = Mirror(SETTINGS)

@@ -11,7 +11,7 @@ def fresh_database(url: str) -> None:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
-    from mirror.migrate import upgrade
+    from mirror.store.migrate import upgrade
 
     target = make_url(url)
     admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
@@ -26,7 +26,7 @@ def scratch_database(server_url: str, name: str) -> str:
     """A new, migrated database: `name` created afresh on the Postgres server at `server_url`."""
     from sqlalchemy.engine import make_url
 
-    from mirror.config import normalise_database_url
+    from mirror.runtime.config import normalise_database_url
 
     server = make_url(normalise_database_url(server_url))
     url = server.set(database=name).render_as_string(hide_password=False)

@@ -68,11 +68,11 @@ from bench.relevance.run import report_lines as relevance_lines  # noqa: E402
 from bench.relevance.run import sync as sync_catalog  # noqa: E402
 from bench.scratch import fresh_database  # noqa: E402
 from demo.catalog import DemoCatalog  # noqa: E402
-from mirror.catalog import any_public_product  # noqa: E402
-from mirror.config import normalise_database_url  # noqa: E402
-from mirror.db import make_engine, make_session_factory  # noqa: E402
-from mirror.models import Product  # noqa: E402
+from mirror.catalog.public_products import any_public_product  # noqa: E402
 from mirror.read.catalog import search_catalog  # noqa: E402
+from mirror.runtime.config import normalise_database_url  # noqa: E402
+from mirror.store.db import make_engine, make_session_factory  # noqa: E402
+from mirror.store.models import Product  # noqa: E402
 
 BASELINE = "a1c88c8"  # main before issue 24: its mirror/read/catalog.py is "main's search"
 QUERIES = ROOT / "bench" / "search_queries.json"

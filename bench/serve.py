@@ -836,7 +836,7 @@ def main() -> None:
     if args.reuse:
         from sqlalchemy.engine import make_url
 
-        from mirror.migrate import upgrade
+        from mirror.store.migrate import upgrade
 
         url = make_url(args.database).set(database="mirror_bench_serve").render_as_string(hide_password=False)
         upgrade(url)  # a database kept from an older checkout lacks the newer revisions

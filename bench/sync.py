@@ -9,7 +9,7 @@ incremental <= 3% of full).
     .venv/bin/python bench/sync.py --profile /tmp/sync.txt   # py-spy (raw) on the last full sync
 
 The bare walk reads `/v1/products` whole with the sync's own HTTP client and
-JSON parsing (mirror.upstream.UpstreamClient) and stores nothing: it is what
+JSON parsing (mirror.sync.upstream.UpstreamClient) and stores nothing: it is what
 any sync must at least spend. Rows are interleaved (walk, full, walk, full,
 ...), each full sync into a freshly created database, so both sides of the
 ratio see the same load on the machine. Every run is its own child process:
@@ -114,7 +114,7 @@ def _cpu_seconds(pid: int) -> float:
 
 def child_walk(upstream_url: str) -> dict:
     """The bare walk: every page of /v1/products, parsed as the sync parses it, stored nowhere."""
-    from mirror.upstream import UpstreamClient
+    from mirror.sync.upstream import UpstreamClient
 
     client = UpstreamClient(upstream_url, TOKEN)
     wall, cpu = time.perf_counter(), time.process_time()
@@ -132,8 +132,8 @@ def child_sync(upstream_url: str, database_url: str, full: bool) -> dict:
     import importlib
     import logging
 
-    from mirror.config import load_settings
-    from mirror.context import Mirror
+    from mirror.runtime.config import load_settings
+    from mirror.service.context import Mirror
 
     logging.disable(logging.WARNING)  # the demo's messy records warn; the counts say how many
     importlib.import_module("mirror.sync")  # Mirror.sync imports it on first use; a running scheduler has it loaded

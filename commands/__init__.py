@@ -22,13 +22,13 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 from sqlalchemy.exc import DBAPIError
 
-from mirror import urls
-from mirror.config import EXIT_CONFIG
-from mirror.lock import SyncBusy
-from mirror.migrate import DatabaseProblem, check_database, database_problem
+from mirror.catalog import urls
 from mirror.read.figures import feed_company_keys, platform_rows, source_rows, usage_rows
-from mirror.timestamps import aware
-from mirror.upstream import UpstreamAuthError, UpstreamUnreachable
+from mirror.runtime.config import EXIT_CONFIG
+from mirror.store.lock import SyncBusy
+from mirror.store.migrate import DatabaseProblem, check_database, database_problem
+from mirror.sync.upstream import UpstreamAuthError, UpstreamUnreachable
+from mirror.values.timestamps import aware
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ db_group = AppGroup("db", help="Database migrations (Alembic).")
 
 # The exit codes of the commands, documented in docs/operations.md ("Exit codes").
 EXIT_SYNC_FAILED = 1  # the run started and failed for another reason (recorded in sync_runs)
-# EXIT_CONFIG (2, mirror/config.py): a setting is missing or bad (click's usage errors use 2 as well).
+# EXIT_CONFIG (2, mirror/runtime/config.py): a setting is missing or bad (click's usage errors use 2 as well).
 EXIT_DATABASE_UNREACHABLE = 3
 EXIT_NOT_MIGRATED = 4
 EXIT_UPSTREAM_UNREACHABLE = 5
@@ -109,7 +109,7 @@ def _upstream_client():
 
 
 def _alembic():
-    from mirror.migrate import alembic_config
+    from mirror.store.migrate import alembic_config
 
     return alembic_config(_mirror().settings.database_url)
 
@@ -308,7 +308,7 @@ def sync_command(full: bool, company_key: str | None, as_json: bool) -> None:
 @with_appcontext
 def scheduler_command() -> None:
     """Run the incremental sync every SYNC_INTERVAL_SECONDS (long-running)."""
-    from mirror.scheduler import run_blocking_scheduler
+    from mirror.service.scheduler import run_blocking_scheduler
 
     with operator_errors():
         _ready_database()

@@ -11,7 +11,7 @@ Everything the repository's own gunicorn.conf.py sets (shared Prometheus
 metrics, an access log without client addresses, the worker hooks) is
 loaded from there, so it is defined once; this file adds the bind address,
 the worker model and the timeouts, from the GUNICORN_* settings (declared in
-mirror/config.py with every other setting, so the README's table lists them
+mirror/runtime/config.py with every other setting, so the README's table lists them
 and a bad value is refused at start in one line naming it).
 """
 
@@ -23,7 +23,7 @@ import runpy
 _SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "gunicorn.conf.py")
 _SHARED_CONFIG = runpy.run_path(_SHARED)
 globals().update({name: value for name, value in _SHARED_CONFIG.items() if not name.startswith("__")})
-# The GUNICORN_* settings, declared with every other in mirror/config.py and checked by the
+# The GUNICORN_* settings, declared with every other in mirror/runtime/config.py and checked by the
 # root file's child process: a bad value is one line naming it, at start (on_starting).
 _SERVER = _SHARED_CONFIG["_SERVER"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask, Response
 
 from discovery.openapi import openapi
-from mirror.urls import OPENAPI
+from mirror.catalog.urls import OPENAPI
 from web.db import settings
 from web.responses import json_response
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from mcp_server.jsonrpc import SUPPORTED_VERSIONS as SUPPORTED_MCP_VERSIONS  # declared once, there
 from mcp_server.ucp import UCP_VERSIONS  # the releases UCP serves: declared once, there
-from mirror import urls
-from mirror.config import Settings
+from mirror.catalog import urls
+from mirror.runtime.config import Settings
 
 JSON = "application/json"
 HTML = "text/html"
@@ -205,7 +205,7 @@ def _mcp_endpoint(summary: str, keyed: bool, restricted_origins: bool) -> dict:
 
 
 def _paths() -> dict:
-    # Keyed by mirror.urls' route templates: the same strings the blueprints register.
+    # Keyed by mirror.catalog.urls' route templates: the same strings the blueprints register.
     text_plain = {"type": "string"}
     return {
         urls.JSONLD: _keyed_json(

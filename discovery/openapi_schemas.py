@@ -2,7 +2,7 @@
 
 The schemas of pricing.json, the business feed and the JSON error body are
 generated from the pydantic models that produce or validate those payloads
-(mirror.public_view's PricingDocument and ErrorBody, feeds.business_feed's
+(mirror.catalog.public_view's PricingDocument and ErrorBody, feeds.business_feed's
 FeedPage), so the document cannot drift from what is served; the rest
 describes payloads that have no model of their own (docs/contracts/surfaces.md).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from feeds.business_feed import PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, FeedPage
-from mirror.public_view import ErrorBody, PricingDocument
+from mirror.catalog.public_view import ErrorBody, PricingDocument
 from nlweb_server.protocol import PROTOCOL_VERSION, AskInput
 
 TIMESTAMP = {"type": ["string", "null"], "format": "date-time"}

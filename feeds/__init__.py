@@ -3,11 +3,10 @@
 Each module adds its routes to the one blueprint `bp`; `init_app(app)` registers it.
 """
 
-from flask import Blueprint, Flask
+from flask import Flask
 
-bp = Blueprint("feeds", __name__)
-
-from feeds import business_feed, jsonld, pages, pricing  # noqa: E402,F401  (register routes)
+from feeds import business_feed, jsonld, pages, pricing  # noqa: F401  (register routes)
+from feeds.blueprint import bp
 
 
 def init_app(app: Flask) -> None:

@@ -6,7 +6,7 @@ This module parses the request, renders records and assembles the page.
 
 Records. Each record's serialised bytes are kept (`RecordBytes`, per
 process) with the exact column values they were rendered from: the facts
-the feed hash covers (mirror/businesses.py), as the page's range read
+the feed hash covers (mirror/catalog/feed_facts.py), as the page's range read
 returns them, JSON left undecoded. A record is rendered and validated again
 only when those values differ; the comparison is exact rather than by the
 hash, so even a row edited behind the sync's back is rendered from what the
@@ -29,14 +29,14 @@ from cachetools import LRUCache
 from flask import current_app, request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from feeds import bp
-from mirror.businesses import funnel_url
-from mirror.config import Settings
-from mirror.jsontext import dumps
-from mirror.models import KEY_LENGTH
-from mirror.public_view import AddressView, GeoView, company_urls
+from feeds.blueprint import bp
+from mirror.catalog.feed_facts import funnel_url
+from mirror.catalog.public_view import AddressView, GeoView, company_urls
+from mirror.catalog.urls import BUSINESS_FEED, flask_rule, redirect_target, stamp_referrer
 from mirror.read.feed import RECORD_FIELDS, FeedIndex, read_feed_page
-from mirror.urls import BUSINESS_FEED, flask_rule, redirect_target, stamp_referrer
+from mirror.runtime.config import Settings
+from mirror.store.models import KEY_LENGTH
+from mirror.values.jsontext import dumps
 from web.db import db, settings
 from web.limits import charge_client
 from web.responses import conditional, json_error, strong_etag
@@ -55,7 +55,7 @@ _DIGITS = re.compile(r"[0-9]{1,10}", re.ASCII)
 _ZIP = re.compile(r"[0-9]{5}", re.ASCII)
 _TOKEN = re.compile(r"chg_([0-9]{1,9})_([0-9]{1,19})", re.ASCII)
 # Absolute http(s) with a host and no whitespace or control characters (the
-# shape mirror.urls.redirect_target accepts, checked without parsing).
+# shape mirror.catalog.urls.redirect_target accepts, checked without parsing).
 _HTTP_URL = re.compile(r"[hH][tT][tT][pP][sS]?://[^\x00-\x20\x7f/?#]+(?:[/?#][^\x00-\x20\x7f]*)?")
 
 

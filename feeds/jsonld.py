@@ -1,6 +1,6 @@
 """JSON-LD: a company's schema.org graph, `GET /companies/<key>.jsonld`.
 
-`company_graph()` (mirror/schema_org.py) is the one builder. The `.jsonld`
+`company_graph()` (mirror/render/schema_org.py) is the one builder. The `.jsonld`
 document, the hosted pages' page-scoped JSON-LD and the NLWeb `/ask`
 answers all call it (or its node builders) with the same `CompanyView` the
 visible text is rendered from, so structured data and page can never disagree.
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 
-from feeds import bp
-from mirror.channels import Channel
-from mirror.public_view import CompanyView
-from mirror.schema_org import company_graph
-from mirror.urls import JSONLD, flask_rule
+from feeds.blueprint import bp
+from mirror.catalog.channels import Channel
+from mirror.catalog.public_view import CompanyView
+from mirror.catalog.urls import JSONLD, flask_rule
+from mirror.render.schema_org import company_graph
 from web.db import settings
 from web.gate import gate, renderings
 from web.responses import conditional

@@ -23,16 +23,16 @@ from urllib.parse import urlsplit
 from flask import Response, redirect, render_template
 from markupsafe import Markup
 
-from feeds import bp
+from feeds.blueprint import bp
 from feeds.jsonld import company_graph, script_safe_json
-from mirror.channels import Channel, company_open
-from mirror.money import format_money
-from mirror.public_view import CategoryView, CompanyView, PricingOption
+from mirror.catalog.channels import Channel, company_open
+from mirror.catalog.public_view import CategoryView, CompanyView, PricingOption
+from mirror.catalog.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known
+from mirror.catalog.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, redirect_target
 from mirror.read.gate import GateEntry
-from mirror.render_cache import Rendered
-from mirror.timestamps import rfc3339
-from mirror.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known
-from mirror.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, redirect_target
+from mirror.render.cache import Rendered
+from mirror.values.money import format_money
+from mirror.values.timestamps import rfc3339
 from web.db import settings
 from web.gate import gate, renderings
 from web.responses import conditional

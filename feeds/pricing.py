@@ -9,11 +9,11 @@ successful sync; `content_version` inside it moves only with pricing content.
 
 from __future__ import annotations
 
-from feeds import bp
-from mirror.channels import Channel
-from mirror.jsontext import dumps
-from mirror.public_view import CompanyView
-from mirror.urls import PRICING_JSON, flask_rule
+from feeds.blueprint import bp
+from mirror.catalog.channels import Channel
+from mirror.catalog.public_view import CompanyView
+from mirror.catalog.urls import PRICING_JSON, flask_rule
+from mirror.values.jsontext import dumps
 from web.gate import gate, renderings
 from web.responses import conditional
 

@@ -3,12 +3,11 @@
 Each module adds its routes to the one blueprint `bp`; `init_app(app)` registers it.
 """
 
-from flask import Blueprint, Flask
+from flask import Flask
 
-bp = Blueprint("mcp_server", __name__)
-
-from mcp_server import host_guard, routes  # noqa: E402,F401  (register the Host check and the routes)
-from mcp_server.ucp.server import init_agent_profiles  # noqa: E402
+from mcp_server import host_guard, routes  # noqa: F401  (register the Host check and the routes)
+from mcp_server.blueprint import bp
+from mcp_server.ucp.server import init_agent_profiles
 
 
 def init_app(app: Flask) -> None:

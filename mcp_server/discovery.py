@@ -16,12 +16,12 @@ from urllib.parse import urlsplit
 from flask import Response
 
 from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
-from mcp_server import bp
+from mcp_server.blueprint import bp
 from mcp_server.jsonrpc import SUPPORTED_VERSIONS
 from mcp_server.servers import SERVER_VERSION, WIDGET_RESOURCE
-from mirror import urls
-from mirror.config import Settings
-from mirror.urls import LLMS_TXT, MCP_SERVER_CARD, flask_rule
+from mirror.catalog import urls
+from mirror.catalog.urls import LLMS_TXT, MCP_SERVER_CARD, flask_rule
+from mirror.runtime.config import Settings
 from web.db import settings
 from web.responses import conditional
 

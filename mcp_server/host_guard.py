@@ -14,7 +14,7 @@ import re
 
 from flask import Response, request
 
-from mcp_server import bp
+from mcp_server.blueprint import bp
 from mcp_server.hosts import host_allowed
 from mcp_server.transport import misdirected
 from web.db import settings

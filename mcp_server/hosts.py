@@ -15,7 +15,7 @@ import ipaddress
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from mirror.config import Settings
+from mirror.runtime.config import Settings
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

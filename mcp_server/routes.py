@@ -24,15 +24,15 @@ from __future__ import annotations
 from flask import Response
 
 from mcp_server import (
-    bp,
     discovery,  # noqa: F401  (registers /.well-known/mcp.json and /llms.txt)
     server_cards,  # noqa: F401  (registers the AI Catalog and the server cards)
 )
+from mcp_server.blueprint import bp
 from mcp_server.servers import company_server, provider_origins, provider_server
 from mcp_server.transport import method_not_allowed, preflight, serve
 from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the UCP profile and endpoint)
-from mirror.channels import Channel
-from mirror.urls import COMPANY_MCP, PROVIDER_MCP, WEBMCP_MCP, flask_rule
+from mirror.catalog.channels import Channel
+from mirror.catalog.urls import COMPANY_MCP, PROVIDER_MCP, WEBMCP_MCP, flask_rule
 from web.db import db, settings
 from web.gate import following, gate, renderings
 from web.limits import charge_client

@@ -23,14 +23,14 @@ from urllib.parse import urlsplit
 
 from flask import Response
 
-from mcp_server import bp
+from mcp_server.blueprint import bp
 from mcp_server.discovery import CACHE_CONTROL, CARD_SCHEMA, COMPANY_TEMPLATE, card_namespace
 from mcp_server.jsonrpc import SUPPORTED_VERSIONS
 from mcp_server.servers import SERVER_VERSION
-from mirror import urls
-from mirror.channels import Channel
-from mirror.config import Settings
+from mirror.catalog import urls
+from mirror.catalog.channels import Channel
 from mirror.read.gate import GateEntry
+from mirror.runtime.config import Settings
 from web.db import settings
 from web.gate import gate
 from web.responses import conditional

@@ -13,12 +13,12 @@ from pathlib import Path
 from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS, WIDGET_URI, CompanyContext, ProviderContext
 from agent_tools.company import at_gate_state
 from mcp_server.transport import Resource, ServerSpec
-from mirror.config import Settings
-from mirror.public_view import CompanyView
+from mirror.catalog.public_view import CompanyView
+from mirror.catalog.trades import in_sentence
 from mirror.read import ReadSession as Session
 from mirror.read.gate import GateEntry
-from mirror.render_cache import CompanyRenderings, arguments_key
-from mirror.trades import in_sentence
+from mirror.render.cache import CompanyRenderings, arguments_key
+from mirror.runtime.config import Settings
 
 SERVER_VERSION = "1.0.0"
 WIDGET_MIME_TYPE = "text/html;profile=mcp-app"

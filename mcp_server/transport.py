@@ -46,7 +46,7 @@ from werkzeug.http import parse_accept_header, parse_options_header
 
 from mcp_server import jsonrpc as rpc
 from mcp_server.hosts import host_allowed, origin_of_base
-from mirror.deadline import DeadlineExceeded, check_deadline
+from mirror.runtime.deadline import DeadlineExceeded, check_deadline
 from web.db import settings as current_settings
 from web.deadline import deadline_rpc_error, ran_out
 from web.jsonrpc import INVALID_REQUEST, Message, RpcError, decode_body, message_from, result_body, serialise

@@ -1,4 +1,4 @@
-"""Alembic environment: the database comes from DATABASE_URL via mirror.config.
+"""Alembic environment: the database comes from DATABASE_URL via mirror.runtime.config.
 
 Migrations take an advisory lock (two deploys never migrate at
 once) and a lock_timeout (a migration waiting behind a long query fails fast
@@ -10,10 +10,10 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import text
 
-from mirror.config import load_settings, normalise_database_url
-from mirror.db import Base, make_engine
-from mirror import models  # noqa: F401  (registers the tables)
-from mirror.fulltext import is_search_index_object
+from mirror.runtime.config import load_settings, normalise_database_url
+from mirror.store.db import Base, make_engine
+from mirror.store import models  # noqa: F401  (registers the tables)
+from mirror.store.fulltext import is_search_index_object
 
 MIGRATION_LOCK_ID = 0x6D6967726174
 

@@ -8,15 +8,14 @@
   per client like the other install-wide endpoints.
 
 The answers are mirror/answers' (the same sentences as the A2A agents); the
-items are the JSON-LD graph's own nodes (mirror/schema_org.py). The request
+items are the JSON-LD graph's own nodes (mirror/render/schema_org.py). The request
 model and the answer shapes are in `protocol`; the routes in `routes`.
 """
 
-from flask import Blueprint, Flask
+from flask import Flask
 
-bp = Blueprint("nlweb_server", __name__)
-
-from nlweb_server import routes  # noqa: E402,F401  (register routes)
+from nlweb_server import routes  # noqa: F401  (register routes)
+from nlweb_server.blueprint import bp
 
 
 def init_app(app: Flask) -> None:

@@ -8,7 +8,7 @@ answered as asked), `prefer` (`streaming`, `response_format`
 `summarize`, or both comma-separated) and `meta`. `AskInput` below is the one
 boundary rule: strict types, a clear message naming the field at fault, and
 text the database could not store refused as the JSON-RPC core refuses it
-(mirror/storable.py).
+(mirror/values/storable.py).
 
 An answer (`_meta.response_type` "Answer", `_meta.version` "0.54"):
 - `chatgpt_app`: `content` (`[{"Type": "text", "Text": ...}]`: the answer
@@ -31,8 +31,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from mirror.jsontext import dumps
 from mirror.query.limits import QUESTION_TEXT_MAX
+from mirror.values.jsontext import dumps
 
 PROTOCOL_VERSION = "0.54"
 CHATGPT_APP, CONV_SEARCH = "chatgpt_app", "conv_search"

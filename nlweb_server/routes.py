@@ -17,17 +17,17 @@ from pydantic import ValidationError
 
 from agent_tools import CompanyContext
 from agent_tools.company import at_gate_state
-from mirror import urls
 from mirror.answers.company import answer_company
 from mirror.answers.directory import answer_directory
-from mirror.channels import Channel
-from mirror.config import Settings
-from mirror.deadline import DeadlineExceeded, check_deadline
-from mirror.public_view import CompanyView
-from mirror.schema_org import SCHEMA_CONTEXT, business_node, category_node, document_url
-from mirror.storable import REASON as UNSTORABLE_REASON
-from mirror.storable import first_unstorable
-from nlweb_server import bp
+from mirror.catalog import urls
+from mirror.catalog.channels import Channel
+from mirror.catalog.public_view import CompanyView
+from mirror.render.schema_org import SCHEMA_CONTEXT, business_node, category_node, document_url
+from mirror.runtime.config import Settings
+from mirror.runtime.deadline import DeadlineExceeded, check_deadline
+from mirror.values.storable import REASON as UNSTORABLE_REASON
+from mirror.values.storable import first_unstorable
+from nlweb_server.blueprint import bp
 from nlweb_server.protocol import (
     DEADLINE_EXCEEDED,
     EVENT_STREAM,
@@ -124,7 +124,7 @@ def company_items(
 ) -> list[dict]:
     """The JSON-LD graph's own nodes for these categories and the business, as NLWeb result objects.
 
-    Each node is the one mirror/schema_org.py builds for the .jsonld document
+    Each node is the one mirror/render/schema_org.py builds for the .jsonld document
     (same @id, offers and seller), with its @context and, as grounding, the
     document it comes from.
     """

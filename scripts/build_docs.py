@@ -1,7 +1,7 @@
 """`make docs`: regenerate the generated parts of the docs.
 
 Today that is the configuration table in README.md, written from the one
-settings declaration (mirror/config.py). tests/test_config.py fails when the
+settings declaration (mirror/runtime/config.py). tests/test_config.py fails when the
 committed table differs from what this writes.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script: the project's own packages
 
-from mirror.config import DOC_PAGE, write_doc_table  # noqa: E402
+from mirror.runtime.config import DOC_PAGE, write_doc_table  # noqa: E402
 
 if __name__ == "__main__":
     changed = write_doc_table()

@@ -84,7 +84,7 @@ export UCP_INSECURE_PROFILE_HOSTS="${UCP_INSECURE_PROFILE_HOSTS:-127.0.0.1:$UPST
 # Every setting checked before anything is written or started: a bad value is
 # the one line `configuration error: NAME ...` and exit 2, as for any command,
 # never a .flaskenv that fails the CLI later nor a migration blamed for it.
-if ! "$ROOT/.venv/bin/python" -m mirror.config --check; then
+if ! "$ROOT/.venv/bin/python" -m mirror.runtime.config --check; then
   rm -f "$LOCK"
   exit 2
 fi

@@ -23,10 +23,10 @@ from hypothesis import settings as hypothesis_settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-import mirror.models  # registers the tables TABLES lists
-from mirror.config import normalise_database_url
-from mirror.db import Base
-from mirror.migrate import upgrade
+import mirror.store.models  # registers the tables TABLES lists
+from mirror.runtime.config import normalise_database_url
+from mirror.store.db import Base
+from mirror.store.migrate import upgrade
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()

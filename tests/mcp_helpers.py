@@ -19,9 +19,9 @@ import requests
 from sqlalchemy import create_engine, text
 from werkzeug.serving import make_server
 
-import mirror.models  # noqa: F401 (registers the tables)
-from mirror.config import normalise_database_url
-from mirror.db import Base
+import mirror.store.models  # noqa: F401 (registers the tables)
+from mirror.runtime.config import normalise_database_url
+from mirror.store.db import Base
 
 # Every table of the mirror: a module starts on an empty database, invocation log included.
 TABLES = tuple(table.name for table in Base.metadata.sorted_tables)

@@ -6,11 +6,11 @@ from contextlib import contextmanager
 
 from sqlalchemy import select
 
-from mirror.config import load_settings
-from mirror.context import Mirror
-from mirror.models import Company, OfferGroup, Product, SyncState
-from mirror.offers import build_offer_groups
-from mirror.upstream import UpstreamClient
+from mirror.catalog.offers import build_offer_groups
+from mirror.runtime.config import load_settings
+from mirror.service.context import Mirror
+from mirror.store.models import Company, OfferGroup, Product, SyncState
+from mirror.sync.upstream import UpstreamClient
 
 # Moved by every successful run, by design (the clock advances).
 BOOKKEEPING_STATE = {"last_success_at", "watermark:/v1/companies", "watermark:/v1/products", "state_version"}
@@ -83,14 +83,14 @@ def postgres_statements(note):
     """Call `note(sql)` for every statement psycopg sends while the block runs.
 
     Cursor statements, transaction commands (BEGIN, COMMIT, ROLLBACK) and
-    the one-statement reads of `mirror.db.AutocommitReader`, which drive
+    the one-statement reads of `mirror.store.db.AutocommitReader`, which drive
     libpq directly and so never pass a cursor. Every statement-counting
     test uses this one tracer, so none can miss a path.
     """
     import psycopg
     from psycopg._connection_base import BaseConnection
 
-    from mirror.db import _ReaderConnection
+    from mirror.store.db import _ReaderConnection
 
     execute, command, read = psycopg.Cursor.execute, BaseConnection._exec_command, _ReaderConnection.execute
 

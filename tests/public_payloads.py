@@ -51,7 +51,7 @@ def _rpc(client, path: str, method: str, params: dict | None = None, headers=MCP
 def collect(database_url: str) -> dict[str, str]:
     """{surface name: normalised body} for the demo's example companies, mirrored into an empty database."""
     from demo.server import start_in_thread
-    from mirror.migrate import upgrade
+    from mirror.store.migrate import upgrade
     from wsgi import create_app
 
     upstream = start_in_thread(companies=0, products=0, seed=1, examples=True)

@@ -19,7 +19,7 @@ import requests
 from a2a_server.skills import COMPANY_AGENT, DIRECTORY_AGENT
 from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
 from mcp_server.ucp.tools import UCP_TOOLS
-from mirror.storable import storable
+from mirror.values.storable import storable
 from tests.mcp_helpers import HEADERS, TUDI
 
 A2A_HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0"}

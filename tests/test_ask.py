@@ -27,8 +27,8 @@ from nlweb_core.protocol.models import (
 )
 
 from demo.examples import CHURNED_KEY, NO_FUNNEL_KEY, STOREFRONT_ONLY_KEY, TUDI_KEY
-from mirror.money import format_cents as money
 from mirror.read.catalog import category_products
+from mirror.values.money import format_cents as money
 from tests.mcp_helpers import call_tool, module_database, serve_app
 from tests.test_a2a import data_part, send, text_of
 

@@ -1,4 +1,4 @@
-"""The one-statement read path (mirror.db.autocommit_rows and its AutocommitReader).
+"""The one-statement read path (mirror.store.db.autocommit_rows and its AutocommitReader).
 
 The gate's lookup, the cold snapshot and the feed page run on
 dedicated autocommit connections, prepared once per connection, with rows
@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from mirror.db import AutocommitReader, _ReaderConnection, autocommit_rows
+from mirror.store.db import AutocommitReader, _ReaderConnection, autocommit_rows
 from tests.mirror_helpers import postgres_statements
 from tests.surface_helpers import add_company, sync
 

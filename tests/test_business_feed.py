@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import event, update
 
 from demo.catalog import MISSING
-from mirror import db as mirror_db
-from mirror.db import autocommit_rows
-from mirror.models import Company
-from mirror.records import normalise_phone, normalise_url
-from mirror.state import FEED_CLOCK_MS, get_int, read_state
+from mirror.catalog.records import normalise_phone, normalise_url
+from mirror.store import db as mirror_db
+from mirror.store.db import autocommit_rows
+from mirror.store.models import Company
+from mirror.store.state import FEED_CLOCK_MS, get_int, read_state
 
 # Keys whose byte order differs from any case-insensitive or punctuation-blind
 # collation: '-' < '.' < digits < upper case < '_' < lower case < '~'.
@@ -709,8 +709,8 @@ def test_the_directory_finds_what_a_business_sells_as_each_sync_leaves_its_catal
 def test_a_new_vocabulary_retags_every_business_in_the_next_run(mirror, world):
     from sqlalchemy import delete
 
-    from mirror import state as st
-    from mirror.models import CompanyConcept
+    from mirror.store import state as st
+    from mirror.store.models import CompanyConcept
 
     add_company(world, "pump-seller", trades=["plumbing"])
     _heat_pump(world, "pump-seller", "HP-3T")

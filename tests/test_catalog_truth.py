@@ -15,7 +15,7 @@ reduced to
 Each is compared with the same reduction computed here, independently, from
 the upstream's raw records and the rule as the upstream contract states it
 (valid record, `published` true, price > 0, company active and live). The
-mirror's own rule (mirror.catalog) is deliberately not imported: a surface that
+mirror's own rule (mirror.catalog.public_products) is deliberately not imported: a surface that
 filters on its own (say "published" only) disagrees with this file.
 """
 

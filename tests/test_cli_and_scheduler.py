@@ -12,8 +12,8 @@ import time
 from sqlalchemy import func, select
 
 from commands import EXIT_CONFIG
-from mirror.models import SyncRun
-from mirror.scheduler import scheduled_sync
+from mirror.service.scheduler import scheduled_sync
+from mirror.store.models import SyncRun
 from tests.conftest import REPO_ROOT
 
 

@@ -32,8 +32,8 @@ from commands import (
     PROGRESS_EVERY_SECONDS,
     SyncProgress,
 )
-from mirror.config import normalise_database_url
-from mirror.scheduler import scheduled_sync
+from mirror.runtime.config import normalise_database_url
+from mirror.service.scheduler import scheduled_sync
 from tests.conftest import REPO_ROOT
 from tests.ops_helpers import free_port
 
@@ -147,7 +147,7 @@ def test_an_unreachable_upstream_is_one_line_naming_the_url_at_once(database_url
     assert result.returncode == EXIT_UPSTREAM_UNREACHABLE
     line = error_line(result)
     assert url in line and "UPSTREAM_URL" in line and "connection refused" in line
-    assert " retry " not in result.stderr  # not 17 s of backoff first (mirror/upstream.py's retry rule)
+    assert " retry " not in result.stderr  # not 17 s of backoff first (mirror/sync/upstream.py's retry rule)
     *_, last = result.stdout.splitlines()
     assert json.loads(last) == {"status": "error", "exit_code": EXIT_UPSTREAM_UNREACHABLE, "error": line[7:]}
 
@@ -243,9 +243,9 @@ def test_on_a_terminal_log_lines_print_above_the_progress_line():
 
 
 def test_a_scheduler_tick_that_skips_says_why(mirror, synced, caplog):
-    caplog.set_level(logging.INFO, logger="mirror.scheduler")
+    caplog.set_level(logging.INFO, logger="mirror.service.scheduler")
     assert scheduled_sync(mirror) == "skipped-recent"
-    [record] = [r for r in caplog.records if r.name == "mirror.scheduler"]
+    [record] = [r for r in caplog.records if r.name == "mirror.service.scheduler"]
     assert record.levelname == "INFO" and "skipped: the last run ended" in record.getMessage()
 
 

@@ -115,7 +115,7 @@ def test_cold_and_warm_answers_are_byte_identical(upstream, mirror, app, client)
 
 
 def test_a_fresh_process_answers_its_first_request(upstream, mirror, database_url):
-    # The gate builds its Company without the ORM constructor (mirror.public_view.transient),
+    # The gate builds its Company without the ORM constructor (mirror.catalog.public_view.transient),
     # so a worker whose very first object is that one must still configure the mappers.
     import subprocess
     import sys

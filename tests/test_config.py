@@ -1,4 +1,4 @@
-"""Configuration: one declaration (mirror/config.py) gives the defaults, the errors and the docs table."""
+"""Configuration: one declaration (mirror/runtime/config.py) gives the defaults, the errors and the docs table."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from commands import EXIT_CONFIG
-from mirror import config
-from mirror.config import ConfigError, Settings, env_name, load_settings, markdown_table
+from mirror.runtime import config
+from mirror.runtime.config import ConfigError, Settings, env_name, load_settings, markdown_table
 from tests.conftest import REPO_ROOT
 
 NUMERIC = [env_name(name) for name, field in Settings.model_fields.items() if field.annotation in (int, float)]
@@ -143,7 +143,7 @@ def test_a_future_enum_setting_also_fails_in_one_line():
     assert config.read_settings(WithMode, {"LOG_FORMAT": "text"}).log_format == "text"
 
 
-@pytest.mark.parametrize("url", ["mysql://x/mirror", "file:///srv/mirror.db", "instance/mirror.db"])
+@pytest.mark.parametrize("url", ["mysql://x/mirror", "file:///srv/mirror.store.db", "instance/mirror.store.db"])
 def test_a_url_of_another_database_is_refused_naming_postgres(url):
     with pytest.raises(ConfigError) as raised:
         load_settings({"DATABASE_URL": url})
@@ -241,7 +241,7 @@ APP_CODE = [
 ]
 # gunicorn.conf.py *sets* PROMETHEUS_MULTIPROC_DIR for prometheus_client, which reads it itself at import,
 # before any worker loads the app; it is the one file that must touch that variable in os.environ.
-ALLOWED = {"mirror/config.py", "gunicorn.conf.py"}
+ALLOWED = {"mirror/runtime/config.py", "gunicorn.conf.py"}
 
 
 def _reads_by_name(tree: ast.AST, names: set[str]) -> list[int]:
@@ -271,7 +271,7 @@ def test_no_module_but_config_reads_a_setting_from_the_environment():
             relative = path.relative_to(REPO_ROOT).as_posix()
             if relative not in ALLOWED:
                 found += [f"{relative}:{line}" for line in _reads_by_name(ast.parse(path.read_text()), names)]
-    assert found == [], "read settings through mirror.config.load_settings / app.extensions['mirror'].settings"
+    assert found == [], "read settings through mirror.runtime.config.load_settings / app.extensions['mirror'].settings"
 
 
 def test_the_scan_finds_a_direct_read():

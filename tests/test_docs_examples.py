@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from mirror.config import Settings, env_name
+from mirror.runtime.config import Settings, env_name
 from mirror.store import embedded
 from tests.conftest import folder_outside_pytest_root
 from tests.ops_helpers import free_port

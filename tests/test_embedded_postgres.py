@@ -9,9 +9,9 @@ import sys
 import pytest
 from sqlalchemy import create_engine, text
 
-from mirror.config import normalise_database_url
-from mirror.migrate import upgrade
+from mirror.runtime.config import normalise_database_url
 from mirror.store import embedded
+from mirror.store.migrate import upgrade
 from tests.conftest import REPO_ROOT
 
 

@@ -24,8 +24,8 @@ import time
 
 from sqlalchemy import create_engine, func, select, text
 
-from mirror.db import _ReaderConnection
-from mirror.models import SyncRun
+from mirror.store.db import _ReaderConnection
+from mirror.store.models import SyncRun
 from tests.conftest import REPO_ROOT
 from tests.ops_helpers import flask_command, process_env
 from tests.surface_helpers import sync
@@ -209,7 +209,7 @@ def test_a_connection_dropped_during_a_request_is_a_clean_503_then_recovers(mirr
     url = mirror.settings.database_url
 
     dropped_once = []
-    original = _ReaderConnection.execute  # the gate's one-statement read (mirror.db.AutocommitReader)
+    original = _ReaderConnection.execute  # the gate's one-statement read (mirror.store.db.AutocommitReader)
 
     def execute(reader, sql, values, **kwargs):  # the server drops us just as the gate asks
         if b"FROM companies" in sql and not dropped_once:

@@ -15,9 +15,9 @@ from math import ceil
 from sqlalchemy import select, update
 
 from feeds.business_feed import feed_record, make_token
-from mirror import state as st
-from mirror.jsontext import dumps
-from mirror.models import Company
+from mirror.store import state as st
+from mirror.store.models import Company
+from mirror.values.jsontext import dumps
 from tests.test_business_feed import sync, world  # noqa: F401  (the fixture)
 
 PAGE = {"page": 2, "page_size": 5}

@@ -68,10 +68,10 @@ def test_closed_keys_answer_exactly_what_an_unknown_key_answers(surface, upstrea
 
 
 def test_the_one_gate_rule():
-    """mirror.channels.company_open: public, and a missing switch is on; only an explicit false closes."""
+    """mirror.catalog.channels.company_open: public, and a missing switch is on; only an explicit false closes."""
     from types import SimpleNamespace
 
-    from mirror.channels import company_open
+    from mirror.catalog.channels import company_open
 
     def company(channels, public=True):
         return SimpleNamespace(is_public=public, channels=channels)

@@ -27,7 +27,7 @@ from flask import redirect
 from sqlalchemy import create_engine, event, select, text, update
 from werkzeug.serving import make_server
 
-from mirror.models import Company, SourceHit, SyncRun
+from mirror.store.models import Company, SourceHit, SyncRun
 from tests.mirror_helpers import postgres_statements
 from tests.ops_helpers import UNKNOWN_KEY, closed_companies
 from tests.surface_helpers import ALL_CHANNELS, add_company, set_settings, sync
@@ -197,7 +197,7 @@ def test_a_response_that_fails_after_its_view_is_recorded_with_the_status_sent(m
     app.extensions["invocation_recorder"].flush()
     app.extensions["source_recorder"].flush()
     with app.extensions["mirror"].Session() as session:
-        from mirror.models import Invocation
+        from mirror.store.models import Invocation
 
         assert session.scalars(select(Invocation.status).where(Invocation.endpoint == "/test-bad-location")).all() == [
             500
@@ -380,7 +380,7 @@ def test_the_unfinished_runs_gauge_forgets_a_killed_run(upstream, mirror, live):
         session.commit()
     _status, _headers, body = live.request("GET", "/metrics")
     assert "mirror_sync_runs_unfinished 0.0" in body.decode()
-    from mirror.lock import sync_lock
+    from mirror.store.lock import sync_lock
 
     with sync_lock(mirror.engine):  # a sync running now
         _status, _headers, body = live.request("GET", "/metrics")

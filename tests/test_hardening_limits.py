@@ -91,7 +91,7 @@ def test_a_304_costs_nothing_and_a_conditional_200_costs_one(make_app, upstream,
 
 
 def test_the_default_share_and_ceiling(make_app):
-    from mirror.config import Settings
+    from mirror.runtime.config import Settings
 
     # The test apps give their one client the whole budget (conftest); put the declared default back.
     default_share = Settings.model_fields["rate_limit_company_client_share"].default

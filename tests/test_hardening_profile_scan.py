@@ -28,8 +28,8 @@ from contextlib import ExitStack, contextmanager
 import pytest
 
 from mcp_server.ucp.agent_profile import UNFETCHABLE_CONTENT, FetchPolicy, ProfileError, fetch_profile
-from mirror.addresses import HostPort
-from mirror.config import ConfigError, load_settings
+from mirror.runtime.config import ConfigError, load_settings
+from mirror.values.addresses import HostPort
 from tests.hardening_helpers import hanging_host, serving
 from tests.ops_helpers import free_port
 from tests.surface_helpers import add_company, sync

@@ -21,7 +21,7 @@ from mcp_server.ucp.agent_profile import (
     ProfileError,
     fetch_profile,
 )
-from mirror.addresses import address_allowed
+from mirror.values.addresses import address_allowed
 
 # 169.254.169.254 (cloud metadata), 10.0.0.1 (private) and 127.0.0.1 (loopback) in every IPv6 spelling.
 HIDDEN_IPV4 = [

@@ -6,7 +6,7 @@ the product's specs), through a real sync, and must come back verbatim:
 equal after JSON decoding, escaped in HTML so that parsing the page finds no
 injected element, and never able to close the ld+json script block. Specs
 values are never shown as text: a size or rating label is written by the
-mirror from a plain number only (mirror/product_facts.py).
+mirror from a plain number only (mirror/catalog/product_facts.py).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import select
 from werkzeug.serving import make_server
 
-from mirror.models import Invocation
+from mirror.store.models import Invocation
 from tests.ops_helpers import MCP_HEADERS, UNKNOWN_KEY
 from tests.surface_helpers import add_company, node_env, sync
 from web.observability import detect_platform

@@ -1,4 +1,4 @@
-"""JSON columns decode to exactly what the standard library's `json.loads` gives (mirror.db.load_json).
+"""JSON columns decode to exactly what the standard library's `json.loads` gives (mirror.store.db.load_json).
 
 The engines decode stored JSON with orjson, which is faster but reads an
 integer beyond 64 bits as a float; those values, and text orjson refuses,
@@ -13,7 +13,7 @@ import math
 import pytest
 from sqlalchemy import JSON, text
 
-from mirror.db import load_json
+from mirror.store.db import load_json
 
 TEXTS = [
     '{"line1": "1 Main St", "postal_code": "02139", "latitude": 42.3601, "longitude": -71.0942}',

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 from demo.catalog import MISSING
-from mirror.models import Company
+from mirror.store.models import Company
 from tests.surface_helpers import (
     BASE_URL,
     PRICE_DESCRIPTION,

@@ -4,7 +4,7 @@ A lone surrogate in an envelope field (`"id":"\\ud800"`, `"method":"\\udfff"`,
 an A2A `contextId`) used to be a 500 on every JSON-RPC endpoint: the response
 serialiser raised UnicodeEncodeError while echoing it. Now the core
 (web/jsonrpc.py) refuses unstorable text (NUL, lone surrogates: the one rule
-of mirror/storable.py) in every field an answer echoes, with -32600 and
+of mirror/values/storable.py) in every field an answer echoes, with -32600 and
 `id: null`, on each of /companies/{key}/mcp, /mcp, /companies/{key}/ucp/mcp,
 the COMPANY_HOSTS /ucp/mcp, /companies/{key}/webmcp/mcp, /companies/{key}/a2a
 and /a2a (a mapped domain's agent and the directory); and its serialiser

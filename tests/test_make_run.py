@@ -23,7 +23,7 @@ import requests
 from sqlalchemy import create_engine, text
 
 from commands import EXIT_CONFIG, EXIT_DATABASE_UNREACHABLE, EXIT_UPSTREAM_UNREACHABLE
-from mirror.config import normalise_database_url
+from mirror.runtime.config import normalise_database_url
 from mirror.store import embedded
 from tests.ops_helpers import free_port
 from tests.ucp_helpers import ucp_call

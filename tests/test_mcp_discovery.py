@@ -7,7 +7,7 @@ import requests
 from sqlalchemy import select
 
 from agent_tools import webmcp_tool_definitions
-from mirror.models import Company
+from mirror.store.models import Company
 from tests.mcp_helpers import live_mcp, module_database, rpc
 
 

@@ -1,4 +1,4 @@
-"""The one money rule (mirror/money.py) and the trade table's derived words (mirror/trades.py), on their own.
+"""The one money rule (mirror/values/money.py) and the trade table's derived words (mirror/catalog/trades.py), on their own.
 
 Every surface shows these (pricing.json, the pages, the answers' sentences,
 the tool results, the WordPress plugin through pricing.json); the surfaces'
@@ -11,9 +11,7 @@ from decimal import Decimal
 
 import pytest
 
-from mirror.jsontext import decimal_number
-from mirror.money import cents_to_decimal, format_cents, format_money, to_cents
-from mirror.trades import (
+from mirror.catalog.trades import (
     ACCESSORY,
     SYSTEM,
     TIERS,
@@ -23,6 +21,8 @@ from mirror.trades import (
     in_sentence,
     systems_noun,
 )
+from mirror.values.jsontext import decimal_number
+from mirror.values.money import cents_to_decimal, format_cents, format_money, to_cents
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,9 @@
-"""One view: every public shape is declared once, in mirror.public_view, and the rest derive from it.
+"""One view: every public shape is declared once, in mirror.catalog.public_view, and the rest derive from it.
 
 - no output model, feed model or OpenAPI schema re-declares the address,
   service area, tiers, category or provenance fields;
 - each tool's "Returns:" summary is generated from its outputSchema;
-- the route table in mirror.urls is what the app registers and what the
+- the route table in mirror.catalog.urls is what the app registers and what the
   OpenAPI document lists.
 """
 
@@ -22,7 +22,7 @@ from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
 from agent_tools.declaration import summarise_schema
 from discovery.openapi import openapi
 from mcp_server.ucp.tools import UCP_TOOLS
-from mirror import public_view, urls
+from mirror.catalog import public_view, urls
 
 VIEW_SHAPES = (
     public_view.AddressView,

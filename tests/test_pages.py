@@ -13,8 +13,8 @@ from sqlalchemy import update
 from werkzeug.serving import make_server
 
 from feeds.pages import display_url, human_date
-from mirror import state as st
-from mirror.models import Company
+from mirror.store import state as st
+from mirror.store.models import Company
 from tests.surface_helpers import (
     BASE_URL,
     DEFAULT_PRODUCTS,

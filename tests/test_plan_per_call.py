@@ -1,4 +1,4 @@
-"""Statements whose best plan depends on their values are planned for them on every call (mirror.db.PLAN_PER_CALL).
+"""Statements whose best plan depends on their values are planned for them on every call (mirror.store.db.PLAN_PER_CALL).
 
 A prepared statement switches to a generic plan after five executions, and
 for a full-text search the generic plan is the wrong one: it read every
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from sqlalchemy import literal_column, select, text
 
-from mirror.db import planned_per_call, statement_rows
 from mirror.read.businesses import search_feed_businesses
 from mirror.read.catalog import search_catalog
+from mirror.store.db import planned_per_call, statement_rows
 from tests.surface_helpers import add_company, sync
 
 RUNS = 12  # more than psycopg's prepare threshold (5) and Postgres' custom-plan count (5)

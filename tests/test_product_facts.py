@@ -1,10 +1,10 @@
-"""A product's size, efficiency and warranty labels (mirror/product_facts.py): only what the catalog states."""
+"""A product's size, efficiency and warranty labels (mirror/catalog/product_facts.py): only what the catalog states."""
 
 from __future__ import annotations
 
 import pytest
 
-from mirror.product_facts import ProductFacts, product_facts
+from mirror.catalog.product_facts import ProductFacts, product_facts
 
 
 def facts(size=None, efficiency=(), warranty=None) -> ProductFacts:

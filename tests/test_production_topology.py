@@ -33,7 +33,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from commands import EXIT_CONFIG
-from mirror.config import ConfigError, Settings, env_name, load_settings
+from mirror.runtime.config import ConfigError, Settings, env_name, load_settings
 from tests.conftest import REPO_ROOT, _empty_postgres
 from tests.ops_helpers import (
     DEPLOY,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
-from mirror.models import Company
-from mirror.records import URL_MAX_LENGTH
-from mirror.urls import PRICING_JSON, QUOTE_PAGE, company_path
+from mirror.catalog.records import URL_MAX_LENGTH
+from mirror.catalog.urls import PRICING_JSON, QUOTE_PAGE, company_path
+from mirror.store.models import Company
 from tests.hardening_helpers import serving
 from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, set_settings, sync
 

@@ -17,10 +17,10 @@ import time
 import pytest
 from sqlalchemy import create_engine, func, select, text
 
-from mirror.lock import sync_lock
-from mirror.migrate import upgrade
-from mirror.models import Company, Invocation
-from mirror.scheduler import scheduled_sync
+from mirror.service.scheduler import scheduled_sync
+from mirror.store.lock import sync_lock
+from mirror.store.migrate import upgrade
+from mirror.store.models import Company, Invocation
 from tests.ops_helpers import streaming_replica
 from tests.surface_helpers import ALL_CHANNELS, add_company, set_settings
 

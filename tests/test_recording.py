@@ -14,7 +14,7 @@ import time
 import requests
 from sqlalchemy import create_engine, func, select, text
 
-from mirror.models import Invocation, SourceHit
+from mirror.store.models import Invocation, SourceHit
 from tests.ops_helpers import process_env, running_gunicorn
 from tests.surface_helpers import add_company, sync
 

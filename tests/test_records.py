@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mirror.records import (
+from mirror.catalog.records import (
     URL_MAX_LENGTH,
     CompanyRecord,
     InvalidRecord,

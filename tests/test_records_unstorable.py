@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mirror.offers import record_hash
-from mirror.records import CompanyRecord, InvalidRecord, ProductRecord, parse_company, parse_product
-from mirror.storable import first_unstorable
+from mirror.catalog.offers import record_hash
+from mirror.catalog.records import CompanyRecord, InvalidRecord, ProductRecord, parse_company, parse_product
+from mirror.values.storable import first_unstorable
 from tests.mcp_helpers import TUDI_ADDRESS
 
 # The contract's example records (docs/contracts/upstream.md), every field filled.

@@ -1,4 +1,4 @@
-"""The render cache (mirror/render_cache.py): fast, and never wrong.
+"""The render cache (mirror/render/cache.py): fast, and never wrong.
 
 Every test drives the real app against a real sync from the demo upstream,
 on Postgres: a reader never sees a body older than the commit its
@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import text
 
-from mirror.render_cache import RenderCache, arguments_key
+from mirror.render.cache import RenderCache, arguments_key
 from tests.mirror_helpers import postgres_statements
 from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, company_fields, set_product, sync
 from web.responses import strong_etag
@@ -313,7 +313,7 @@ def test_a_company_removed_and_added_again_never_gets_its_old_renderings(upstrea
 
 
 def test_a_warm_request_asks_the_database_nothing(upstream, mirror, client):
-    """The gate state and the render cache answer it (mirror/read/gate.py, mirror/render_cache.py)."""
+    """The gate state and the render cache answer it (mirror/read/gate.py, mirror/render/cache.py)."""
     key = add_company(upstream)
     sync(mirror)
     requests = [lambda path=path: client.get(path.format(key=key)) for path in SURFACES]

@@ -1,4 +1,4 @@
-"""Every request has a cost bound: REQUEST_DEADLINE_SECONDS (web/deadline.py, mirror/deadline.py).
+"""Every request has a cost bound: REQUEST_DEADLINE_SECONDS (web/deadline.py, mirror/runtime/deadline.py).
 
 A question past its deadline is stopped where it is (the database statement
 cancelled by the database itself, the Python loop at its next check) and
@@ -24,8 +24,8 @@ from sqlalchemy import select, text
 import agent_tools.company
 import mcp_server.ucp.catalog
 import mirror.answers.company
-from mirror.db import autocommit_rows
-from mirror.models import Invocation
+from mirror.store.db import autocommit_rows
+from mirror.store.models import Invocation
 from tests.hardening_helpers import serving
 from tests.mcp_helpers import HEADERS
 from tests.rpc_helpers import A2A_HEADERS
@@ -65,7 +65,7 @@ class SlowSearch:
         return slow_then_search
 
     def read(self, session) -> None:
-        if self.how == "autocommit":  # the raw-driver reader (mirror.db.AutocommitReader)
+        if self.how == "autocommit":  # the raw-driver reader (mirror.store.db.AutocommitReader)
             assert autocommit_rows(session, PG_SLOW, {}) is not None
         elif self.how == "python":  # work that no statement does: the next read must not start
             time.sleep(float(DEADLINE) * 1.5)
@@ -212,7 +212,7 @@ def test_requests_stopped_at_the_deadline_spend_the_clients_company_budget_not_o
 
 def test_slow_directory_questions_spend_the_clients_own_budget(upstream, make_app, monkeypatch):
     import nlweb_server.routes
-    from mirror.deadline import check_deadline
+    from mirror.runtime.deadline import check_deadline
 
     app = make_app(REQUEST_DEADLINE_SECONDS=DEADLINE, RATE_LIMIT_PER_CLIENT="60/minute")
     add_company(upstream)

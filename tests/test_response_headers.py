@@ -63,11 +63,11 @@ def _hostile_payloads(seed: int, count: int):
 
 
 def test_pretty_json_is_json_dumps_with_an_indent_of_two():
-    # mirror.jsontext.pretty_dumps (the text of every MCP tool result) writes
+    # mirror.values.jsontext.pretty_dumps (the text of every MCP tool result) writes
     # exactly what the standard library writes, whichever encoder it used.
     import json
 
-    from mirror.jsontext import pretty_dumps
+    from mirror.values.jsontext import pretty_dumps
 
     for payload in _hostile_payloads(11, 3000):
         assert pretty_dumps(payload) == json.dumps(payload, indent=2, ensure_ascii=False)
@@ -75,8 +75,8 @@ def test_pretty_json_is_json_dumps_with_an_indent_of_two():
 
 def test_message_json_is_the_compact_dumps():
     # web.jsonrpc.serialise (every JSON-RPC body: MCP, UCP, A2A) writes exactly
-    # what mirror.jsontext.dumps writes, as UTF-8, whichever encoder it used.
-    from mirror.jsontext import dumps
+    # what mirror.values.jsontext.dumps writes, as UTF-8, whichever encoder it used.
+    from mirror.values.jsontext import dumps
     from web.jsonrpc import serialise
 
     for payload in _hostile_payloads(12, 3000):
@@ -90,7 +90,7 @@ def test_message_json_writes_nan_and_infinities_as_null_whichever_encoder_writes
     import json
     import math
 
-    from mirror.jsontext import pretty_dumps
+    from mirror.values.jsontext import pretty_dumps
     from web.jsonrpc import serialise
 
     for extra in (1, 1e-7, 2**70):

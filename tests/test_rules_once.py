@@ -6,12 +6,12 @@ place where a rule is spelled again outside its one definition; each is
 also shown the code it replaced, so a check that can no longer see its
 repeat fails too. The definitions:
 
-- the category kinds and tier slugs: mirror/trades.py (SYSTEM, ACCESSORY, CategoryKind, TIERS, TierSlug);
-- a trade's label with the fallback for an unknown one: mirror/trades.py (in_sentence, known);
-- money: mirror/money.py (the currency signs, cents to an amount and back);
-- a Decimal as a JSON number: mirror/jsontext.py (decimal_number);
-- a naive time read as UTC: mirror/timestamps.py (aware);
-- text cut at a word boundary: mirror/storable.py (cut_at_word).
+- the category kinds and tier slugs: mirror/catalog/trades.py (SYSTEM, ACCESSORY, CategoryKind, TIERS, TierSlug);
+- a trade's label with the fallback for an unknown one: mirror/catalog/trades.py (in_sentence, known);
+- money: mirror/values/money.py (the currency signs, cents to an amount and back);
+- a Decimal as a JSON number: mirror/values/jsontext.py (decimal_number);
+- a naive time read as UTC: mirror/values/timestamps.py (aware);
+- text cut at a word boundary: mirror/values/storable.py (cut_at_word).
 
 The demo upstream is left out on purpose: it shares no code with the mirror
 (an import contract) and spells the upstream's records as the platform does.
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mirror.trades import KINDS, TIERS
+from mirror.catalog.trades import KINDS, TIERS
 from tests.conftest import REPO_ROOT
 
 PACKAGES = (
@@ -150,24 +150,28 @@ def _word_cuts(_name: str, tree: ast.Module) -> list[int]:
 # Each rule: where it is defined, the finder of a second spelling, and that spelling in the code it replaced.
 RULES = {
     "category kinds": (
-        "mirror/trades.py",
+        "mirror/catalog/trades.py",
         _kinds,
         "kind = 'system' if any(p.category_kind == 'system' for p in items) else 'accessory'",
     ),
     "kind and tier types": (
-        "mirror/trades.py",
+        "mirror/catalog/trades.py",
         _typed_kinds_or_tiers,
         "tier: Literal['good', 'better', 'best'] | None",
     ),
-    "trade labels": ("mirror/trades.py", _trade_fallbacks, "label = TRADES[t].in_sentence if t in TRADES else t"),
-    "money": ("mirror/money.py", _money, "cents = int(amount.scaleb(2))"),
+    "trade labels": (
+        "mirror/catalog/trades.py",
+        _trade_fallbacks,
+        "label = TRADES[t].in_sentence if t in TRADES else t",
+    ),
+    "money": ("mirror/values/money.py", _money, "cents = int(amount.scaleb(2))"),
     "decimal as JSON": (
-        "mirror/jsontext.py",
+        "mirror/values/jsontext.py",
         _decimal_numbers,
         "n = int(v) if v == v.to_integral_value() else float(v)",
     ),
-    "naive time as UTC": ("mirror/timestamps.py", _naive_as_utc, "t = t if t.tzinfo else t.replace(tzinfo=UTC)"),
-    "cut at a word": ("mirror/storable.py", _word_cuts, "cut = text[:240].rsplit(' ', 1)[0].rstrip(',.;:')"),
+    "naive time as UTC": ("mirror/values/timestamps.py", _naive_as_utc, "t = t if t.tzinfo else t.replace(tzinfo=UTC)"),
+    "cut at a word": ("mirror/values/storable.py", _word_cuts, "cut = text[:240].rsplit(' ', 1)[0].rstrip(',.;:')"),
 }
 
 
@@ -179,7 +183,13 @@ def _calls(tree: ast.AST, attribute: str) -> Iterator[ast.Call]:
 
 def test_the_sources_are_read():
     names = {name for name, _ in _sources()}
-    assert {"mirror/trades.py", "mirror/money.py", "feeds/pages.py", "agent_tools/company.py", "wsgi.py"} <= names
+    assert {
+        "mirror/catalog/trades.py",
+        "mirror/values/money.py",
+        "feeds/pages.py",
+        "agent_tools/company.py",
+        "wsgi.py",
+    } <= names
     assert len(names) > 100
 
 

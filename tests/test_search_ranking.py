@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from mirror.fulltext import search_terms
 from mirror.read.businesses import search_feed_businesses
 from mirror.read.catalog import search_catalog
+from mirror.store.fulltext import search_terms
 from tests.mcp_helpers import MCP_OFF, TUDI, seed_known_companies
 
 KEY = "rank-test"
@@ -196,7 +196,7 @@ def test_the_migration_goes_down_and_up_and_rebuilds_the_index(ranked, database_
     from alembic import command
     from sqlalchemy import create_engine, inspect, text
 
-    from mirror.migrate import alembic_config
+    from mirror.store.migrate import alembic_config
 
     config = alembic_config(database_url)
     command.check(config)  # models and migrations agree; the index is outside the ORM on purpose
@@ -221,7 +221,7 @@ def test_the_cheaper_product_vector_of_0004_is_the_vector_of_0003(ranked, databa
     from alembic import command
     from sqlalchemy import create_engine, text
 
-    from mirror.migrate import alembic_config
+    from mirror.store.migrate import alembic_config
 
     engine = create_engine(database_url)
     vectors = text("SELECT plugin_key, sku, search_vector::text FROM products ORDER BY plugin_key, sku")

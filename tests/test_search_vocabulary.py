@@ -480,7 +480,7 @@ def small(database_url, upstream):
 def listed(mirror, word: str, plugin_key: str = KEY) -> bool:
     from sqlalchemy import select
 
-    from mirror.models import CompanyWord
+    from mirror.store.models import CompanyWord
 
     with mirror.Session() as session:
         held = select(CompanyWord.word).where(CompanyWord.plugin_key == plugin_key, CompanyWord.word == word)
@@ -510,8 +510,8 @@ def test_lists_made_by_another_rule_or_release_are_made_again_by_the_next_run(sm
     # not this release's, and the next run makes every company's list again (mirror/sync/words.py).
     from sqlalchemy import delete
 
-    from mirror import state as st
-    from mirror.models import CompanyWord
+    from mirror.store import state as st
+    from mirror.store.models import CompanyWord
 
     mirror, _catalog = small
     with mirror.WriterSession() as session, session.begin():

@@ -11,7 +11,7 @@ import pytest
 import requests
 from sqlalchemy import select
 
-from mirror.models import Company
+from mirror.store.models import Company
 from tests.mcp_helpers import MCP_OFF, NOT_LIVE, TUDI, live_mcp, module_database, rpc
 
 CARD_TYPE = "application/mcp-server-card+json"

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 from sqlalchemy import insert, select, text
 
-from mirror.models import SourceHit
+from mirror.store.models import SourceHit
 from tests.test_business_feed import ALL_ON, add_company, sync
 
 # Every kind of response the app gives: JSON, HTML, 302, 304, 400, 404 (JSON and

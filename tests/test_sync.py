@@ -9,9 +9,9 @@ import time
 import pytest
 from sqlalchemy import event, func, inspect, select, text
 
-from mirror.lock import SyncBusy
-from mirror.models import Company, Product, SyncRun
-from mirror.state import LAST_SUCCESS_AT, WATERMARK_PRODUCTS
+from mirror.store.lock import SyncBusy
+from mirror.store.models import Company, Product, SyncRun
+from mirror.store.state import LAST_SUCCESS_AT, WATERMARK_PRODUCTS
 from mirror.sync import rebuild as sync_rebuild
 from tests.mirror_helpers import (
     a_product,
@@ -399,7 +399,7 @@ def test_no_private_field_reaches_the_database(mirror, upstream):
 
 def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, upstream):
     """Only the groups a run wrote products into are summarised again; the rest are kept as stored."""
-    from mirror.models import OfferGroup
+    from mirror.store.models import OfferGroup
 
     _sync(mirror, upstream)
     key = public_key(upstream)
@@ -437,10 +437,10 @@ def test_an_incremental_rebuild_of_some_categories_equals_a_whole_one(mirror, up
 
 
 def test_the_content_version_is_the_stable_hash_of_the_pricing_content():
-    """mirror.offers.content_version hashes with orjson: the same bytes, so the same version, as
+    """mirror.catalog.offers.content_version hashes with orjson: the same bytes, so the same version, as
     stable_hash's json.dumps for every string (control characters, quotes, non-ASCII, line separators)
     and integer, and stable_hash itself for what orjson refuses."""
-    from mirror.offers import content_version, stable_hash
+    from mirror.catalog.offers import content_version, stable_hash
 
     names = ["Plain", 'Quote " and \\ backslash', "tab\tnew\nline\r\x00\x1f\x7f", "é € 中 😀", "\u2028\u2029\ufeff"]
     for name in names:
@@ -467,10 +467,10 @@ def test_the_content_version_is_the_stable_hash_of_the_pricing_content():
 
 
 def test_a_groups_image_is_the_cheapest_products_by_sku_then_url_in_code_point_order(mirror, upstream):
-    """The summary's image (mirror.offers, both spellings): the least (price, SKU, URL) of the products with
+    """The summary's image (mirror.catalog.offers, both spellings): the least (price, SKU, URL) of the products with
     an image; equal prices fall to the SKU compared by code point ("B" before "a"), products without an
     image (none or empty) never count, and prices compare as numbers (900 before 1000)."""
-    from mirror.models import OfferGroup
+    from mirror.store.models import OfferGroup
 
     key = public_key(upstream)
     category = {"name": "Image Test", "slug": "image-test", "kind": "accessory"}
@@ -504,7 +504,7 @@ def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream
     """A product written (a rename: the group's summary stays) rewrites its own group alone, for its
     options digest (what the page and pricing.json list moved), with the content version and the
     generation; a price that moves the group's summary does the same; no other group is written."""
-    from mirror.models import OfferGroup
+    from mirror.store.models import OfferGroup
 
     _sync(mirror, upstream)
     key = public_key(upstream)
@@ -560,7 +560,7 @@ def test_only_the_groups_that_changed_are_written_and_versioned(mirror, upstream
 def test_summarising_some_categories_reads_only_their_products(mirror, upstream):
     """The offer-group summary of (company, category) pairs finds the pairs' products by index: its cost
     follows the categories a run touched, not the number of products held (migration 0005)."""
-    from mirror.offers import changed_offer_groups_query
+    from mirror.catalog.offers import changed_offer_groups_query
 
     _sync(mirror, upstream)
     key = public_key(upstream)

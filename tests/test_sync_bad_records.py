@@ -11,9 +11,9 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from mirror.models import DESCRIPTION_MAX_CHARS, Company, Product
-from mirror.records import ProductRecord, parse_product
-from mirror.storable import cut_at_word
+from mirror.catalog.records import ProductRecord, parse_product
+from mirror.store.models import DESCRIPTION_MAX_CHARS, Company, Product
+from mirror.values.storable import cut_at_word
 from tests.mirror_helpers import quick_client
 from tests.test_cli_errors import run_cli
 from tests.test_records_unstorable import PRODUCT
@@ -251,7 +251,7 @@ def test_the_cli_sync_exits_0_and_counts_the_repaired_record(database_url, upstr
 def test_a_record_nested_deeper_than_the_parsers_costs_that_field_not_the_page():
     """A page the parsers refuse for depth alone is still read: the too-deep value becomes null,
     every other record of the page is intact, and the record model then treats the field as missing."""
-    from mirror.upstream import _parse_page
+    from mirror.sync.upstream import _parse_page
 
     deep = "[" * 5000 + '"]\\"[ text with brackets in it"' + "]" * 5000
     record = json.dumps({**PRODUCT, "sku": "DEEP"})[:-1] + f', "specs": {{"deep": {deep}, "seer2": 16}}}}'

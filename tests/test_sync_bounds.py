@@ -21,12 +21,12 @@ from sqlalchemy import select
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
-from mirror.lock import SyncBusy, sync_lock
-from mirror.models import NAME_MAX_CHARS, SERVICE_AREA_MAX_POSTAL_CODES, Company, Product, SyncRun
-from mirror.records import parse_product
+from mirror.catalog.records import parse_product
+from mirror.store.lock import SyncBusy, sync_lock
+from mirror.store.models import NAME_MAX_CHARS, SERVICE_AREA_MAX_POSTAL_CODES, Company, Product, SyncRun
 from mirror.sync.run import INTERRUPTED
-from mirror.timestamps import aware
-from mirror.upstream import UpstreamClient
+from mirror.sync.upstream import UpstreamClient
+from mirror.values.timestamps import aware
 from tests.mirror_helpers import a_product, public_key, quick_client, snapshot
 from tests.test_records_unstorable import PRODUCT
 

@@ -20,8 +20,8 @@ import pytest
 from mcp_server.ucp import agent_profile as ap
 from mcp_server.ucp.agent_profile import UNFETCHABLE_CONTENT, AgentProfiles, FetchPolicy, ProfileError, fetch_profile
 from mcp_server.ucp.versions import negotiate
-from mirror.addresses import address_allowed
-from mirror.models import Company
+from mirror.store.models import Company
+from mirror.values.addresses import address_allowed
 from tests.ucp_helpers import (
     AGENT_PROFILE,
     RELEASES,

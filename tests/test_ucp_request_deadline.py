@@ -34,8 +34,8 @@ from mcp_server.ucp.agent_profile import (
     ProfileError,
     host_key,
 )
-from mirror.config import normalise_database_url
-from mirror.models import Invocation
+from mirror.runtime.config import normalise_database_url
+from mirror.store.models import Invocation
 from tests.hardening_helpers import hanging_host, serving
 from tests.ops_helpers import process_env, running_gunicorn
 from tests.surface_helpers import add_company, sync

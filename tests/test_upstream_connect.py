@@ -3,7 +3,7 @@
 The CLI with the `.flaskenv` of a stopped `make run` used to retry an absent
 upstream for 17 s of backoff before its (clear) message. Now a connection that
 cannot be opened before the upstream has answered the client once is
-`UpstreamUnreachable` at once (mirror/upstream.py); once the upstream has
+`UpstreamUnreachable` at once (mirror/sync/upstream.py); once the upstream has
 answered, a refused connection is a restart in the middle of a walk and is
 retried like a reset. Real sockets throughout: a port nobody listens on, and
 the demo upstream stopped and started again on its port.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from demo.server import start_in_thread
-from mirror.upstream import UpstreamClient, UpstreamUnreachable
+from mirror.sync.upstream import UpstreamClient, UpstreamUnreachable
 from tests.ops_helpers import free_port
 
 

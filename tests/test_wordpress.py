@@ -29,7 +29,7 @@ import requests
 
 from demo.examples import STOREFRONT_ONLY_KEY, TUDI_KEY
 from demo.vocabulary import HOSTILE_TEXT
-from mirror.money import format_money
+from mirror.values.money import format_money
 from tests.mcp_helpers import module_database
 from tests.surface_helpers import (
     extruct_graphs,

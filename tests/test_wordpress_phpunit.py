@@ -15,11 +15,11 @@ from xml.etree import ElementTree
 
 import pytest
 
-from mirror.models import MAX_CENTS
-from mirror.money import CURRENCY_SIGNS
-from mirror.public_view import PricingDocument
-from mirror.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
-from mirror.urls import PRICING_JSON, WEBMCP_JS
+from mirror.catalog.public_view import PricingDocument
+from mirror.catalog.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
+from mirror.catalog.urls import PRICING_JSON, WEBMCP_JS
+from mirror.store.models import MAX_CENTS
+from mirror.values.money import CURRENCY_SIGNS
 from tests.conftest import REPO_ROOT
 from tests.wordpress_helpers import WordPressSite, new_site
 
@@ -73,7 +73,7 @@ def test_the_phpunit_fixture_is_a_pricing_document_the_mirror_publishes():
 
 
 def test_the_plugin_reads_the_mirrors_routes():
-    """The plugin's paths are the mirror's route table (mirror/urls.py)."""
+    """The plugin's paths are the mirror's route table (mirror/catalog/urls.py)."""
     script = (
         "define('ABSPATH', '/'); require $argv[1];"
         "echo json_encode([Contractor_Pricing_Settings::PRICING_JSON_PATH, Contractor_Pricing_Settings::WEBMCP_JS_PATH]);"
@@ -88,7 +88,7 @@ def test_the_plugin_reads_the_mirrors_routes():
 
 
 def test_the_plugins_tier_and_currency_words_are_the_mirrors():
-    """The plugin's copies of mirror/trades.py's tier titles and generic business type, and of mirror/money.py's signs."""
+    """The plugin's copies of mirror/catalog/trades.py's tier titles and generic business type, and of mirror/values/money.py's signs."""
     script = (
         "define('ABSPATH', '/'); function __($text, $domain) { return $text; }"
         "require $argv[1]; require $argv[2];"
@@ -113,7 +113,7 @@ def test_the_plugin_keeps_no_copy_of_the_trade_table():
 
     No PHP string literal of the plugin spells a trade's slug, schema.org type or
     systems noun: a second table of trades there would be one the mirror's
-    mirror/trades.py could drift from.
+    mirror/catalog/trades.py could drift from.
     """
     # PHP's own tokenizer: every quoted string of the code, none of its comments.
     script = (
@@ -131,7 +131,7 @@ def test_the_plugin_keeps_no_copy_of_the_trade_table():
 
 
 def test_the_plugins_largest_price_is_the_mirrors():
-    """The plugin refuses prices above the mirror's own bound (mirror/models.py MAX_CENTS, as dollars)."""
+    """The plugin refuses prices above the mirror's own bound (mirror/store/models.py MAX_CENTS, as dollars)."""
     script = "define('ABSPATH', '/'); require $argv[1]; echo json_encode(Contractor_Pricing_Document::MAX_PRICE);"
     done = subprocess.run(
         ["php", "-r", script, str(PLUGIN / "includes" / "class-pricing-document.php")],

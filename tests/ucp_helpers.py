@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from jsonschema import Draft202012Validator, FormatChecker
 
 from mcp_server.ucp.agent_profile import FetchPolicy, fetch_policy
-from mirror.config import load_settings
+from mirror.runtime.config import load_settings
 from tests.mcp_helpers import post
 
 V0408, V0825 = "2026-04-08", "2026-08-25"

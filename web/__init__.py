@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from mirror.render_cache import RenderCache
+from mirror.render.cache import RenderCache
 from web import db, deadline, errors, health, limits, observability, sources
 from web.proxies import TrustedProxies
 from web.recording import RecordWriter

@@ -14,7 +14,7 @@ def db() -> Session:
     """This request's session, opened on first use and closed at teardown.
 
     It reads from `Mirror.Session`: the replica when DATABASE_READ_URL is set
-    (mirror/context.py), so nothing a request does may write through it; the
+    (mirror/service/context.py), so nothing a request does may write through it; the
     rows a request leaves behind go to the primary through web.recording.
     """
     if "db" not in g:
@@ -65,10 +65,10 @@ def _discard(session: Session) -> None:
 
 
 def settings():
-    """The app's mirror.config.Settings."""
+    """The app's mirror.runtime.config.Settings."""
     return current_app.extensions["mirror"].settings
 
 
 def render_cache():
-    """The app's mirror.render_cache.RenderCache (one per process)."""
+    """The app's mirror.render.cache.RenderCache (one per process)."""
     return current_app.extensions["render_cache"]

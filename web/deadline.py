@@ -1,9 +1,9 @@
 """Every request runs under a deadline (REQUEST_DEADLINE_SECONDS); past it, a 503 with Retry-After.
 
 The clock starts when the request arrives (right after the invocation log's
-own clock) and stops when it ends; mirror/deadline.py holds it, so the
+own clock) and stops when it ends; mirror/runtime/deadline.py holds it, so the
 database statement and the Python loops of the request stop at it
-(`DeadlineExceeded`, raised by `mirror.deadline.check_deadline()` or by a
+(`DeadlineExceeded`, raised by `mirror.runtime.deadline.check_deadline()` or by a
 statement the database cancelled). The answer to a request that ran out:
 
 - plain JSON endpoints: 503 `{"error": "deadline_exceeded", "message", "retry_after"}`;
@@ -24,9 +24,9 @@ import math
 
 from flask import Flask, Response, g
 
-from mirror import deadline
-from mirror.config import Settings
-from mirror.deadline import DeadlineExceeded
+from mirror.runtime import deadline
+from mirror.runtime.config import Settings
+from mirror.runtime.deadline import DeadlineExceeded
 from web.jsonrpc import DEADLINE_EXCEEDED, RpcError
 from web.responses import json_error
 

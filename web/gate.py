@@ -2,7 +2,7 @@
 
 1. resolve the key in the process's gate state (mirror/read/gate.py): no
    query; the state follows every sync's commit within a second;
-2. public status and the surface's channel switch (mirror/channels.py, the
+2. public status and the surface's channel switch (mirror/catalog/channels.py, the
    one gate rule; each surface names the one switch that closes it, per the
    switch table of docs/contracts/upstream.md): unknown, churned, not live
    and switched off all answer the ONE 404 of their surface (identical
@@ -29,11 +29,11 @@ from dataclasses import dataclass
 
 from flask import abort, current_app, g
 
-from mirror.channels import Channel
-from mirror.public_view import CompanyView
+from mirror.catalog.channels import Channel
+from mirror.catalog.public_view import CompanyView
 from mirror.read.company import load_company_snapshot
 from mirror.read.gate import GateEntry, MirrorState, StateMoved
-from mirror.render_cache import CompanyRenderings
+from mirror.render.cache import CompanyRenderings
 from web.db import db, render_cache
 from web.limits import RateLimited, rate_limits
 from web.responses import not_found_html, not_found_json

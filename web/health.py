@@ -18,13 +18,18 @@ from datetime import UTC, datetime
 from flask import Blueprint, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from mirror.lock import sync_running
+from mirror.catalog.urls import HEALTHZ, METRICS, READYZ
 from mirror.read.figures import SyncFigures, last_success_checked, sync_figures
-from mirror.timestamps import aware, rfc3339
-from mirror.urls import HEALTHZ, METRICS, READYZ
+from mirror.read.gate import StateMoved
+from mirror.runtime.deadline import cancelled_for_deadline, deadline_error
+from mirror.store.lock import sync_running
+from mirror.values.timestamps import aware, rfc3339
 from web.db import db, settings
-from web.responses import json_response
+from web.deadline import deadline_response
+from web.responses import json_error, json_response
 
 bp = Blueprint("ops", __name__)
 NO_STORE = {"Cache-Control": "no-store"}
@@ -204,17 +209,12 @@ def register_database_errors(app) -> None:
     past the process's gate state under a request (`StateMoved` three times:
     a retry will find it settled).
     """
-    from sqlalchemy.exc import InterfaceError, OperationalError
-    from sqlalchemy.exc import TimeoutError as PoolTimeout
-
-    from mirror.deadline import cancelled_for_deadline, deadline_error
-    from mirror.read.gate import StateMoved
-    from web.deadline import deadline_response
-    from web.responses import json_error
 
     def unavailable(error: Exception) -> Response:
         cause = getattr(error, "orig", None) or error
-        if cancelled_for_deadline(cause):  # a statement the request's deadline cut (read outside mirror.db's hooks)
+        if cancelled_for_deadline(
+            cause
+        ):  # a statement the request's deadline cut (read outside mirror.store.db's hooks)
             return deadline_response(deadline_error(cause))
         current_app.logger.warning("database unavailable: %s", type(error).__name__, exc_info=True)
         response = json_error(503, "database_unavailable", "The database is unavailable; retry shortly.")

@@ -11,7 +11,7 @@ and holds on every endpoint, including the next one:
   notification or a response), or -32600 for anything that is not one. An
   `id` must be a string or an integer (never a boolean, a float or null);
   a message without `id` is a notification, which gets no answer;
-- text an answer would echo must be storable (mirror/storable.py, the one
+- text an answer would echo must be storable (mirror/values/storable.py, the one
   rule: no NUL, no unpaired surrogate): `id`, `method` and the params
   fields the protocol names in `echoed` (A2A's `message.contextId`,
   `message.taskId`, `message.messageId`). Such a message is -32600 with
@@ -38,8 +38,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from mirror.jsontext import finite, orjson_text
-from mirror.storable import storable
+from mirror.values.jsontext import finite, orjson_text
+from mirror.values.storable import storable
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,7 @@ INTERNAL_ERROR_BODY = (
 def serialise(payload: Any) -> bytes:
     """A JSON-RPC response body (an object or a batch array) as compact UTF-8 JSON; never raises.
 
-    The text is `mirror.jsontext.dumps(payload)` (orjson's bytes wherever they
+    The text is `mirror.values.jsontext.dumps(payload)` (orjson's bytes wherever they
     are the standard library's), except that NaN and the infinities are
     null (the standard library writes `NaN`, which is not JSON) and an
     unpaired surrogate, which UTF-8 cannot carry, is U+FFFD. The envelope

@@ -76,8 +76,8 @@ from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage, RedisStorage, Storage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
-from mirror import deadline
-from mirror.config import Settings
+from mirror.runtime import deadline
+from mirror.runtime.config import Settings
 from web.jsonrpc import RATE_LIMITED, RpcError, serialise
 from web.proxies import UNKNOWN_CLIENT, parse_address
 from web.responses import json_response

@@ -54,18 +54,17 @@ import orjson
 from flask import Flask, Response, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from mirror import urls
-from mirror.models import Invocation
-from mirror.timestamps import rfc3339
+from mirror.catalog import urls
+from mirror.store.models import Invocation
+from mirror.values.timestamps import rfc3339
 from web.drain import Drain
 from web.gate import GateResult
 from web.recording import RecordWriter
-from web.sources import clean_label, requested_label
+from web.sources import UNMATCHED, clean_label, requested_label
 
 log = logging.getLogger(__name__)
 invocation_log = logging.getLogger("mirror.invocations")
 
-UNMATCHED = "<unmatched>"
 PROBE_ENDPOINTS = frozenset({"ops.healthz", "ops.readyz", "ops.metrics"})
 WEBMCP_CLIENT = "webmcp.js"
 CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"

@@ -23,7 +23,7 @@ from collections import defaultdict
 
 from sqlalchemy.orm import Session
 
-from mirror.db import make_engine
+from mirror.store.db import make_engine
 from web.drain import Drain
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import re
 import flask
 from flask import render_template, request
 
-from mirror.jsontext import dumps
+from mirror.values.jsontext import dumps
 
 
 class Response(flask.Response):

@@ -14,13 +14,15 @@ from datetime import UTC, datetime
 
 from flask import Flask, Response, request
 
-from mirror.models import SourceHit
+from mirror.store.models import SourceHit
 from web.gate import gate_result
 from web.recording import RecordWriter
 
 log = logging.getLogger(__name__)
 LABEL_MAX = 64
 ENDPOINT_MAX = 255
+
+UNMATCHED = "<unmatched>"  # the recorded path of a request no route matched
 
 
 def requested_label() -> str:
@@ -60,8 +62,6 @@ def recorded_endpoint() -> str:
     per company); any other key stays `<key>`, and an unmatched path is
     `<unmatched>`, so no attacker-chosen text is stored as a path.
     """
-    from web.observability import UNMATCHED  # web.observability imports this module
-
     rule = request.url_rule
     if rule is None:
         return UNMATCHED

@@ -1,10 +1,9 @@
 """The WebMCP embed: /webmcp.js and its demo page."""
 
-from flask import Blueprint, Flask
+from flask import Flask
 
-bp = Blueprint("webmcp", __name__)
-
-from webmcp import routes  # noqa: E402,F401  (register routes)
+from webmcp import routes  # noqa: F401  (register routes)
+from webmcp.blueprint import bp
 
 
 def init_app(app: Flask) -> None:

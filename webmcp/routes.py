@@ -28,12 +28,12 @@ from urllib.parse import urlsplit
 from flask import Response, render_template
 
 from agent_tools import webmcp_tool_definitions
-from mirror.channels import Channel
-from mirror.urls import WEBMCP_DEMO, WEBMCP_DEMO_JS, WEBMCP_JS, WEBMCP_SWITCH, flask_rule
+from mirror.catalog.channels import Channel
+from mirror.catalog.urls import WEBMCP_DEMO, WEBMCP_DEMO_JS, WEBMCP_JS, WEBMCP_SWITCH, flask_rule
 from web.db import settings
 from web.gate import gate, gate_state
 from web.responses import conditional
-from webmcp import bp
+from webmcp.blueprint import bp
 
 CHANNEL = Channel.WEBMCP  # the one switch of the embed, its demo page and its tools' endpoint
 SCRIPT_CACHE = "public, max-age=86400"  # one day, then a 304 revalidation

@@ -31,11 +31,11 @@ from bench.relevance.styles import HELD_OUT_STYLE, RENDER, STYLES  # noqa: E402
 from bench.scratch import DEFAULT_SERVER, fresh_database  # noqa: E402
 from demo.catalog import DemoCatalog  # noqa: E402
 from demo.server import start_in_thread  # noqa: E402
-from mirror.config import normalise_database_url  # noqa: E402
-from mirror.db import make_engine, make_session_factory  # noqa: E402
 from mirror.read.catalog import search_catalog  # noqa: E402
+from mirror.runtime.config import normalise_database_url  # noqa: E402
+from mirror.store.db import make_engine, make_session_factory  # noqa: E402
 from mirror.sync import run_sync  # noqa: E402
-from mirror.upstream import UpstreamClient  # noqa: E402
+from mirror.sync.upstream import UpstreamClient  # noqa: E402
 
 TOKEN = "bench-relevance-token"
 LIMIT = 10  # the search_catalog tool's default

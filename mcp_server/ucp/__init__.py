@@ -13,11 +13,11 @@
 - `routes`: the HTTP routes, registered on mcp_server.bp.
 
 The data mapping (offer group -> Product, published product -> Variant)
-lives in mirror.ucp_mapping. Only constants and pure helpers live here, so
+lives in mirror.render.ucp. Only constants and pure helpers live here, so
 importing the package has no side effects.
 """
 
-from mirror.channels import Channel
+from mirror.catalog.channels import Channel
 
 V2026_04_08 = "2026-04-08"
 V2026_08_25 = "2026-08-25"

@@ -71,8 +71,8 @@ from urllib.parse import urlsplit
 from cachetools import TLRUCache
 from publicsuffixlist import PublicSuffixList
 
-from mirror.addresses import HostPort, address_allowed, canonical_host
-from mirror.config import Settings
+from mirror.runtime.config import Settings
+from mirror.values.addresses import HostPort, address_allowed, canonical_host
 
 TIMEOUT_SECONDS = 3.0
 MAX_BYTES = 64 * 1024

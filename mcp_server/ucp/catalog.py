@@ -32,17 +32,17 @@ from mcp_server.ucp.models import (
 )
 from mcp_server.ucp.selection import narrow
 from mcp_server.ucp.versions import Negotiated, Release, negotiate
-from mirror import ucp_mapping as ucp
-from mirror.config import Settings
-from mirror.public_view import CompanyView
+from mirror.answers.no_match import NoMatch
+from mirror.catalog.public_view import CompanyView
+from mirror.catalog.records import normalise_postal_code
 from mirror.query import UnderstoodQuery, understand
-from mirror.query.views import NoMatch
 from mirror.read import ReadSession as Session
 from mirror.read import ucp as ucp_reads
 from mirror.read.catalog import search_catalog
 from mirror.read.gate import GateEntry
-from mirror.records import normalise_postal_code
-from mirror.render_cache import CompanyRenderings
+from mirror.render import ucp as ucp
+from mirror.render.cache import CompanyRenderings
+from mirror.runtime.config import Settings
 from web.jsonrpc import INVALID_PARAMS, RpcError
 
 SEARCH_SCAN_LIMIT = 5000  # products ranked per query; far above any contractor's matching catalog

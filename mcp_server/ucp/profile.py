@@ -29,8 +29,8 @@ from mcp_server.ucp import (
     openrpc_url,
     spec_base,
 )
-from mirror.config import Settings
-from mirror.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, company_path
+from mirror.catalog.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, company_path
+from mirror.runtime.config import Settings
 
 CACHE_CONTROL = "public, max-age=300"
 CAPABILITY_DOCS = {

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from flask import Response, request
 
-from mcp_server import bp
+from mcp_server.blueprint import bp
 from mcp_server.transport import method_not_allowed, preflight, serve
 from mcp_server.ucp import CHANNEL, UCP_VERSIONS
 from mcp_server.ucp.profile import (
@@ -33,8 +33,8 @@ from mcp_server.ucp.profile import (
     host_profile_url,
 )
 from mcp_server.ucp.server import company_for_host, company_host, ucp_server
-from mirror.jsontext import dumps
-from mirror.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, flask_rule
+from mirror.catalog.urls import HOST_UCP_MCP, HOST_UCP_PROFILE, UCP_MCP, UCP_PROFILE, flask_rule
+from mirror.values.jsontext import dumps
 from web.db import db, settings
 from web.gate import following, gate, renderings
 from web.responses import conditional, not_found_json

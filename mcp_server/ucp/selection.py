@@ -1,6 +1,6 @@
 """get_product's interactive variant narrowing (UCP catalog lookup, "Option Selection").
 
-A product's option axes are Tier and Brand (mirror.ucp_mapping). Given the
+A product's option axes are Tier and Brand (mirror.render.ucp). Given the
 requested selections, the effective selections are:
 
 - for a variant id: that variant's own options (requested selections are ignored);
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mirror.models import Product
-from mirror.ucp_mapping import product_options, variant_options
+from mirror.render.ucp import product_options, variant_options
+from mirror.store.models import Product
 
 
 @dataclass(frozen=True)

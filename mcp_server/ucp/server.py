@@ -21,10 +21,10 @@ from mcp_server.ucp import UCP_VERSIONS
 from mcp_server.ucp.agent_profile import AgentProfiles, ProfileError, fetch_policy
 from mcp_server.ucp.catalog import UcpContext
 from mcp_server.ucp.tools import UCP_TOOLS
-from mirror.config import Settings
 from mirror.read import ReadSession as Session
 from mirror.read.gate import GateEntry
-from mirror.render_cache import CompanyRenderings
+from mirror.render.cache import CompanyRenderings
+from mirror.runtime.config import Settings
 from web.limits import RateLimited, rate_limits
 
 _EXTENSION_KEY = "ucp_agent_profiles"

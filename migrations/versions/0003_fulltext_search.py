@@ -1,7 +1,7 @@
 """full-text search: weighted tsvectors + GIN
 
 Catalog search (mirror/read/catalog.py) and business search
-(mirror/read/businesses.py) rank on these; mirror/fulltext.py builds the
+(mirror/read/businesses.py) rank on these; mirror/store/fulltext.py builds the
 queries and names the objects (the autogenerate comparison skips them: they
 are outside the ORM metadata on purpose).
 

@@ -1,7 +1,7 @@
 """products: an index on (plugin_key, category_slug), for the offer groups an incremental sync summarises again
 
 An incremental run summarises again only the categories it wrote products
-into (mirror.offers.changed_offer_groups_query over (company, category)
+into (mirror.catalog.offers.changed_offer_groups_query over (company, category)
 pairs). Without an index that leads with both columns, Postgres answered it
 by reading every product and keeping those of the pairs: 0.17 s for the
 benchmark's 1,782 pairs out of 200,000 products, the same whatever the

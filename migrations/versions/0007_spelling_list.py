@@ -17,7 +17,7 @@ table of the distinct words with a trigram index, searched by distance.
   index; a GIN index cannot order by distance.
 
 The trigram index is outside the ORM metadata, like 0003's
-(mirror.fulltext.is_search_index_object).
+(mirror.store.fulltext.is_search_index_object).
 
 Revision ID: 0007
 Revises: 0006

@@ -7,7 +7,7 @@ price, changed what they show without moving the category's summary, so
 `content_version` (a hash of the summaries) and `content_updated_at` (the
 WordPress plugin's sitemap `lastmod`) stayed put. Each offer group now also
 holds the md5 of its public products' `record_hash`es in SKU order (the sync
-computes it with the summary, mirror/offers.py), and the content version
+computes it with the summary, mirror/catalog/offers.py), and the content version
 hashes it with the rest.
 
 No backfill: a group written before this revision has none (NULL) and gets

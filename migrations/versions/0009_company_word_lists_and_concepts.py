@@ -18,7 +18,7 @@
   company sells. It starts empty: the next sync tags every company (the
   stored vocabulary version differs, mirror/sync/concepts.py).
 
-Both indexes live outside the ORM metadata (mirror.fulltext.is_search_index_object).
+Both indexes live outside the ORM metadata (mirror.store.fulltext.is_search_index_object).
 
 Revision ID: 0009
 Revises: 0008

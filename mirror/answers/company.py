@@ -34,12 +34,12 @@ from sqlalchemy.orm import Session
 
 from mirror.answers import sentences as say
 from mirror.answers.products import cheapest_by_tier, checkable, of_sizes, of_tiers, span
-from mirror.deadline import check_deadline
-from mirror.public_view import CategoryView, CompanyView
+from mirror.catalog.public_view import CategoryView, CompanyView
+from mirror.catalog.trades import SYSTEM, TIERS
 from mirror.query import UnderstoodQuery, understand
 from mirror.read.catalog import CatalogSearch, category_products, search_catalog
 from mirror.read.gate import GateEntry
-from mirror.trades import SYSTEM, TIERS
+from mirror.runtime.deadline import check_deadline
 
 PRICE, COVERAGE, COMPARISON, INCLUDED, NO_MATCH, NOTHING = (
     "price",

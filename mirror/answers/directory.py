@@ -23,13 +23,13 @@ from sqlalchemy.orm import Session
 
 from mirror.answers import sentences as say
 from mirror.answers.products import checkable, of_sizes, of_tiers
-from mirror.config import Settings
-from mirror.deadline import check_deadline
-from mirror.public_view import company_urls
+from mirror.catalog.public_view import company_urls
+from mirror.catalog.trades import known
 from mirror.query import UnderstoodQuery, understand
 from mirror.read.businesses import search_feed_businesses
 from mirror.read.prices import FeedProduct, feed_products
-from mirror.trades import known
+from mirror.runtime.config import Settings
+from mirror.runtime.deadline import check_deadline
 
 PRICE, NEEDS_ZIP, NO_MATCH, LIST, NOTHING = "price", "needs_zip", "no_match", "list", "nothing_asked"
 FORMS = (PRICE, NEEDS_ZIP, NO_MATCH, LIST, NOTHING)

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from mirror import fulltext as ft
-from mirror.query.units import QUANTITIES, Size
-from mirror.trades import TIERS
+from mirror.catalog.trades import TIERS
+from mirror.catalog.units import QUANTITIES, Size
+from mirror.store import fulltext as ft
 
 
 def checkable(sizes: Iterable[Size]) -> list[Size]:

@@ -4,22 +4,19 @@ The functions take facts already read (names, cents, tiers, URLs) and return
 text; they read nothing. Contractor text (a price note, a product's name or
 description) is always quoted (“…”), cut to a readable length, and never
 part of the sentence's own grammar: it is data to report. A business's name
-is shown as it is published; money as mirror/money.py writes it everywhere.
+is shown as it is published; money as mirror/values/money.py writes it everywhere.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
-from mirror.money import format_cents
-from mirror.query.units import BTU_PER_TON, CAPACITY, Size
-from mirror.storable import cut_at_word
-from mirror.trades import TIERS_BY_SLUG, in_sentence
-
-if TYPE_CHECKING:  # only for annotations: the query step imports this module (its no-match message)
-    from mirror.query.understand import UnderstoodQuery
+from mirror.catalog.trades import TIERS_BY_SLUG, in_sentence
+from mirror.catalog.units import BTU_PER_TON, CAPACITY, Size
+from mirror.query.understand import UnderstoodQuery
+from mirror.values.money import format_cents
+from mirror.values.storable import cut_at_word
 
 QUOTE_CHARS = 240  # contractor text quoted in an answer is cut here, at a word boundary
 SHOWN_POSTAL_CODES = 10  # a coverage answer lists at most this many of the ZIPs served

@@ -15,16 +15,17 @@
 - `spelling`: corrections and splits against the vocabulary and a catalog's
   words (a `Lexicon`);
 - `understand`: the step itself (`understand`, `UnderstoodQuery`);
-- `views`: the published shapes (`UnderstoodView`, `NoMatch`).
+- `views`: the published shape of what was understood (`UnderstoodView`; a
+  search that found nothing is answered by mirror/answers/no_match.py).
 
 This package reads no database: the catalog's words come in through a
 `Lexicon` (mirror/read/words.py), and the searches that use the understood
 query live in the read layer (mirror/read/catalog.py, mirror/read/businesses.py).
 """
 
+from mirror.catalog.units import Size
 from mirror.query.spelling import Lexicon, LexiconAnswer
 from mirror.query.understand import Correction, PriceIntent, Recognised, UnderstoodQuery, understand
-from mirror.query.units import Size
 
 __all__ = [
     "Correction",

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from mirror.query import units
+from mirror.catalog import units
+from mirror.catalog.trades import TIERS, TRADES
 from mirror.query.text import WORD, key, phrase_words, tokenize
 from mirror.query.vocabulary import (
     BRANDS,
@@ -34,7 +35,6 @@ from mirror.query.vocabulary import (
     TRADE_WORDS,
     Concept,
 )
-from mirror.trades import TIERS, TRADES
 
 Phrase = tuple[str, ...]
 
@@ -107,7 +107,7 @@ def _phrase_table() -> dict[Phrase, Meaning]:
         words = phrase_key(phrase_words(phrase))
         if not words or any(token.kind != WORD for token in tokenize(phrase)):
             raise ValueError(
-                f"vocabulary: {phrase!r} must be words of letters (numbers are sizes, mirror/query/units.py)"
+                f"vocabulary: {phrase!r} must be words of letters (numbers are sizes, mirror/catalog/units.py)"
             )
         held = table.setdefault(words, meaning)
         if held != meaning:
@@ -121,7 +121,7 @@ def _check_references() -> None:
         if unknown:
             raise ValueError(f"vocabulary: {concept.slug} refers to unknown trades or parents {unknown}")
     if set(TIER_WORDS) - set(TIERS) or set(TRADE_WORDS) - set(TRADES):
-        raise ValueError("vocabulary: tier and trade words must use mirror/trades.py's slugs")
+        raise ValueError("vocabulary: tier and trade words must use mirror/catalog/trades.py's slugs")
     for quantity in units.QUANTITIES.values():
         if quantity.implies is not None and quantity.implies not in BY_SLUG:
             raise ValueError(f"units: {quantity.slug} implies an unknown concept {quantity.implies}")

@@ -6,7 +6,7 @@
     understood.price      # PriceIntent(order="price_low", max_cents=1000000)
     understood.postal_code  # "63376"
 
-`understood.view()` is its published form (mirror/query/views.py).
+`UnderstoodView.of(understood)` is its published form (mirror/query/views.py).
 
 `understand(text)` reads the vocabulary alone (mirror/query/vocabulary.py;
 no database). Given a `Lexicon` (the catalog's words, mirror/read/words.py)
@@ -29,7 +29,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from mirror.money import to_cents
+from mirror.catalog.trades import SYSTEM
+from mirror.catalog.units import CURRENCY_WORDS, MULTIPLIERS, NUMBER_WORDS, QUANTITIES, UNIT_FIRST, Size
 from mirror.query import concepts as vocabulary
 from mirror.query.concepts import (
     BOUND,
@@ -48,9 +49,8 @@ from mirror.query.concepts import (
 )
 from mirror.query.spelling import CORRECTED, SPLIT, UNKNOWN, Lexicon, is_vocabulary_word, resolve
 from mirror.query.text import DIMENSIONS, MODEL, MONEY, NUMBER, POSTAL, WORD, Token, key, tokenize
-from mirror.query.units import CURRENCY_WORDS, MULTIPLIERS, NUMBER_WORDS, QUANTITIES, UNIT_FIRST, Size
 from mirror.query.vocabulary import Concept
-from mirror.trades import SYSTEM
+from mirror.values.money import to_cents
 
 # How far (in tokens) a price word reaches for its amount ("under about $5,000").
 BOUND_REACH = 3
@@ -80,7 +80,7 @@ class Recognised:
 
     @property
     def trades(self) -> tuple[str, ...]:
-        """Its trades (mirror.trades slugs), with those of the concepts under it."""
+        """Its trades (mirror.catalog.trades slugs), with those of the concepts under it."""
         return vocabulary.concept_trades(self.slug)
 
 
@@ -114,11 +114,11 @@ class UnderstoodQuery:
 
     text: str
     concepts: tuple[Recognised, ...] = ()
-    trades: tuple[str, ...] = ()  # trades named as such ("plumber"), mirror.trades slugs
+    trades: tuple[str, ...] = ()  # trades named as such ("plumber"), mirror.catalog.trades slugs
     kind: str | None = None  # "system" ("HVAC system", "installed system") or "accessory"
     sizes: tuple[Size, ...] = ()
     price: PriceIntent = field(default_factory=PriceIntent)
-    tiers: tuple[str, ...] = ()  # mirror.trades.TIERS slugs ("best air conditioner", "good vs best")
+    tiers: tuple[str, ...] = ()  # mirror.catalog.trades.TIERS slugs ("best air conditioner", "good vs best")
     postal_code: str | None = None
     asks_coverage: bool = False  # "do you serve ...", "near ..."
     asks_comparison: bool = False  # "good vs best", "compare"
@@ -170,12 +170,6 @@ class UnderstoodQuery:
             ]
             parts.append(tuple({m.slug: m for m in members}.values()))
         return tuple(part for part in parts if part)
-
-    def view(self):
-        """The published form (mirror/query/views.py, `UnderstoodView`)."""
-        from mirror.query.views import UnderstoodView
-
-        return UnderstoodView.of(self)
 
 
 def understand(text: str, lexicon: Lexicon | None = None, *, check: Collection[str] | None = None) -> UnderstoodQuery:

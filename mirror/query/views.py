@@ -1,4 +1,4 @@
-"""The published shapes of the query step: what was understood, and the answer to a search that found nothing.
+"""The published shape of the query step: what was understood.
 
 Declared once, here, as pydantic models: the MCP tools' outputSchema, the
 UCP messages and the A2A data part are generated from or filled by them.
@@ -6,16 +6,14 @@ UCP messages and the A2A data part are generated from or filled by them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mirror.answers.sentences import no_match_message
-from mirror.jsontext import decimal_number
-from mirror.money import cents_to_decimal
+from mirror.catalog.trades import CategoryKind, TierSlug
 from mirror.query.understand import UnderstoodQuery
-from mirror.trades import CategoryKind, TierSlug
+from mirror.values.jsontext import decimal_number
+from mirror.values.money import cents_to_decimal
 
 
 class _Shape(BaseModel):
@@ -104,22 +102,3 @@ class UnderstoodView(_Shape):
             ignored=list(understood.ignored),
             unrecognised=list(understood.unrecognised),
         )
-
-
-class CarriedCategory(_Shape):
-    name: str
-    slug: str
-    kind: CategoryKind
-
-
-class NoMatch(_Shape):
-    """A search that found nothing: what the contractor does carry, so an agent can say so."""
-
-    message: str
-    categories: list[CarriedCategory] = Field(description="Every category this contractor publishes prices for.")
-
-    @classmethod
-    def of(cls, understood: UnderstoodQuery, business_name: str, categories: Iterable) -> NoMatch:
-        """The answer for `categories` (anything with name, slug and kind: the view's CategoryView)."""
-        carried = [CarriedCategory(name=c.name, slug=c.slug, kind=c.kind) for c in categories]
-        return cls(message=no_match_message(understood, business_name, [c.name for c in carried]), categories=carried)

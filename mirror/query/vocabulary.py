@@ -18,7 +18,7 @@ with, the concepts of a trade).
   (a brand such as "nest", a rating such as "merv").
 - `Concept.parents`: the broader concepts it belongs to (a tankless water
   heater is a water heater): a search for the parent finds it too.
-- `Concept.trades`: slugs of mirror/trades.py, the one trade table.
+- `Concept.trades`: slugs of mirror/catalog/trades.py, the one trade table.
 
 The other word lists (trades, kinds, price and tier words, filler) are plain
 phrases. Letter case, punctuation (`a/c`, `t-stat`) and plural `s` do not
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mirror.trades import ACCESSORY, SYSTEM
+from mirror.catalog.trades import ACCESSORY, SYSTEM
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,8 @@ class Concept:
 
     slug: str
     label: str  # how an answer names it: "air conditioner"
-    kind: str | None  # SYSTEM (an installed system), ACCESSORY (mirror.trades), or None for a group of concepts
-    trades: tuple[str, ...]  # mirror.trades slugs; () for what none of the trades sells
+    kind: str | None  # SYSTEM (an installed system), ACCESSORY (mirror.catalog.trades), or None for a group of concepts
+    trades: tuple[str, ...]  # mirror.catalog.trades slugs; () for what none of the trades sells
     names: tuple[str, ...]  # in questions and in catalogs
     typed: tuple[str, ...] = ()  # in questions only
     hints: tuple[str, ...] = ()  # suggest the concept, and stay keywords
@@ -628,7 +628,7 @@ CONCEPTS: tuple[Concept, ...] = (
     ),
 )
 
-# The trades (mirror/trades.py slugs) by the words people use for the contractor or the work.
+# The trades (mirror/catalog/trades.py slugs) by the words people use for the contractor or the work.
 TRADE_WORDS: dict[str, tuple[str, ...]] = {
     HVAC: (
         "hvac",
@@ -750,7 +750,7 @@ PRICE_BOUND_WORDS: dict[str, tuple[str, ...]] = {
     "between": ("between", "from"),
 }
 
-# The tiers (mirror.trades.TIERS slugs) by the words people use for them.
+# The tiers (mirror.catalog.trades.TIERS slugs) by the words people use for them.
 TIER_WORDS: dict[str, tuple[str, ...]] = {
     "best": (
         "best",

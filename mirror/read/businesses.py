@@ -3,7 +3,7 @@
 The provider MCP server answers for exactly the companies the business feed
 lists (`Company.in_feed`, which the sync sets in the same commit as the facts
 it is made of: public, quote and feed switches on, complete contact data;
-mirror/businesses.py), so every query here starts from that flag and nothing
+mirror/catalog/feed_facts.py), so every query here starts from that flag and nothing
 else.
 
 A query goes through the query step (mirror/query): the kinds of product it
@@ -11,7 +11,7 @@ names are matched against the kinds a business sells (the concept tags the
 sync makes from its public products with the catalog search's match,
 mirror/sync/concepts.py) and its trades, the trades it names against the
 business's trades, and the keywords left against the business's name, trades
-and categories on the database's full-text index (mirror/fulltext.py),
+and categories on the database's full-text index (mirror/store/fulltext.py),
 stemmed and by prefix like the catalog search (`_query_points` has the points).
 """
 
@@ -23,11 +23,11 @@ from sqlalchemy import String, case, cast, distinct, exists, false, func, litera
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Session
 
-from mirror import fulltext as ft
-from mirror.db import planned_per_call
-from mirror.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.concepts import catalog_match, trade_concepts
+from mirror.store import fulltext as ft
+from mirror.store.db import planned_per_call
+from mirror.store.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup
 
 
 @dataclass(frozen=True)
@@ -237,7 +237,7 @@ _TAGS = (
 
 
 def _has_trade(trade: str, name: str):
-    """Whether the business lists `trade` (a mirror.trades slug) among its trades."""
+    """Whether the business lists `trade` (a mirror.catalog.trades slug) among its trades."""
     term = ft.Term.of([trade])
     return ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), name)
 

@@ -11,7 +11,7 @@ filter), trades, sizes, tiers, price words, and the keywords left (brands,
 model numbers). One statement over the database's full-text index (mirror/
 fulltext.py; migration 0003: `ts_rank_cd` over a weighted tsvector under a
 GIN index) returns the page of hits and
-the number of matches, whatever the catalog size; only mirror.catalog's rule
+the number of matches, whatever the catalog size; only mirror.catalog.public_products's rule
 decides which products are searched.
 
 What matches:
@@ -63,16 +63,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from mirror import fulltext as ft
-from mirror.catalog import public_products_filter, select_public_products
-from mirror.db import planned_per_call, statement_rows
-from mirror.deadline import check_deadline
-from mirror.models import Product
+from mirror.catalog.public_products import public_products_filter, select_public_products
+from mirror.catalog.units import QUANTITIES, Size
 from mirror.query import UnderstoodQuery, understand
-from mirror.query.units import QUANTITIES, Size
 from mirror.read.company import check_stamp, stamp_columns
 from mirror.read.gate import GateEntry
 from mirror.read.words import CatalogLexicon
+from mirror.runtime.deadline import check_deadline
+from mirror.store import fulltext as ft
+from mirror.store.db import planned_per_call, statement_rows
+from mirror.store.models import Product
 
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
 # same word repeated throughout a description.

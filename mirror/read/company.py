@@ -1,10 +1,10 @@
 """One company as the database holds it: its row, its offer groups (each with its public products) and the last
 whole run, in one statement.
 
-The render cache's miss path (mirror/render_cache.py) builds a company's view
+The render cache's miss path (mirror/render/cache.py) builds a company's view
 from this snapshot, and so do the few callers that need a view without a
 cache (the provider tools, which answer for any feed business; the peer in
-bench/). The statement is its own consistent snapshot (mirror.db.statement_rows),
+bench/). The statement is its own consistent snapshot (mirror.store.db.statement_rows),
 so a view can never mix two states. It stays one statement whatever the
 catalog's size: offer groups are one row per category (summarised by the
 sync), and each carries its public products as one JSON array (the options
@@ -22,16 +22,16 @@ from sqlalchemy import JSON, ColumnElement, FunctionElement, bindparam, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 
-from mirror import state as st
-from mirror.catalog import public_products_filter
-from mirror.channels import company_open
-from mirror.config import Settings
-from mirror.db import statement_rows
-from mirror.models import KEY_LENGTH, Company, OfferGroup, Product, SyncState
-from mirror.public_view import CompanyView, company_view, effective_synced_at
+from mirror.catalog.channels import company_open
+from mirror.catalog.public_products import public_products_filter
+from mirror.catalog.public_view import CompanyView, company_view, effective_synced_at
 from mirror.read.gate import GateEntry, StateMoved
-from mirror.storable import storable
-from mirror.timestamps import parse_rfc3339
+from mirror.runtime.config import Settings
+from mirror.store import state as st
+from mirror.store.db import statement_rows
+from mirror.store.models import KEY_LENGTH, Company, OfferGroup, Product, SyncState
+from mirror.values.storable import storable
+from mirror.values.timestamps import parse_rfc3339
 
 _COMPANY = Company.__table__
 _GROUPS = OfferGroup.__table__
@@ -39,7 +39,7 @@ _GROUPS = OfferGroup.__table__
 CompanyRow = namedtuple("CompanyRow", [column.name for column in _COMPANY.columns])
 # An offer group's columns, then its public products (`options`: a list of dicts, OPTION_COLUMNS each).
 GroupRow = namedtuple("GroupRow", [*(column.name for column in _GROUPS.columns), "options"])
-# What the view shows of each product (mirror.public_view.option_views).
+# What the view shows of each product (mirror.catalog.public_view.option_views).
 OPTION_COLUMNS = (Product.sku, Product.name, Product.brand, Product.tier, Product.price_cents, Product.specs)
 
 
@@ -85,7 +85,7 @@ def _json_objects(element: json_objects, compiler, **kw) -> str:
     return f"json_agg(json_build_object({pairs}))"
 
 
-# Each offer group's public products (mirror.catalog's rule, nothing else), as one
+# Each offer group's public products (mirror.catalog.public_products's rule, nothing else), as one
 # JSON array: a correlated scalar subquery over the (plugin_key, category_slug)
 # index, so the snapshot stays ONE statement whatever the catalog's size.
 _OPTIONS = (

@@ -2,7 +2,7 @@
 
 Who is in the feed is decided by the sync, not here: `Company.in_feed`,
 `feed_hash` and `feed_changed_ms` are maintained in the sync's transaction
-(mirror/businesses.py, mirror/sync/), together with two clocks in
+(mirror/catalog/feed_facts.py, mirror/sync/), together with two clocks in
 `sync_state`: FEED_CLOCK_MS (the last change of any kind to the feed) and
 FEED_DEPARTED_MS (the last time a business left it). This module only reads.
 
@@ -33,9 +33,9 @@ from cachetools import LRUCache
 from sqlalchemy import Text, and_, bindparam, cast, select, true
 from sqlalchemy.orm import Session
 
-from mirror import state as st
-from mirror.db import statement_rows
-from mirror.models import Company, SyncState
+from mirror.store import state as st
+from mirror.store.db import statement_rows
+from mirror.store.models import Company, SyncState
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ from datetime import datetime
 from sqlalchemy import case, func, select, text
 from sqlalchemy.orm import Session
 
-from mirror import state as st
-from mirror.channels import company_open_clause
-from mirror.models import Company, Invocation, SourceHit, SyncRun
+from mirror.catalog.channels import company_open_clause
+from mirror.store import state as st
+from mirror.store.models import Company, Invocation, SourceHit, SyncRun
 
 RECENT_RUNS = 50
 _COMPANIES = Company.__table__
@@ -46,7 +46,7 @@ def sync_figures(session: Session) -> SyncFigures:
         select(SyncRun).where(SyncRun.finished_at.is_not(None)).order_by(SyncRun.id.desc()).limit(RECENT_RUNS)
     ).all()
     public = session.scalar(select(func.count()).select_from(_COMPANIES).where(company_open_clause(_COMPANIES)))
-    # `in_feed` already says public, quote and feed open, contact data complete (mirror/businesses.py).
+    # `in_feed` already says public, quote and feed open, contact data complete (mirror/catalog/feed_facts.py).
     in_feed = session.scalar(select(func.count()).select_from(_COMPANIES).where(_COMPANIES.c.in_feed.is_(True)))
     return SyncFigures(
         runs_by_outcome=[tuple(row) for row in by_outcome],

@@ -1,7 +1,7 @@
 """The gate state: which companies are open, held in memory by every process, following each sync's commit.
 
 Every keyed public request first asks whether its company is public with the
-surface's channel open (mirror/channels.py). Asking the database each time
+surface's channel open (mirror/catalog/channels.py). Asking the database each time
 made that the warm path's one round trip. Instead each process holds a
 `MirrorState`: one `GateEntry` per public company (its switches and the
 stamp its renderings are keyed by) and the time of the last whole run,
@@ -49,10 +49,10 @@ from types import MappingProxyType
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from mirror import state as st
-from mirror.channels import Channel, company_open
-from mirror.models import Company, SyncState
-from mirror.timestamps import aware
+from mirror.catalog.channels import Channel, company_open
+from mirror.store import state as st
+from mirror.store.models import Company, SyncState
+from mirror.values.timestamps import aware
 
 log = logging.getLogger(__name__)
 
@@ -79,11 +79,11 @@ class GateEntry:
     record_hash: str
     content_version: str | None
     last_synced_at: datetime | None  # its own single-company run, if any
-    is_public: bool = True  # only public companies have an entry (mirror.channels.company_open reads it)
+    is_public: bool = True  # only public companies have an entry (mirror.catalog.channels.company_open reads it)
 
     @property
     def content(self) -> tuple:
-        """What its renderings are keyed by (mirror/render_cache.py): changed by every sync that changed them."""
+        """What its renderings are keyed by (mirror/render/cache.py): changed by every sync that changed them."""
         return (self.generation, self.record_hash, self.content_version)
 
 

@@ -6,7 +6,7 @@ tools and the directory agent answer for) whose service area lists the ZIP
 and that are one of the kinds of product the question names (by their names
 and categories, exactly as the catalog search decides what a product is:
 mirror/query's concept matches on the full-text index). One statement,
-built once per shape with SQLAlchemy and run by mirror.db.statement_rows;
+built once per shape with SQLAlchemy and run by mirror.store.db.statement_rows;
 the answer (mirror/answers/directory.py) narrows by size, tier and price and
 reports each business's own range, never an average.
 """
@@ -20,14 +20,14 @@ from sqlalchemy import String, bindparam, cast, func, or_, select
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Session
 
-from mirror import fulltext as ft
-from mirror.catalog import any_public_product
-from mirror.db import statement_rows
-from mirror.models import Company, Product
+from mirror.catalog.public_products import any_public_product
 from mirror.query import UnderstoodQuery
+from mirror.store import fulltext as ft
+from mirror.store.db import statement_rows
+from mirror.store.models import Company, Product
 
 MAX_CONCEPTS = 4  # parts of a question matched (each a concept or a trade): more are ignored
-# The seller, under its own name: mirror.catalog's public-product rule checks `companies` itself (a correlated
+# The seller, under its own name: mirror.catalog.public_products's public-product rule checks `companies` itself (a correlated
 # EXISTS), which the seller's row must not be mistaken for.
 _SELLER = Company.__table__.alias("seller")
 

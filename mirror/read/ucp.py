@@ -1,10 +1,10 @@
-"""A company's public products as the UCP catalog reads them (mirror/ucp_mapping.py maps them).
+"""A company's public products as the UCP catalog reads them (mirror/render/ucp.py maps them).
 
 Every read of one UCP call runs in the request session's one snapshot
 transaction, whose first statement checks the company's stamp against the
 gate state (`StateMoved` when a sync committed past it: the tool layer then
 answers again at the new state, agent_tools.company.at_gate_state). All of
-them filter through mirror.catalog's rule.
+them filter through mirror.catalog.public_products's rule.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Iterable
 
 from sqlalchemy.orm import Session
 
-from mirror.catalog import select_public_products
-from mirror.models import Product
+from mirror.catalog.public_products import select_public_products
 from mirror.read.company import check_stamp
 from mirror.read.gate import GateEntry
+from mirror.store.models import Product
 
 _CHECKED = "mirror.read.ucp.checked"
 

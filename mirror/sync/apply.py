@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterable
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.orm import Session
 
-from mirror.models import Company, CompanyConcept, CompanyWord, OfferGroup, Product
-from mirror.offers import record_hash
-from mirror.records import CompanyRecord, InvalidRecord, ProductRecord, Tombstone, parse_company, parse_product
+from mirror.catalog.offers import record_hash
+from mirror.catalog.records import CompanyRecord, InvalidRecord, ProductRecord, Tombstone, parse_company, parse_product
+from mirror.store.models import Company, CompanyConcept, CompanyWord, OfferGroup, Product
 from mirror.sync.bulk import batches, insert_rows, keys_in, refusal_reason, update_rows
 from mirror.sync.rebuild import next_generation
 from mirror.sync.runstate import RunState, skip_invalid

@@ -3,7 +3,7 @@
 A company sells a concept when one of its public products is one, by the
 match the catalog search makes (a product's name, model numbers, category
 and SKU against the concept's names, none inside a longer name of another
-concept: mirror/query/concepts.py `member_match`, mirror/fulltext.py). The
+concept: mirror/query/concepts.py `member_match`, mirror/store/fulltext.py). The
 business directory then asks "who sells heat pumps" of this table instead of
 matching every product of every business per question (5.5 s on 3,000
 businesses for one question of four trades).
@@ -24,11 +24,11 @@ from functools import cache
 from sqlalchemy import String, column, delete, func, literal_column, select, values
 from sqlalchemy.orm import Session
 
-from mirror import fulltext as ft
-from mirror import state as st
-from mirror.catalog import any_public_product
-from mirror.models import Company, CompanyConcept, Product
+from mirror.catalog.public_products import any_public_product
 from mirror.query.concepts import CONCEPTS, MemberMatch, member_match
+from mirror.store import fulltext as ft
+from mirror.store import state as st
+from mirror.store.models import Company, CompanyConcept, Product
 from mirror.sync.bulk import batches, insert_rows, keys_in, keys_in_set
 
 BATCH = 2000  # companies per tagging statement

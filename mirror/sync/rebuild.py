@@ -7,16 +7,22 @@ from datetime import datetime
 from sqlalchemy import case, delete, select, text, update
 from sqlalchemy.orm import Session
 
-from mirror import state as st
-from mirror.businesses import feed_hash
-from mirror.models import Company, OfferGroup
-from mirror.offers import GROUP_COLUMNS, changed_offer_groups_query, content_version, groups_in, sort_offer_groups
+from mirror.catalog.feed_facts import feed_hash
+from mirror.catalog.offers import (
+    GROUP_COLUMNS,
+    changed_offer_groups_query,
+    content_version,
+    groups_in,
+    sort_offer_groups,
+)
+from mirror.store import state as st
+from mirror.store.models import Company, OfferGroup
 from mirror.sync import concepts, words
 from mirror.sync.bulk import batches, insert_rows, keys_in, update_rows
 from mirror.sync.runstate import RunState
 
 # Companies per offer-group rebuild: the database summarises a batch's
-# products in one pass (mirror.offers.offer_groups_query).
+# products in one pass (mirror.catalog.offers.offer_groups_query).
 REBUILD_BATCH = 2000
 
 
@@ -97,7 +103,7 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
     """Rebuild offer groups, content versions and feed state for some companies.
 
     The database summarises the touched groups again and returns only those
-    that differ from the stored ones (mirror.offers.changed_offer_groups_query):
+    that differ from the stored ones (mirror.catalog.offers.changed_offer_groups_query):
     a group whose products' stored facts did not change (a product written
     back unchanged, or in another group) stays as it is. Only they are
     written. A company whose record changed, that is new or lost products

@@ -10,14 +10,14 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from mirror.config import default
-from mirror.lock import SyncRecent, sync_lock
-from mirror.models import SyncRun
+from mirror.runtime.config import default
+from mirror.store.lock import SyncRecent, sync_lock
+from mirror.store.models import SyncRun
 from mirror.sync.rebuild import finish
 from mirror.sync.runstate import Progress, RunState, SyncCounts, SyncResult, log, log_record_summary, utcnow
+from mirror.sync.upstream import UpstreamClient
 from mirror.sync.walk import walk_upstream
-from mirror.timestamps import aware
-from mirror.upstream import UpstreamClient
+from mirror.values.timestamps import aware
 
 
 def _seconds_since_last_whole_run(session_factory) -> float | None:
@@ -120,7 +120,7 @@ INTERRUPTED = "interrupted: the process running it ended before it finished (mar
 def _fail_interrupted_runs(session_factory) -> None:
     """Mark failed every run still `running`: called holding the sync lock, so none of them is running now.
 
-    A run genuinely under way holds the lock (mirror/lock.py) for as long
+    A run genuinely under way holds the lock (mirror/store/lock.py) for as long
     as it runs, and this is only called by the holder: any other run left
     `running` belongs to a process that died without closing it.
     """

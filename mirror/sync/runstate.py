@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from mirror.records import CompanyRecord
+from mirror.catalog.records import CompanyRecord
 
 log = logging.getLogger("mirror.sync")
 
@@ -30,8 +30,8 @@ class SyncCounts:
     products_written: int = 0
     products_removed: int = 0
     invalid_records: int = 0
-    repaired_records: int = 0  # stored with unstorable characters replaced (mirror/storable.py)
-    capped_records: int = 0  # stored with a field held to its cap (mirror/records.py)
+    repaired_records: int = 0  # stored with unstorable characters replaced (mirror/values/storable.py)
+    capped_records: int = 0  # stored with a field held to its cap (mirror/catalog/records.py)
     orphan_products: int = 0
     offer_groups_rebuilt: int = 0
     upstream_requests: int = 0
@@ -68,7 +68,7 @@ class RunState:
     mode: str
     # The generation this run gives every company whose public rendering it
     # changes: the run's id, so values only grow, even for a company removed
-    # and later added again (render caches key on it; see mirror/render_cache.py).
+    # and later added again (render caches key on it; see mirror/render/cache.py).
     generation: int = 1
     counts: SyncCounts = field(default_factory=SyncCounts)
     new_companies: set[str] = field(default_factory=set)

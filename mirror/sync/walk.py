@@ -10,9 +10,9 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mirror import state as st
-from mirror.models import Product
-from mirror.records import parse_product
+from mirror.catalog.records import parse_product
+from mirror.store import state as st
+from mirror.store.models import Product
 from mirror.sync.apply import (
     apply_companies,
     apply_products,
@@ -22,7 +22,7 @@ from mirror.sync.apply import (
 )
 from mirror.sync.bulk import await_copy
 from mirror.sync.runstate import Progress, RunState, log
-from mirror.upstream import PAGE_LIMIT, UpstreamNotFound
+from mirror.sync.upstream import PAGE_LIMIT, UpstreamNotFound
 
 # Product records a walk buffers before one round of database work (one
 # lookup of what is held, one COPY): pages are PAGE_LIMIT records, and a round per

@@ -2,7 +2,7 @@
 
 When a run finishes (mirror/sync/rebuild.py), every company whose products it
 wrote or removed, or whose record changed, gets its list made exactly the
-words of its public products again (mirror/catalog.py: a company turning
+words of its public products again (mirror/catalog/public_products.py: a company turning
 private empties its list), in the run's transaction. A word no product holds
 any more goes with the product, and a company the run did not touch keeps a
 list that was exact when the run that last touched it committed. Reading the
@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from sqlalchemy import delete, select, tuple_
 from sqlalchemy.orm import Session
 
-from mirror import state as st
-from mirror.catalog import any_public_product
-from mirror.models import WORD_LENGTH, Company, CompanyWord, Product
+from mirror.catalog.public_products import any_public_product
+from mirror.store import state as st
+from mirror.store.models import WORD_LENGTH, Company, CompanyWord, Product
 from mirror.sync.bulk import batches, insert_rows, keys_in
 
 # A word of the list: ASCII letters only, as the query step's tokenizer reads a question's words

@@ -14,7 +14,7 @@ Two spellings of the one rule, kept side by side so they cannot drift:
   `any_public_product()` (every company's): the SQL form, for every query
   over the Product table;
 - `is_public_product()`: the same rule on rows already in memory (the
-  reference summary mirror.offers.build_offer_groups, against which the
+  reference summary mirror.catalog.offers.build_offer_groups, against which the
   sync's SQL rebuild is tested).
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, exists, select
 
-from mirror.models import Company, Product
+from mirror.store.models import Company, Product
 
 
 def public_products_filter(plugin_key: str) -> ColumnElement[bool]:

@@ -12,8 +12,8 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mirror.models import SyncState
-from mirror.timestamps import parse_rfc3339, rfc3339
+from mirror.store.models import SyncState
+from mirror.values.timestamps import parse_rfc3339, rfc3339
 
 WATERMARK_COMPANIES = "watermark:/v1/companies"
 WATERMARK_PRODUCTS = "watermark:/v1/products"

@@ -41,9 +41,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import aggregate_order_by, array
 
-from mirror.catalog import is_public_product, public_products_filter
-from mirror.models import Company, OfferGroup, Product
-from mirror.trades import ACCESSORY, SYSTEM, TIERS, category_order
+from mirror.catalog.public_products import is_public_product, public_products_filter
+from mirror.catalog.trades import ACCESSORY, SYSTEM, TIERS, category_order
+from mirror.store.models import Company, OfferGroup, Product
 
 # The columns of an offer-group row, in the order both spellings build them.
 GROUP_COLUMNS = (
@@ -66,7 +66,7 @@ GROUP_COLUMNS = (
 def build_offer_groups(plugin_key: str, currency: str, products: Iterable, *, company_public: bool) -> list[dict]:
     """Summarise a company's products into offer-group rows.
 
-    Only public products count (mirror.catalog: a company that is not public
+    Only public products count (mirror.catalog.public_products: a company that is not public
     has no offer groups). Accessory groups carry no tier prices; a tier with
     no product is None.
     """
@@ -134,7 +134,7 @@ def offer_groups_query(plugin_keys: list[str], pairs: list[tuple[str, str]] = ()
     if pairs:
         scopes.append(groups_in(p.__table__, pairs))
     scope = or_(*scopes)
-    # mirror.catalog's rule for one company, with the company bound to each
+    # mirror.catalog.public_products's rule for one company, with the company bound to each
     # row's own key (a tautology), is the rule for every company in scope.
     public = and_(scope, public_products_filter(p.plugin_key))
 
@@ -261,7 +261,7 @@ def groups_in(table, pairs: list[tuple[str, str]]):
 
 
 def sort_offer_groups(groups: list[dict]) -> list[dict]:
-    """A company's groups in their published order (mirror.trades.category_order: systems first, then by name)."""
+    """A company's groups in their published order (mirror.catalog.trades.category_order: systems first, then by name)."""
     return sorted(groups, key=lambda g: category_order(g["kind"], g["category_name"], g["category_slug"]))
 
 

@@ -2,7 +2,7 @@
 
 This is the only place raw upstream JSON is read. Each model declares just the
 public fields it keeps, each with an annotated type that says how its value is
-read (mirror/storable.py and the normalisers below); everything else is
+read (mirror/values/storable.py and the normalisers below); everything else is
 ignored by pydantic, so the private fields (`internal_id`, `owner`, `cost`,
 `dealer_notes`) never reach the database. A record missing a required field,
 or with one unparseable, is invalid (skipped and counted by the sync); any
@@ -15,7 +15,7 @@ whose every string, key or value, is repaired the same way. A record whose
 text was repaired is reported to the caller that asks (`on_repair`): the
 sync names it in its summary.
 
-Every field is held to a size (the caps in mirror/models.py, declared
+Every field is held to a size (the caps in mirror/store/models.py, declared
 once): text past its cap is cut at a word boundary, a list or JSON object
 past its cap counts as missing, and an `updated_at` later than the caller's
 clock allows (`latest_stamp`: now plus UPSTREAM_MAX_CLOCK_SKEW_SECONDS) is
@@ -49,10 +49,10 @@ from pydantic import (
     field_validator,
 )
 
-from mirror.addresses import address_allowed
-from mirror.channels import CHANNELS
-from mirror.config import default
-from mirror.models import (
+from mirror.catalog.channels import CHANNELS
+from mirror.catalog.trades import ACCESSORY, KNOWN_TRADES, SYSTEM, TIERS, CategoryKind
+from mirror.runtime.config import default
+from mirror.store.models import (
     DESCRIPTION_MAX_CHARS,
     KEY_LENGTH,
     MAX_CENTS,
@@ -65,9 +65,9 @@ from mirror.models import (
     SPECS_MAX_DEPTH,
     STATUS_LENGTH,
 )
-from mirror.money import to_cents
-from mirror.storable import cut_at_word, refuse_unstorable, repaired_json, repaired_text, storable
-from mirror.trades import ACCESSORY, KNOWN_TRADES, SYSTEM, TIERS, CategoryKind
+from mirror.values.addresses import address_allowed
+from mirror.values.money import to_cents
+from mirror.values.storable import cut_at_word, refuse_unstorable, repaired_json, repaired_text, storable
 
 PRICE_RE = re.compile(r"^[0-9]+(\.[0-9]{1,2})?$")
 _ZIP_RE = re.compile(r"^(\d{5})(-?\d{4})?$")
@@ -194,7 +194,7 @@ def _ascii_host(host: str) -> str | None:
 def _publishable_host(host: str) -> bool:
     """Whether a URL's host (its ASCII form, lower case, no brackets) can be published.
 
-    An IP address is judged by the address (mirror.addresses), however it is
+    An IP address is judged by the address (mirror.values.addresses), however it is
     spelled: loopback, like `localhost`, or public unicast; never private,
     link-local or reserved space. A name must have a dot (or be localhost)
     and must not end in a numeric label (a browser reads `999.1.1.1` or
@@ -428,7 +428,7 @@ def _not_empty(text: str) -> str:
 
 
 def _repaired(text: str, info: ValidationInfo) -> str:
-    """Text with its unstorable characters replaced (mirror/storable.py), noted in the validation context."""
+    """Text with its unstorable characters replaced (mirror/values/storable.py), noted in the validation context."""
     if storable(text):
         return text
     _note(info, _REPAIRED)

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError, ProgrammingError
 
-from mirror.config import PROJECT_ROOT
+from mirror.runtime.config import PROJECT_ROOT
 
 # Alembic logs a "setup plugin" line per built-in plugin at INFO when it is
 # imported and on every command: noise. Set before the import below.

@@ -1,7 +1,7 @@
 """The mirror's public catalog in the shapes of UCP's Catalog capability (2026-04-08 and 2026-08-25).
 
 No HTTP, no JSON-RPC and no query here: pure functions that turn the public
-view (mirror.public_view) and a company's public products (read by
+view (mirror.catalog.public_view) and a company's public products (read by
 mirror/read/ucp.py) into UCP Product / Variant dicts. The
 protocol layer (mcp_server/ucp) validates them against its output models.
 
@@ -11,7 +11,7 @@ The mapping:
   `category:<slug>` (stable across syncs: the slug is the group's key),
   `handle` = slug, `title` = category name, `price_range` = the group's
   published low/high;
-- each public product of the group (mirror.catalog's rule) is a
+- each public product of the group (mirror.catalog.public_products's rule) is a
   **Variant**: id `sku:<sku>`, `sku`, `title` = product name, the installed
   `price` in minor units (the mirror's integer cents) with the company's
   currency, and options `Tier` (Good/Better/Best, system categories) and
@@ -38,10 +38,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mirror.models import Product
-from mirror.money import to_cents
-from mirror.public_view import CategoryView, CompanyView
-from mirror.trades import TIERS, TIERS_BY_SLUG
+from mirror.catalog.public_view import CategoryView, CompanyView
+from mirror.catalog.trades import TIERS, TIERS_BY_SLUG
+from mirror.store.models import Product
+from mirror.values.money import to_cents
 
 PRODUCT_PREFIX = "category:"
 VARIANT_PREFIX = "sku:"

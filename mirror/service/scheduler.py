@@ -1,7 +1,7 @@
 """Scheduled incremental syncs (APScheduler 3).
 
 APScheduler alone does not coordinate processes; the sync's own lock does
-(mirror.lock). Every tick tries the lock without waiting, so however many
+(mirror.store.lock). Every tick tries the lock without waiting, so however many
 processes run a scheduler (the dedicated `flask scheduler` process, or
 gunicorn workers with SCHEDULER_ENABLED), one sync runs at a time, and a
 tick that finds a recent run from another process skips.
@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
-from mirror.lock import SyncBusy, SyncRecent
+from mirror.store.lock import SyncBusy, SyncRecent
 
 log = logging.getLogger(__name__)
 

@@ -65,7 +65,7 @@ QUANTITIES: dict[str, Quantity] = {
         Quantity("grains", "grains", (("grains", _ONE), ("grain_capacity", _ONE))),
         Quantity("amps", "A", (("amps", _ONE), ("amperage", _ONE))),
         Quantity("filter_size", "in", (("size", _ONE), ("filter_size", _ONE)), implies="air-filter", text_specs=True),
-        # Stated by catalogs (toilets, water heaters) and shown on the pricing page (mirror/product_facts.py).
+        # Stated by catalogs (toilets, water heaters) and shown on the pricing page (mirror/catalog/product_facts.py).
         Quantity("gpf", "GPF", (("gpf", _ONE),), rating=True),
         Quantity("warranty", "years", (("warranty_years", _ONE),)),
         # A house's floor area: understood, but no catalog states it.

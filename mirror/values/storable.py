@@ -18,7 +18,7 @@ driver raises on either. Each boundary where text enters applies one rule:
   valid version, stale, until someone noticed). Identifiers (plugin keys,
   SKUs) are never repaired: a repaired key would name another record, so a
   record whose key cannot be stored is invalid (`refuse_unstorable`).
-  The records' annotated types (mirror/records.py) apply these to every
+  The records' annotated types (mirror/catalog/records.py) apply these to every
   string field and every string of a JSON field.
 """
 
@@ -74,7 +74,7 @@ def cut_at_word(text: str, limit: int) -> str:
 
     The one cut for contractor text held to a length: an answer's quotation
     (mirror/answers/sentences.py) and a field past its size cap at the
-    upstream boundary (mirror/records.py).
+    upstream boundary (mirror/catalog/records.py).
     """
     if len(text) <= limit:
         return text

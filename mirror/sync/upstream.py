@@ -47,8 +47,8 @@ import urllib3.exceptions
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ConnectTimeoutError, NameResolutionError
 
-from mirror.config import default
-from mirror.timestamps import parse_rfc3339, rfc3339
+from mirror.runtime.config import default
+from mirror.values.timestamps import parse_rfc3339, rfc3339
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 from decimal import Decimal
 from urllib.parse import quote
 
-from mirror.config import Settings
-from mirror.public_view import AddressView, CategoryView, CompanyView
-from mirror.trades import TIERS, TIERS_BY_SLUG
-from mirror.urls import JSONLD, company_path
+from mirror.catalog.public_view import AddressView, CategoryView, CompanyView
+from mirror.catalog.trades import TIERS, TIERS_BY_SLUG
+from mirror.catalog.urls import JSONLD, company_path
+from mirror.runtime.config import Settings
 
 SCHEMA_CONTEXT = "https://schema.org"
 

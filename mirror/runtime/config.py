@@ -5,7 +5,7 @@ environment variable is the field name in capitals, its annotation is the
 type (with the parser that reads the variable's text), and `setting(...)`
 gives the default and the one-line meaning. `load_settings()` reads the
 environment through it (pydantic-settings), and `markdown_table()` writes the
-configuration table of README.md from it (`python -m mirror.config
+configuration table of README.md from it (`python -m mirror.runtime.config
 --write`, run by `make docs`), so the docs cannot drift from the
 code. Adding a setting is one field here plus a rebuild of the docs.
 
@@ -30,11 +30,11 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict, SettingsError
 from pydantic_settings.sources.utils import parse_env_vars
 
-from mirror.addresses import HostPort, parse_host_port
+from mirror.values.addresses import HostPort, parse_host_port
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DOC_PAGE = PROJECT_ROOT / "README.md"  # the configuration table lives in the README
-TABLE_START = "<!-- settings-table:start (generated from mirror/config.py by `python -m mirror.config --write`) -->"
+TABLE_START = "<!-- settings-table:start (generated from mirror/runtime/config.py by `python -m mirror.runtime.config --write`) -->"
 TABLE_END = "<!-- settings-table:end -->"
 # The exit status of a process refused for a missing or bad setting (docs/operations.md, exit codes):
 # the CLI's, gunicorn's and `make run`'s alike.
@@ -539,5 +539,5 @@ if __name__ == "__main__":
     elif sys.argv[1:] == ["--check"]:  # scripts/run_demo.sh, before it writes anything
         settings_or_exit()
     else:
-        print("usage: python -m mirror.config --markdown | --write | --check", file=sys.stderr)
+        print("usage: python -m mirror.runtime.config --markdown | --write | --check", file=sys.stderr)
         raise SystemExit(EXIT_CONFIG)

@@ -2,7 +2,7 @@
 
 One rule for every place that lets a URL's host through: the UCP agent-profile
 fetcher (which connects to the address: server-side request forgery) and the
-sync's URL check for published and redirected URLs (mirror.records). An IPv6
+sync's URL check for published and redirected URLs (mirror.catalog.records). An IPv6
 address that embeds an IPv4 one (mapped, NAT64, 6to4, Teredo, IPv4-compatible)
 is judged as that IPv4 address, so `[::ffff:127.0.0.1]` is loopback like
 `127.0.0.1`, and `64:ff9b::a9fe:a9fe` is the link-local 169.254.169.254.

@@ -50,11 +50,11 @@ from typing import Any
 from cachetools import LRUCache
 from sqlalchemy.orm import Session
 
-from mirror import deadline
-from mirror.config import Settings
-from mirror.public_view import CompanyView, effective_synced_at, freshness
+from mirror.catalog.public_view import CompanyView, effective_synced_at, freshness
 from mirror.read.company import load_company_snapshot
 from mirror.read.gate import GateEntry, MirrorState, StateMoved, content_of
+from mirror.runtime import deadline
+from mirror.runtime.config import Settings
 
 MAX_COMPANIES = 1000
 MAX_RESULTS_PER_COMPANY = 256

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from mirror.config import Settings
-from mirror.db import make_engine, make_session_factory
 from mirror.read.gate import GateWatcher
-from mirror.upstream import UpstreamClient
+from mirror.runtime.config import Settings
+from mirror.store.db import make_engine, make_session_factory
+from mirror.sync import run_sync
+from mirror.sync.upstream import UpstreamClient
 
 
 class Mirror:
@@ -85,8 +86,6 @@ class Mirror:
 
     def sync(self, **kwargs):
         """Run one sync against the configured upstream (see mirror.sync.run_sync)."""
-        from mirror.sync import run_sync
-
         client = kwargs.pop("client", None) or self.upstream_client()
         try:
             settings = {

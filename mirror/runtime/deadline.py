@@ -1,6 +1,6 @@
 """The per-request deadline: one clock every read and loop of a request obeys.
 
-A request's work is bounded by REQUEST_DEADLINE_SECONDS (mirror/config.py).
+A request's work is bounded by REQUEST_DEADLINE_SECONDS (mirror/runtime/config.py).
 The web layer starts the clock when a request arrives (`started`) and stops
 it when the request ends; everything below reads it through this module,
 which knows nothing of HTTP:

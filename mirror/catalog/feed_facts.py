@@ -8,8 +8,8 @@ facts the feed record is made of, so a catalog-only change never moves it.
 
 from __future__ import annotations
 
-from mirror.channels import Channel, company_open
-from mirror.offers import stable_hash
+from mirror.catalog.channels import Channel, company_open
+from mirror.catalog.offers import stable_hash
 
 ADDRESS_PARTS = ("line1", "locality", "region", "postal_code", "country")
 

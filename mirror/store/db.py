@@ -25,7 +25,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
-from mirror.deadline import (
+from mirror.runtime.deadline import (
     TIMEOUT_STEP_MS,
     bound_statements,
     cancelled_for_deadline,
@@ -89,7 +89,7 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
 
     Readers get snapshot transactions (REPEATABLE READ: a request never sees
     half a sync run); `writer=True` is for the sync. A reader's statements
-    obey the running request's deadline (mirror/deadline.py); the sync's
+    obey the running request's deadline (mirror/runtime/deadline.py); the sync's
     writer has none.
     """
     kwargs.setdefault("json_deserializer", load_json)
@@ -322,7 +322,7 @@ class AutocommitReader:
     """One-statement reads on an engine's dedicated autocommit connections.
 
     The cold snapshot, the feed page and the catalog search each read with
-    one statement, which is its own consistent snapshot (mirror.db.statement_rows
+    one statement, which is its own consistent snapshot (mirror.store.db.statement_rows
     compiles it from its SQLAlchemy form). Driving them through a pooled
     connection toggled into autocommit and a cursor cost most of such a
     request's database CPU in the client (bench/patch_costs.py: a cold

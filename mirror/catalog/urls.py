@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
-from mirror.records import normalise_url
+from mirror.catalog.records import normalise_url
 
 REFERRER_VARIABLES = ("ref", "referrer", "utm_source")
 
@@ -64,7 +64,7 @@ def flask_rule(template: str) -> str:
 def redirect_target(url: str | None) -> str | None:
     """The URL a surface may redirect to or link for `url`, in its normal form, else None.
 
-    Only URLs that pass the sync's URL rule (mirror.records.normalise_url:
+    Only URLs that pass the sync's URL rule (mirror.catalog.records.normalise_url:
     absolute http(s), the host a browser would go to, valid port, at most
     URL_MAX_LENGTH characters) are redirected to. Rows stored before that
     rule was complete are held to it here too, and published normalised.

@@ -3,7 +3,7 @@
 Everything the mirror stores is UTC, so a naive value *is* UTC (`aware`). Every time a payload, a log line
 or the upstream client spells is `rfc3339` (microseconds kept when present).
 An upstream timestamp must carry its offset (`parse_rfc3339`); the upstream
-record models refuse one without (mirror/records.py).
+record models refuse one without (mirror/catalog/records.py).
 """
 
 from __future__ import annotations

@@ -12,15 +12,15 @@ from datetime import datetime
 from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from mirror.db import Base
+from mirror.store.db import Base
 
-# The stored lengths the upstream boundary (mirror.records) holds values to.
+# The stored lengths the upstream boundary (mirror.catalog.records) holds values to.
 KEY_LENGTH = 128  # a pluginKey
 SKU_LENGTH = 255
 SLUG_LENGTH = 255  # a category slug
 STATUS_LENGTH = 16
 MAX_CENTS = 2**63 - 1  # BigInteger
-# The size caps the upstream boundary holds contractor data to (mirror.records; docs/core.md, "Bounds"):
+# The size caps the upstream boundary holds contractor data to (mirror.catalog.records; docs/core.md, "Bounds"):
 # text past its cap is cut at a word boundary, a list or object past its cap counts as missing.
 NAME_MAX_CHARS = 300  # a company's or product's name, a brand, a category name, an address line, a model number
 DESCRIPTION_MAX_CHARS = 5000  # a product's description, a company's price description
@@ -33,7 +33,7 @@ KEY = String(KEY_LENGTH, collation="C")
 
 
 class Company(Base):
-    """A contractor, normalised at the boundary (see mirror.records)."""
+    """A contractor, normalised at the boundary (see mirror.catalog.records)."""
 
     __tablename__ = "companies"
 
@@ -120,7 +120,7 @@ class OfferGroup(Base):
     better_cents: Mapped[int | None] = mapped_column(BigInteger)
     best_cents: Mapped[int | None] = mapped_column(BigInteger)
     image_url: Mapped[str | None] = mapped_column(Text)
-    # The md5 of its public products' record_hash values in SKU order (mirror/offers.py): what the
+    # The md5 of its public products' record_hash values in SKU order (mirror/catalog/offers.py): what the
     # pricing page and pricing.json list of it changed whenever this did (migration 0008).
     options_digest: Mapped[str | None] = mapped_column(String(32))
 

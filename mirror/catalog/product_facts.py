@@ -4,7 +4,7 @@ This table is the one place the pricing page's (and pricing.json's) option
 labels come from: "3 ton", "80,000 BTU", "16.2 SEER2", "96% AFUE", "50 gal",
 "MERV 13", "16x25x1". Each row names a fact a catalog may state, the
 `specs` keys it is stated under (taken from the one table of quantities and
-their keys, mirror/query/units.py, which the search reads too), the pattern
+their keys, mirror/catalog/units.py, which the search reads too), the pattern
 a product name states it in, and how a label writes it.
 
 The rules:
@@ -29,7 +29,7 @@ from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Literal
 
-from mirror.query.units import BTU_PER_TON, QUANTITIES
+from mirror.catalog.units import BTU_PER_TON, QUANTITIES
 
 SIZE = "size"
 EFFICIENCY = "efficiency"
@@ -137,14 +137,14 @@ def _plain_number(value) -> Decimal | None:
 
 
 def _spec_keys(quantity: str, *, factor: Decimal | None = None, only: str | None = None) -> tuple[str, ...]:
-    """The `specs` keys mirror/query/units.py declares for a quantity (those of one `factor`, or the one key `only`)."""
+    """The `specs` keys mirror/catalog/units.py declares for a quantity (those of one `factor`, or the one key `only`)."""
     keys = tuple(
         key
         for key, key_factor in QUANTITIES[quantity].spec_keys
         if (factor is None or key_factor == factor) and (only is None or key == only)
     )
     if not keys:
-        raise ValueError(f"mirror/query/units.py declares no such specs key for {quantity}")
+        raise ValueError(f"mirror/catalog/units.py declares no such specs key for {quantity}")
     return keys
 
 

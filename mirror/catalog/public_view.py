@@ -10,7 +10,7 @@ address, service area, tiers, category and provenance objects exist once,
 here. Tool results are built from (and subclass) them, the OpenAPI schemas of
 pricing.json and the JSON error are generated from them, and the feed record
 validates with them. Only public facts exist here; nothing in this module
-knows about HTTP (URLs come from mirror.urls' route table).
+knows about HTTP (URLs come from mirror.catalog.urls' route table).
 """
 
 from __future__ import annotations
@@ -21,16 +21,24 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter, WithJsonSchema
 
-from mirror import urls
-from mirror.businesses import funnel_url
-from mirror.channels import Channel, company_open
-from mirror.config import Settings
-from mirror.jsontext import decimal_number
-from mirror.money import cents_to_decimal
-from mirror.product_facts import product_facts
-from mirror.timestamps import aware, rfc3339
-from mirror.trades import SYSTEM, TIERS_BY_SLUG, CategoryKind, TierSlug, business_types, category_order, systems_noun
-from mirror.urls import stamp_referrer
+from mirror.catalog import urls
+from mirror.catalog.channels import Channel, company_open
+from mirror.catalog.feed_facts import funnel_url
+from mirror.catalog.product_facts import product_facts
+from mirror.catalog.trades import (
+    SYSTEM,
+    TIERS_BY_SLUG,
+    CategoryKind,
+    TierSlug,
+    business_types,
+    category_order,
+    systems_noun,
+)
+from mirror.catalog.urls import stamp_referrer
+from mirror.runtime.config import Settings
+from mirror.values.jsontext import decimal_number
+from mirror.values.money import cents_to_decimal
+from mirror.values.timestamps import aware, rfc3339
 
 DATA_PROVENANCE = (
     "These are the contractor's own first-party installed prices, published by the contractor "
@@ -116,7 +124,7 @@ class PricingOption(_View):
     """One published option of a category (a public product), as pricing.json lists it.
 
     `size`, `efficiency` and `warranty` are labels written by
-    mirror/product_facts.py from the catalog's own data (the product's
+    mirror/catalog/product_facts.py from the catalog's own data (the product's
     `specs`, else its name), each only where the catalog states it.
     """
 
