@@ -61,13 +61,13 @@ def _check_settings():
 
 _CHECK_SETTINGS = """
 import json
-from mirror.config import settings_or_exit
+from mirror.runtime.config import settings_or_exit
 settings = settings_or_exit()
 print(json.dumps({name: getattr(settings, "gunicorn_" + name) for name in (
     "access_log", "reuse_port", "bind", "workers", "threads", "timeout", "graceful_timeout", "keepalive")}))
 """
 _SETTINGS = _check_settings()
-# The GUNICORN_* settings (declared in mirror/config.py), by gunicorn's names; empty when a
+# The GUNICORN_* settings (declared in mirror/runtime/config.py), by gunicorn's names; empty when a
 # setting is bad: on_starting then refuses with its one line before any worker starts.
 _SERVER = __import__("json").loads(_SETTINGS.stdout.splitlines()[-1]) if _SETTINGS.returncode == 0 else {}
 
@@ -76,7 +76,7 @@ _SERVER = __import__("json").loads(_SETTINGS.stdout.splitlines()[-1]) if _SETTIN
 control_socket_disable = True
 
 # The app's invocation log is the access log (one JSON line per request);
-# gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/config.py).
+# gunicorn's own is off unless GUNICORN_ACCESS_LOG is true (mirror/runtime/config.py).
 accesslog = "-" if _SERVER.get("access_log") else None
 
 # No %(h)s (remote address) and no %(r)s query strings beyond the path: method, path, status, size, time.

@@ -23,7 +23,7 @@ final class Contractor_Pricing_Document {
 	const KINDS            = array( 'system', 'accessory' );
 	const FRESHNESS_STATES = array( 'fresh', 'stale', 'unavailable' );
 	/**
-	 * The largest price a document may state: the mirror's own bound (mirror/models.py MAX_CENTS, the
+	 * The largest price a document may state: the mirror's own bound (mirror/store/models.py MAX_CENTS, the
 	 * largest BIGINT of cents, as dollars). A larger number, or one JSON cannot carry exactly (`1e309`
 	 * decodes to INF), is not a price the mirror published.
 	 */
