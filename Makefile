@@ -81,12 +81,12 @@ lint-php: wordpress
 test: lint tools browser nginx wordpress services
 	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest $(PYTEST_ARGS)
 
-# The long property-based run: tests/test_jsonrpc_fuzz.py (every JSON-RPC endpoint, any JSON in any
-# field) and tests/test_records_unstorable.py (the upstream record models, any JSON in any field)
+# The long property-based run: tests/web/test_jsonrpc_fuzz.py (every JSON-RPC endpoint, any JSON in any
+# field) and tests/mirror/catalog/test_records_unstorable.py (the upstream record models, any JSON in any field)
 # under the Hypothesis profile "fuzz" (tests/conftest.py), with the mix of answers it saw.
 # `make test` runs the same tests with a bounded example count.
 fuzz: install-test services
-	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest $(PYTEST_ARGS) tests/test_jsonrpc_fuzz.py tests/test_records_unstorable.py -k "fuzz or any_json" --hypothesis-show-statistics
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest $(PYTEST_ARGS) tests/web/test_jsonrpc_fuzz.py tests/mirror/catalog/test_records_unstorable.py -k "fuzz or any_json" --hypothesis-show-statistics
 
 # Only tests/conformance/: responses checked against the official UCP schemas
 # and the MCP server-card schema. A missing directory fails, naming the variable.
@@ -101,10 +101,10 @@ docs: install
 	$(PY) scripts/build_docs.py
 
 # The pricing page's screenshots in docs/images/ (docs/pricing-page.md): the suite's own Chromium
-# test of the demo's Tudi Mechanical Systems at 1280 and 390 px (tests/test_pricing_page_content.py).
+# test of the demo's Tudi Mechanical Systems at 1280 and 390 px (tests/feeds/test_pricing_page_content.py).
 screenshots: install-test tools browser services
 	SCREENSHOT_DIR=docs/images PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest -q -n 0 -p no:cacheprovider \
-		tests/test_pricing_page_content.py -k "screenshots"
+		tests/feeds/test_pricing_page_content.py -k "screenshots"
 
 bench-sync: install-test services
 	$(PY) bench/sync.py

@@ -19,7 +19,7 @@ every round: one noisy round on a shared machine is not a finding, a
 systematic difference is.
 
 The suite holds the deterministic half of the promise
-(tests/test_hardening_http.py: every case runs the same statements and
+(tests/web/test_hardening_http.py: every case runs the same statements and
 builds no object); this script is the timing half, kept out of the default
 run because timing on a shared 2-core machine is noisy.
 """

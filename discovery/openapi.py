@@ -2,7 +2,7 @@
 
 MCP endpoints are described at the HTTP level (a JSON-RPC message in, one
 JSON body out); the JSON-RPC methods and tool schemas are the MCP servers'
-own business (`tools/list`). tests/test_openapi.py keeps this document true:
+own business (`tools/list`). tests/discovery/test_openapi.py keeps this document true:
 every route of the app is here and everything here is a route, and
 schemathesis checks the app's answers against it. `HEAD` works wherever
 `GET` does and is not listed separately; every endpoint accepts `?source=`.

@@ -1,7 +1,7 @@
 """`make docs`: regenerate the generated parts of the docs.
 
 Today that is the configuration table in README.md, written from the one
-settings declaration (mirror/runtime/config.py). tests/test_config.py fails when the
+settings declaration (mirror/runtime/config.py). tests/mirror/runtime/test_config.py fails when the
 committed table differs from what this writes.
 """
 

@@ -28,7 +28,6 @@ from mirror.runtime.config import normalise_database_url
 from mirror.store.db import Base
 from mirror.store.migrate import upgrade
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()
 TABLES = tuple(table.name for table in Base.metadata.sorted_tables)  # every table a test may have written
 
@@ -158,7 +157,7 @@ def make_app(database_url, upstream):
             "SCHEDULER_ENABLED": "false",
             "RATE_LIMIT_STORAGE_URI": "memory://",
             # One test client is one address: give it the whole company budget, as a lone client had before
-            # the fair share; the tests of the share set their own (tests/test_hardening_limits.py).
+            # the fair share; the tests of the share set their own (tests/web/test_hardening_limits.py).
             "RATE_LIMIT_COMPANY_CLIENT_SHARE": "1",
             **overrides,
         }

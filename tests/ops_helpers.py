@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 from tests.surface_helpers import ALL_CHANNELS, add_company, set_settings
 
 TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0"

@@ -4,7 +4,7 @@
 COMPANY_HOSTS domain, webmcp.js's calls, A2A per company, on a COMPANY_HOSTS
 domain and the directory), each with the headers its clients send and the
 tools (or skills) it serves, for tests that must cover every one:
-tests/test_jsonrpc_core.py and tests/test_jsonrpc_fuzz.py run against
+tests/web/test_jsonrpc_core.py and tests/web/test_jsonrpc_fuzz.py run against
 `tests.ucp_helpers.ucp_live`, whose COMPANY_HOSTS maps tudi.example to TUDI.
 """
 

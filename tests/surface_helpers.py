@@ -12,12 +12,12 @@ import os
 import re
 import subprocess
 from decimal import Decimal
-from pathlib import Path
 
 import extruct
 import lxml.html
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from tests import REPO_ROOT
+
 NODE_BIN_DIR = REPO_ROOT / "tools" / "node_modules" / ".bin"
 VALIDATOR = REPO_ROOT / "tools" / "validate_structured_data.mjs"
 BASE_URL = "http://127.0.0.1:8000"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 DOCS = sorted((REPO_ROOT / "docs").rglob("*.md"))

@@ -30,11 +30,11 @@ import requests
 
 from mirror.runtime.config import Settings, env_name
 from mirror.store import embedded
+from tests import REPO_ROOT
 from tests.conftest import folder_outside_pytest_root
 from tests.ops_helpers import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
 SHELL_FENCES = {"sh", "bash", "console", "shell"}
 NOT_RUN = re.compile(r"^<!--\s*not-run\b.*-->\s*$")
 OUTPUT = "# →"
@@ -159,7 +159,7 @@ def test_every_page_marks_its_examples_and_the_readme_try_it_block_is_checked():
         for block in fenced_blocks(page.read_text()):
             # An unlabelled block could hide a command from this test: label it (sh, text, json...).
             assert block.language, f"{page.name}:{block.line}: a code block without a language"
-    readme = [step for step in steps(ROOT / "README.md") if step.expected is not None]
+    readme = [step for step in steps(REPO_ROOT / "README.md") if step.expected is not None]
     assert any("/companies/$KEY/pricing.json" in step.shell for step in readme)
     assert sum(len(steps(page)) for page in PAGES) >= 30
 
@@ -171,7 +171,7 @@ def _checkout(tmp_path: Path) -> Path:
     """A directory laid out like the repository (symlinks), with no .flaskenv or instance/ of its own yet."""
     checkout = tmp_path / "checkout"
     checkout.mkdir()
-    for entry in ROOT.iterdir():
+    for entry in REPO_ROOT.iterdir():
         if entry.name in (".flaskenv", ".env", "instance", ".git", ".pytest_cache"):
             continue
         (checkout / entry.name).symlink_to(entry)
@@ -219,7 +219,7 @@ def _demo(tmp_path: Path, checkout: Path):
     with log.open("wb") as out:
         process = subprocess.Popen(
             ["bash", "scripts/run_demo.sh"],
-            cwd=ROOT,
+            cwd=REPO_ROOT,
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from pathlib import Path
 
 import grimp
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests import REPO_ROOT
 
 
 def _root_packages() -> list[str]:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     return config["tool"]["importlinter"]["root_packages"]
 
 
@@ -70,7 +69,7 @@ def test_the_detector_finds_a_cycle_through_three_modules():
 
 
 def test_no_module_of_the_tree_is_in_an_import_cycle(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.syspath_prepend(str(REPO_ROOT))
     graph = grimp.build_graph(*_root_packages(), cache_dir=None)
     assert len(graph.modules) > 100  # the whole tree was read
     assert import_cycles(graph) == []

@@ -30,7 +30,8 @@ from tests.ucp_helpers import ucp_call
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests import REPO_ROOT  # noqa: E402
+
 TUDI = "000qeNvgDSrmHEbIejt1beAWureP3Z5HrsB3NZFq"
 
 
@@ -68,7 +69,7 @@ def _environment(tmp_path: Path, instance: Path, **extra: str) -> tuple[dict, in
 def _start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
     with log.open("wb") as out:
         return subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            command, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
 
 
@@ -158,7 +159,7 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         flaskenv_stamp = (tmp_path / ".flaskenv").stat().st_mtime_ns
         started = time.monotonic()
         second = subprocess.run(
-            ["bash", "scripts/run_demo.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=10
+            ["bash", "scripts/run_demo.sh"], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=10
         )
         assert time.monotonic() - started < 2
         assert second.returncode == 1 and second.stdout == ""
@@ -171,10 +172,10 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         shell = tmp_path / "shell"
         shell.mkdir()
         (shell / ".flaskenv").write_text((tmp_path / ".flaskenv").read_text())
-        bare = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "HOME": os.environ.get("HOME", "/tmp")}
+        bare = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO_ROOT), "HOME": os.environ.get("HOME", "/tmp")}
 
         def sync_in_shell() -> subprocess.CompletedProcess:
-            command = [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"]
+            command = [str(REPO_ROOT / ".venv/bin/flask"), "--app", "wsgi", "sync"]
             return subprocess.run(command, cwd=shell, env=bare, capture_output=True, text=True, timeout=60)
 
         synced = sync_in_shell()
@@ -208,7 +209,7 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
 def test_a_bad_setting_stops_make_run_before_it_writes_or_starts_anything(tmp_path, instance):
     env, port, upstream_port = _environment(tmp_path, instance, SYNC_INTERVAL_SECONDS="abc")
     result = subprocess.run(
-        ["bash", "scripts/run_demo.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        ["bash", "scripts/run_demo.sh"], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == EXIT_CONFIG
     # The variable named, as every command names it; no migration blamed for it.
@@ -227,7 +228,7 @@ def test_an_embedded_postgres_that_cannot_start_stops_make_run_with_one_line(tmp
     postgres.mkdir(parents=True)
     (postgres / "PG_VERSION").write_text("15\n")  # a data folder it cannot use
     result = subprocess.run(
-        ["bash", "scripts/run_demo.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        ["bash", "scripts/run_demo.sh"], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 1 and result.stdout == ""
     [line] = result.stderr.splitlines()

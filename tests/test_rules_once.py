@@ -25,7 +25,7 @@ from collections.abc import Iterator
 import pytest
 
 from mirror.catalog.trades import KINDS, TIERS
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 PACKAGES = (
     "mirror",

@@ -22,8 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 from agent_tools import COMPANY_TOOLS
 from demo.examples import EXAMPLE_KEYS, STOREFRONT_ONLY_KEY, TUDI_KEY
 from mirror.read.catalog import category_products
+from tests.a2a_server.test_a2a import data_part, send, text_of
 from tests.mcp_helpers import call_tool, module_database, serve_app
-from tests.test_a2a import data_part, send, text_of
 from tests.ucp_helpers import UcpLive, insecure_profiles, profile_server
 
 HP, ACGF, FILTERS = "hp-air-handler", "ac-gas-furnace", "air-filters"

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from tests import REPO_ROOT
+
 TOOLS_DIR = REPO_ROOT / "tools"
 NODE_BIN_DIR = TOOLS_DIR / "node_modules" / ".bin"
 NODE22 = NODE_BIN_DIR / "node"

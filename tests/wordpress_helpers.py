@@ -26,7 +26,7 @@ from pathlib import Path
 
 import requests
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 from tests.mirror_helpers import fresh_mirror
 from tests.ops_helpers import Gunicorn, free_port, process_env
 

@@ -13,7 +13,7 @@
 // registers nothing, quietly.
 const TOOLS = __WEBMCP_TOOLS__;
 // The revision the calls speak: mcp_server/jsonrpc.py's LATEST_LEGACY_VERSION
-// (tests/test_webmcp.py holds the two equal; webmcp/ cannot import the MCP server).
+// (tests/webmcp/test_webmcp.py holds the two equal; webmcp/ cannot import the MCP server).
 const MCP_VERSION = "2025-11-25";
 const GUARD = Symbol.for("webmcp.js registrations");
 const SCRIPT_URL = new URL(import.meta.url);

@@ -17,7 +17,7 @@ Inputs are as open as the official request schemas (unknown fields are
 ignored, as UCP extensions add fields), with the same types. Outputs are a
 strict subset of the official response schemas: every field is one the
 official schema defines, with the same type, and optional fields are
-omitted rather than null. tests/test_ucp_schemas.py checks real results
+omitted rather than null. tests/mcp_server/ucp/test_ucp_schemas.py checks real results
 against the official schemas themselves.
 """
 

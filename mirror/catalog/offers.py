@@ -271,7 +271,7 @@ def content_version(currency: str, price_description: str | None, groups: list[d
     The content is strings, integers and None (stored columns), which
     orjson with sorted keys writes byte for byte as stable_hash's json.dumps
     does, several times faster (an incremental run versions hundreds of
-    companies; tests/test_sync.py compares the two on hostile strings). A
+    companies; tests/mirror/sync/test_sync.py compares the two on hostile strings). A
     value orjson refuses (an integer beyond 64 bits) goes to stable_hash.
     """
     content = {

@@ -4,7 +4,7 @@ The mirror stores prices as integer cents (mirror/store/models.py) and publishes
 them as exact decimals: pricing.json and the tool results as JSON numbers
 (11006, 60.05: mirror.values.jsontext.decimal_number), the pages and the answers'
 sentences as text ("$8,500", "$60.05", "8,500 EUR"; the WordPress plugin
-writes the same, tests/test_wordpress*.py hold it to this). Every one of
+writes the same, tests/wordpress/test_wordpress*.py hold it to this). Every one of
 those conversions is here, so no two surfaces round or spell an amount
 differently.
 """

@@ -21,9 +21,9 @@ from urllib.parse import urljoin
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
+from tests import REPO_ROOT
 from tests.ucp_helpers import RELEASES
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 OPENRPC = "services/shopping/mcp.openrpc.json"
 
 

@@ -1,6 +1,6 @@
 """The MCP server card (/.well-known/mcp.json) against the official server-card schema (SEP-2127).
 
-`make test` checks what the card says (tests/test_mcp_discovery.py); here its
+`make test` checks what the card says (tests/mcp_server/test_mcp_discovery.py); here its
 shape is held to the schema in MCP_SERVER_CARD_SCHEMA_DIR.
 """
 

@@ -6,7 +6,7 @@
  */
 
 /**
- * The fixture is what the mirror publishes (tests/test_wordpress_phpunit.py validates it against the
+ * The fixture is what the mirror publishes (tests/wordpress/test_wordpress_phpunit.py validates it against the
  * mirror's PricingDocument); each case breaks one thing the renderer or the JSON-LD relies on.
  */
 class DocumentTest extends Contractor_Pricing_TestCase {

@@ -6,7 +6,7 @@
  */
 
 /**
- * The graph is built from a document alone; tests/test_wordpress.py compares it with the mirror's own `.jsonld`.
+ * The graph is built from a document alone; tests/wordpress/test_wordpress.py compares it with the mirror's own `.jsonld`.
  */
 class StructuredDataTest extends Contractor_Pricing_TestCase {
 
