@@ -17,25 +17,64 @@ stemmed and by prefix like the catalog search (`_query_points` has the points).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from datetime import datetime
+from functools import lru_cache
 
-from sqlalchemy import String, case, cast, distinct, exists, false, func, literal, literal_column, or_, select, true
+from sqlalchemy import (
+    String,
+    bindparam,
+    case,
+    cast,
+    distinct,
+    exists,
+    func,
+    literal_column,
+    or_,
+    select,
+    true,
+)
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Session
 
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.concepts import catalog_match, trade_concepts
 from mirror.store import fulltext as ft
-from mirror.store.db import planned_per_call
+from mirror.store.db import planned_per_call, statement_rows
 from mirror.store.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup
+
+
+@dataclass(frozen=True, slots=True)
+class FeedBusiness:
+    """What a search result shows of a feed business (and what `company_open` and the freshness rule read)."""
+
+    plugin_key: str
+    name: str
+    address: dict | None
+    trades: list | None
+    is_public: bool
+    channels: dict | None
+    last_synced_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryPrices:
+    """One business's offer group of the asked category: its published price range."""
+
+    category_name: str
+    category_slug: str
+    price_low_cents: int
+    price_high_cents: int
+    offer_count: int
+    currency: str
 
 
 @dataclass(frozen=True)
 class BusinessMatch:
     """A feed business that matched, with the offer group of the asked category (if any)."""
 
-    company: Company
-    group: OfferGroup | None
+    company: FeedBusiness
+    group: CategoryPrices | None
     category_count: int
 
 
@@ -69,6 +108,21 @@ class BusinessSearch:
     spread: PriceSpread | None = None  # with a category: its prices across all the matches (not only the page)
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What a search's statement is made of, without its values: one statement is built per shape and reused."""
+
+    concept_trades: tuple[int, ...] = ()  # per concept named: how many trades install it
+    trades: int = 0  # trades named
+    terms: int = 0  # keywords, as full-text terms
+    postal_code: bool = False
+    category: bool = False
+
+    @property
+    def asks(self) -> bool:
+        return bool(self.concept_trades or self.trades or self.terms)
+
+
 def search_feed_businesses(
     session: Session,
     *,
@@ -89,102 +143,171 @@ def search_feed_businesses(
 
     Every filter is inside one statement, on an index or a tag the sync
     keeps (the ZIPs a business serves, the kinds of product it sells,
-    mirror/sync/concepts.py), and only the page's businesses are read whole:
-    a question costs about the same on 45 businesses and on 10,000.
+    mirror/sync/concepts.py), and only the page's businesses are read, with
+    their asked category's prices, in that same statement: a question
+    costs about the same on 45 businesses and on 10,000. The statement is
+    built once per shape of question (`_Shape`) and its values bound.
     """
     understood = understand(query) if query else None
     if understood is not None and postal_code is None:
         postal_code = understood.postal_code
-    conditions = [Company.in_feed.is_(True)]
-    if postal_code is not None:
-        conditions.append(_serves(postal_code))
-    if category is not None:
-        conditions.append(exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category(category)))
-    matched = _matched(understood, conditions).subquery("matched")
-    statement = (
-        select(Company, func.count().over().label("total"))
-        .join(matched, matched.c.plugin_key == Company.plugin_key)
-        .order_by(matched.c.score.desc(), Company.name, Company.plugin_key)
-        .limit(limit)
-    )
-    rows = session.execute(planned_per_call(statement)).all()
-    total = rows[0].total if rows else 0
-    groups = _groups_of(session, [company.plugin_key for company, _ in rows])
-    wanted = _category_matcher(category)
-    matches = []
-    for company, _ in rows:
-        own = groups.get(company.plugin_key, [])
-        group = next((g for g in own if wanted(g)), None) if category is not None else None
-        matches.append(BusinessMatch(company=company, group=group, category_count=len(own)))
-    spread = _spread(session, matched, category, matches) if category is not None and matches else None
+    shape, params = _shape_and_values(understood, postal_code, category)
+    page, spread_statement = _statements(shape)
+    rows = _named(page, statement_rows(session, page, params | {"limit": limit}))
+    matches = [_match(row) for row in rows]
+    total = rows[0]["total"] if rows else 0
+    spread = None
+    if spread_statement is not None and matches:
+        spread = _spread(_named(spread_statement, statement_rows(session, spread_statement, params))[0], matches)
     return BusinessSearch(matches, total, postal_code, understood, spread)
 
 
-def _matched(understood: UnderstoodQuery | None, conditions: list):
+_BUSINESS_COLUMNS = tuple(getattr(Company, field.name) for field in fields(FeedBusiness))
+_GROUP_FIELDS = tuple(field.name for field in fields(CategoryPrices))
+
+
+def _named(statement, rows: list[tuple]) -> list[dict]:
+    """Each row as a mapping from the statement's column names (rows are read by name, never by position)."""
+    names = statement.selected_columns.keys()
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def _match(row: dict) -> BusinessMatch:
+    group = row.get("asked_group")
+    return BusinessMatch(
+        company=FeedBusiness(**{field.name: row[field.name] for field in fields(FeedBusiness)}),
+        group=CategoryPrices(**{name: group[name] for name in _GROUP_FIELDS}) if group else None,
+        category_count=row["categories"],
+    )
+
+
+def _shape_and_values(understood: UnderstoodQuery | None, postal_code: str | None, category: str | None):
+    """The question's shape and the values its statement binds."""
+    params: dict = {}
+    concept_trades: list[int] = []
+    trades = terms = 0
+    if understood is not None:
+        for i, (recognised, members) in enumerate(zip(understood.concepts, _concept_members(understood), strict=True)):
+            params[f"sells_{i}"] = _slugs(members)
+            for j, trade in enumerate(recognised.trades):
+                params[f"concept_{i}_trade_{j}"] = _trade_query(trade)
+            concept_trades.append(len(recognised.trades))
+        for i, trade in enumerate(understood.trades):
+            members = tuple(m for slug in trade_concepts(trade, understood.kind) for m in catalog_match(slug))
+            params[f"trade_{i}"] = _trade_query(trade)
+            params[f"trade_{i}_sells"] = _slugs(members)
+            trades += 1
+        found = list(dict.fromkeys(ft.Term.of(words) for words in map(ft.words, understood.keywords) if words))
+        for i, term in enumerate(found[: ft.MAX_TERMS]):
+            params[f"name_{i}"] = ft.pg_term_query(term, "A", compact=False)
+            params[f"trades_{i}"] = ft.pg_term_query(term, "B", compact=False)
+            params[f"category_{i}"] = ft.pg_term_query(term, compact=False)
+            terms += 1
+    if postal_code is not None:
+        params["postal_code"] = postal_code
+    if category is not None:
+        params["category"] = category.strip().lower()
+    shape = _Shape(tuple(concept_trades), trades, terms, postal_code is not None, category is not None)
+    return shape, params
+
+
+def _slugs(members: tuple) -> list[str]:
+    return sorted({member.slug for member in members})
+
+
+def _trade_query(trade: str) -> str:
+    return ft.pg_term_query(ft.Term.of([trade]), "B", compact=False)
+
+
+@lru_cache(maxsize=256)
+def _statements(shape: _Shape):
+    """(the page statement, the category's spread statement or None) for one shape of question."""
+    conditions = [Company.in_feed.is_(True)]
+    if shape.postal_code:
+        conditions.append(_serves())
+    if shape.category:
+        conditions.append(exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category()))
+    matched = _matched(shape, conditions).subquery("matched")
+    categories = select(func.count()).where(OfferGroup.plugin_key == Company.plugin_key).scalar_subquery()
+    columns = [*_BUSINESS_COLUMNS, func.count().over().label("total"), categories.label("categories")]
+    if shape.category:
+        columns.append(_asked_group().label("asked_group"))
+    page = (
+        select(*columns)
+        .join(matched, matched.c.plugin_key == Company.plugin_key)
+        .order_by(matched.c.score.desc(), Company.name, Company.plugin_key)
+        .limit(bindparam("limit"))
+    )
+    spread = _spread_statement(matched) if shape.category else None
+    return planned_per_call(page), spread
+
+
+def _asked_group():
+    """The business's first offer group (by slug) of the asked category, as one JSON object."""
+    group = func.json_build_object(*(part for name in _GROUP_FIELDS for part in (name, getattr(OfferGroup, name))))
+    return (
+        select(group)
+        .where(OfferGroup.plugin_key == Company.plugin_key, _is_category())
+        .order_by(OfferGroup.category_slug)
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
+def _matched(shape: _Shape, conditions: list):
     """(plugin_key, score) of every business the conditions and the question match.
 
     The question's points are computed once per business, in a materialised
     CTE (inlined, Postgres evaluated every case of the score three times: in
     the filter, the order and the output).
     """
-    points = _query_points(understood) if understood is not None else None
     # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
-    if points is None:
+    if not shape.asks:
         return select(Company.plugin_key, literal_column("0").label("score")).where(*conditions)
-    named, keywords = points
+    named, keywords = _query_points(shape)
     scored = select(Company.plugin_key, named.label("named"), keywords.label("keywords"))
     scored = scored.select_from(Company).join(_TAGS, true())  # each business's tags as one array (`_sells`), by key
     scored = scored.where(*conditions).cte("scored").prefix_with("MATERIALIZED")
     # A business with none of what was named does not match on keywords alone.
-    needed = scored.c.named if understood.concepts or understood.trades else scored.c.keywords
+    needed = scored.c.named if shape.concept_trades or shape.trades else scored.c.keywords
     return select(scored.c.plugin_key, (scored.c.named + scored.c.keywords).label("score")).where(needed > 0)
 
 
-def _spread(session: Session, matched, category: str, page: list[BusinessMatch]) -> PriceSpread | None:
+def _spread_statement(matched):
+    return planned_per_call(
+        select(
+            func.min(OfferGroup.price_low_cents).label("low"),
+            func.max(OfferGroup.price_high_cents).label("high"),
+            func.count(distinct(OfferGroup.plugin_key)).label("businesses"),
+            func.count(distinct(OfferGroup.currency)).label("currencies"),
+            func.min(OfferGroup.currency).label("currency"),
+        ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category())
+    )
+
+
+def _spread(row: dict, page: list[BusinessMatch]) -> PriceSpread | None:
     """The asked category's prices across every business matched (not only the page)."""
-    low, high, businesses, currencies, currency = session.execute(
-        planned_per_call(
-            select(
-                func.min(OfferGroup.price_low_cents),
-                func.max(OfferGroup.price_high_cents),
-                func.count(distinct(OfferGroup.plugin_key)),
-                func.count(distinct(OfferGroup.currency)),
-                func.min(OfferGroup.currency),
-            ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category(category))
-        )
-    ).one()
     first = next((m.group for m in page if m.group is not None), None)
-    if not businesses or first is None:
+    if not row["businesses"] or first is None:
         return None
-    return PriceSpread(first.category_name, low, high, businesses, currency if currencies == 1 else None)
+    currency = row["currency"] if row["currencies"] == 1 else None
+    return PriceSpread(first.category_name, row["low"], row["high"], row["businesses"], currency)
 
 
-def _serves(postal_code: str):
-    """Whether a business lists `postal_code` among the ZIPs it serves (on a GIN index, migration 0009)."""
-    return cast(Company.service_postal_codes, JSONB).op("@>")(cast(func.json_build_array(postal_code), JSONB))
+def _serves():
+    """Whether a business lists the asked ZIP among the ZIPs it serves (on a GIN index, migration 0009)."""
+    asked = cast(func.json_build_array(bindparam("postal_code", type_=String)), JSONB)
+    return cast(Company.service_postal_codes, JSONB).op("@>")(asked)
 
 
-def _groups_of(session: Session, keys: list[str]) -> dict[str, list[OfferGroup]]:
-    groups: dict[str, list[OfferGroup]] = {}
-    statement = select(OfferGroup).where(OfferGroup.plugin_key.in_(keys)).order_by(OfferGroup.category_slug)
-    for group in session.scalars(statement) if keys else ():
-        groups.setdefault(group.plugin_key, []).append(group)
-    return groups
-
-
-def _is_category(category: str):
-    """An offer group of the asked category: its slug, or its name in any case (the SQL of `_category_matcher`)."""
-    wanted = category.strip().lower()
+def _is_category():
+    """An offer group of the asked category (bound lower-cased and stripped): its slug, or its name in any case."""
+    wanted = bindparam("category", type_=String)
     return or_(OfferGroup.category_slug == wanted, func.lower(OfferGroup.category_name) == wanted)
 
 
-def _category_matcher(category: str | None):
-    wanted = (category or "").strip().lower()
-    return lambda group: group.category_slug == wanted or group.category_name.lower() == wanted
-
-
-def _query_points(understood: UnderstoodQuery):
-    """(points for what was named, points for the keywords) of a business, in SQL; None when nothing is asked.
+def _query_points(shape: _Shape):
+    """(points for what was named, points for the keywords) of a business, in SQL.
 
     Each concept named: 2 when the business sells it (a public product that is it), else 1 when it has one of
     the concept's trades. Each trade named: 2 when the business has it, else 1 when it sells a
@@ -192,22 +315,19 @@ def _query_points(understood: UnderstoodQuery):
     sold. A question naming concepts or trades needs one of those to score; keywords alone, any.
     """
     named = []
-    for i, (recognised, members) in enumerate(zip(understood.concepts, _concept_members(understood), strict=True)):
-        sells = _sells(members)
-        has_trade = or_(*(_has_trade(trade, f"concept_{i}_trade_{j}") for j, trade in enumerate(recognised.trades)))
-        named.append(case((sells, 2), (has_trade, 1), else_=0) if recognised.trades else case((sells, 2), else_=0))
-    for i, trade in enumerate(understood.trades):
-        members = tuple(m for slug in trade_concepts(trade, understood.kind) for m in catalog_match(slug))
-        named.append(case((_has_trade(trade, f"trade_{i}"), 2), (_sells(members), 1), else_=0))
-    terms = list(dict.fromkeys(ft.Term.of(found) for found in map(ft.words, understood.keywords) if found))[
-        : ft.MAX_TERMS
-    ]
+    for i, trades in enumerate(shape.concept_trades):
+        sells = _sells(f"sells_{i}")
+        if trades:
+            has_trade = or_(*(_has_trade(f"concept_{i}_trade_{j}") for j in range(trades)))
+            named.append(case((sells, 2), (has_trade, 1), else_=0))
+        else:
+            named.append(case((sells, 2), else_=0))
+    for i in range(shape.trades):
+        named.append(case((_has_trade(f"trade_{i}"), 2), (_sells(f"trade_{i}_sells"), 1), else_=0))
     keywords = []
-    for i, term in enumerate(terms):
-        name, trades, category = _term_matches(term, i)
+    for i in range(shape.terms):
+        name, trades, category = _term_matches(i)
         keywords.append(case((name, 3), (trades, 2), (category, 1), else_=0))
-    if not named and not keywords:
-        return None
     return sum(named, start=literal_column("0")), sum(keywords, start=literal_column("0"))
 
 
@@ -215,17 +335,15 @@ def _concept_members(understood: UnderstoodQuery) -> list[tuple]:
     return [catalog_match(r.slug) for r in understood.concepts]
 
 
-def _sells(members: tuple):
-    """Whether the business has a public product that is one of `members`: its concept tags (mirror/sync/concepts.py)."""
-    if not members:
-        return false()
-    slugs = sorted({member.slug for member in members})
-    # The business's tags, aggregated once per business by key (`_TAGS`), against one array: no subplan
-    # (Postgres hashed every tag of the asked concepts per question, 45 ms on 10,000 businesses even when
-    # the ZIP left 54). The array is one parameter, so the statement's text is the same whatever the
-    # concepts (one element parameter each made a text per list length: "plumbing hvac" and "hvac
-    # plumbing" compiled, and were parsed, as two statements).
-    return _TAGS.c.concepts.op("&&")(literal(slugs, type_=ARRAY(String)))
+def _sells(name: str):
+    """Whether the business has a public product of the kinds bound as `name` (their slugs): its concept tags.
+
+    The business's tags, aggregated once per business by key (`_TAGS`), against one array: no subplan
+    (Postgres hashed every tag of the asked concepts per question, 45 ms on 10,000 businesses even when
+    the ZIP left 54). The array is one parameter, so the statement's text is the same whatever the
+    concepts. An empty array matches nothing.
+    """
+    return _TAGS.c.concepts.op("&&")(bindparam(name, type_=ARRAY(String)))
 
 
 # A business's concept tags as one array, read by key (the primary key starts with it).
@@ -236,21 +354,19 @@ _TAGS = (
 )
 
 
-def _has_trade(trade: str, name: str):
-    """Whether the business lists `trade` (a mirror.catalog.trades slug) among its trades."""
-    term = ft.Term.of([trade])
-    return ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), name)
+def _has_trade(name: str):
+    """Whether the business lists the trade bound as `name` (its full-text query) among its trades."""
+    return ft.pg_matches("companies", None, name)
 
 
-def _term_matches(term: ft.Term, i: int):
-    """(in the name, in the trades, in a category sold) for one term."""
-    query = ft.pg_term_query(term, compact=False)
+def _term_matches(i: int):
+    """(in the name, in the trades, in a category sold) for the `i`th keyword term."""
     in_category = exists().where(
         OfferGroup.plugin_key == Company.plugin_key,
-        ft.pg_matches("offer_groups", query, f"category_{i}"),
+        ft.pg_matches("offer_groups", None, f"category_{i}"),
     )
     return (
-        ft.pg_matches("companies", ft.pg_term_query(term, "A", compact=False), f"name_{i}"),
-        ft.pg_matches("companies", ft.pg_term_query(term, "B", compact=False), f"trades_{i}"),
+        ft.pg_matches("companies", None, f"name_{i}"),
+        ft.pg_matches("companies", None, f"trades_{i}"),
         in_category,
     )

@@ -229,7 +229,15 @@ def _parameter(value) -> bytes | None:
         return value.encode("utf-8")
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value).encode("ascii")
-    raise TypeError(f"autocommit reads take str, int or None parameters, not {type(value).__name__}")
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return _text_array(value).encode("utf-8")
+    raise TypeError(f"autocommit reads take str, int, a list of str or None parameters, not {type(value).__name__}")
+
+
+def _text_array(items) -> str:
+    """A list of strings as Postgres's array input text: every element quoted, `"` and `\\` escaped."""
+    quoted = ('"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"' for item in items)
+    return "{" + ",".join(quoted) + "}"
 
 
 def _load_row(raw: tuple, loaders: list, previous: tuple[tuple, tuple] | None) -> tuple:

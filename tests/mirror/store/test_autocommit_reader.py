@@ -138,3 +138,10 @@ def test_rows_that_repeat_cells_decode_like_a_cursor(mirror):
         rows = autocommit_rows(session, sql, {"last": "z"})
     assert rows == expected
     assert rows[0][1] is rows[1][1] and rows[2][1] is not rows[1][1]  # decoded once while it repeats
+
+
+def test_a_list_of_strings_is_one_text_array_parameter(mirror):
+    items = ['say "hi"', "back\\slash", "", "NULL", "a,b", "{braces}", "é"]
+    with Session(mirror.engine) as session:
+        rows = autocommit_rows(session, "SELECT %(items)s::text[], cardinality(%(items)s::text[])", {"items": items})
+    assert rows == [(items, len(items))]
