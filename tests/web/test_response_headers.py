@@ -49,7 +49,23 @@ def _hostile_payloads(seed: int, count: int):
     import random
 
     chance = random.Random(seed)
-    scalars = [None, True, False, 0, -5, 2**40, 2**70, 3.25, 60.05, 1e-7, 1.5e16, "", 'a"b\\c\n\t\x01é€😀\u2028\x7f']
+    scalars = [
+        None,
+        True,
+        False,
+        0,
+        -5,
+        2**40,
+        2**70,
+        3.25,
+        60.05,
+        1e-7,
+        2.5e-05,
+        1.5e16,
+        "",
+        "7lScpX0eQ",
+        'a"b\\c\n\t\x01é€😀\u2028\x7f',
+    ]
 
     def value(depth=0):
         pick = chance.random()
@@ -99,3 +115,18 @@ def test_message_json_writes_nan_and_infinities_as_null_whichever_encoder_writes
         assert json.loads(serialise(payload)) == expected
         assert json.loads(pretty_dumps(payload)) == expected
         assert b"NaN" not in serialise(payload) and "Infinity" not in pretty_dumps(payload)
+
+
+def test_a_digit_and_an_e_inside_a_string_stays_on_orjson():
+    # Company keys ("7lScpX0eQ...") and URLs hold a digit followed by an e; only a number
+    # in exponent form sends a payload to the standard library's (pure Python, with an indent) encoder.
+    import orjson
+
+    from mirror.values.jsontext import orjson_text
+
+    keyed = {"business_id": "7lScpX0eQtz", "quote_url": "https://x.example/c/9E1/quote", "price": 8500.5}
+    assert orjson_text(keyed, orjson.OPT_INDENT_2) is not None
+    assert orjson_text({"escaped": 'say "1e5"', "n": 1}, 0) is not None
+    assert orjson_text({"business_id": "7lScpX0eQtz", "tiny": 1e-05}, 0) is None
+    assert orjson_text([1.5e16], orjson.OPT_INDENT_2) is None
+    assert orjson_text({"k": -2.5e-06}, 0) is None and orjson_text({"k": 1e-07}, 0) is None
