@@ -31,7 +31,7 @@ from mirror.runtime.deadline import DeadlineExceeded
 from mirror.values.jsontext import dumps
 from web.db import db, settings
 from web.deadline import deadline_rpc_error, ran_out
-from web.gate import following, gate, renderings
+from web.gate import following, gate, gate_state, renderings
 from web.jsonrpc import INVALID_REQUEST, RpcError, result_body, serialise
 from web.limits import charge_client
 from web.observability import note_rpc_error
@@ -84,7 +84,10 @@ def root_agent() -> Response:
     key = company_for_host(settings(), request.host)
     if key is None:
         charge_client(mcp=True)
-        return _serve(DIRECTORY_AGENT, lambda: ProviderContext(session=db(), settings=settings()))
+        return _serve(
+            DIRECTORY_AGENT,
+            lambda: ProviderContext(session=db(), settings=settings(), last_success_at=gate_state().last_success_at),
+        )
     company = gate(key, CHANNEL, mcp=True)
     return _serve(COMPANY_AGENT, lambda: _company_context(company))
 

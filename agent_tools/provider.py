@@ -37,7 +37,6 @@ from mirror.read import ReadSession as Session
 from mirror.read.businesses import PriceSpread, find_feed_company, search_feed_businesses
 from mirror.read.company import load_company_snapshot
 from mirror.runtime.config import Settings
-from mirror.store import state as st
 from mirror.store.models import KEY_LENGTH, Company
 from mirror.values.money import cents_to_decimal
 
@@ -64,6 +63,9 @@ class ProviderContext:
 
     session: Session
     settings: Settings
+    # The end of the last successful whole run, from the process's gate state (mirror/read/gate.py): the
+    # freshness every result states, read once per process state instead of once per call.
+    last_success_at: datetime | None = None
 
     def company_or_error(self, business_id: str) -> Company:
         """The feed business, or the distinct "No business found" tool error."""
@@ -199,7 +201,7 @@ def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> Busi
     found = search_feed_businesses(
         ctx.session, postal_code=postal_code, category=args.category, query=args.query, limit=args.limit
     )
-    whole_run = st.get_time(st.read_state(ctx.session), st.LAST_SUCCESS_AT)
+    whole_run = ctx.last_success_at
     now = datetime.now(UTC)
     results = [_business_result(ctx.settings, m, whole_run, now) for m in found.matches]
     total = found.total

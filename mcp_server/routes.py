@@ -34,7 +34,7 @@ from mcp_server.ucp import routes as _ucp_routes  # noqa: F401  (registers the U
 from mirror.catalog.channels import Channel
 from mirror.catalog.urls import COMPANY_MCP, PROVIDER_MCP, WEBMCP_MCP, flask_rule
 from web.db import db, settings
-from web.gate import following, gate, renderings
+from web.gate import following, gate, gate_state, renderings
 from web.limits import charge_client
 
 _NOT_POST = ["GET", "DELETE", "PUT", "PATCH"]
@@ -87,7 +87,9 @@ def company_webmcp_not_post(key: str) -> Response:
 @bp.post(flask_rule(PROVIDER_MCP), provide_automatic_options=False)
 def provider_mcp() -> Response:
     """One JSON-RPC message to the provider server."""
-    return serve(provider_server(db(), settings()), charge=lambda: charge_client(mcp=True))  # after Host/Origin
+    return serve(
+        provider_server(db(), settings(), gate_state().last_success_at), charge=lambda: charge_client(mcp=True)
+    )  # after Host/Origin
 
 
 @bp.route(flask_rule(PROVIDER_MCP), methods=["OPTIONS"])

@@ -7,6 +7,7 @@ one) around that request's database snapshot.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -86,9 +87,9 @@ def _call_company_tool(context: CompanyContext, tool, arguments: dict) -> dict:
     return at_gate_state(context, run)
 
 
-def provider_server(session: Session, settings: Settings) -> ServerSpec:
-    """The install-wide provider server (ChatGPT's local-services launcher)."""
-    context = ProviderContext(session=session, settings=settings)
+def provider_server(session: Session, settings: Settings, last_success_at: datetime | None) -> ServerSpec:
+    """The install-wide provider server (ChatGPT's local-services launcher); `last_success_at` from the gate state."""
+    context = ProviderContext(session=session, settings=settings, last_success_at=last_success_at)
     return ServerSpec(
         name=f"{settings.provider_name}-provider",
         version=SERVER_VERSION,
