@@ -98,12 +98,12 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
     # Readers check a pooled connection without a round trip (see
     # _discard_closed_connections): a ping per checkout would double a cold
     # request's one statement. The sync keeps the classic ping.
-    kwargs.setdefault("pool_pre_ping", writer)
+    pre_ping = kwargs.setdefault("pool_pre_ping", writer)
     kwargs.setdefault("pool_size", 5)
     kwargs.setdefault("max_overflow", 10)
     engine = create_engine(database_url, **kwargs)
     event.listen(engine, "do_execute", _unprepared_when_marked)
-    if not engine.pool._pre_ping:
+    if not pre_ping:
         event.listen(engine, "checkout", _discard_closed_connections)
     if not writer:
         bound_statements(engine)
@@ -199,7 +199,7 @@ def _compiled_for_postgres(statement) -> tuple[str, dict]:
     from sqlalchemy.dialects.postgresql import psycopg as psycopg_dialect
 
     compiled = statement.compile(dialect=psycopg_dialect.dialect())
-    defaults = {name: value for name, value in compiled.construct_params(_check=False).items() if value is not None}
+    defaults = {name: value for name, value in compiled.params.items() if value is not None}
     return str(compiled), defaults
 
 
