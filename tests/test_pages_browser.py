@@ -18,6 +18,7 @@ import pytest
 import requests
 
 from tests.mcp_helpers import TUDI, live_mcp, module_database
+from tests.surface_helpers import answer_pictures
 
 pytestmark = pytest.mark.browser
 
@@ -80,6 +81,7 @@ def browser():
 def visit(browser, url: str, width: int = PHONE) -> dict:
     """Load a page at `width` px; its probe, after checking it loaded quietly (no CSP report, no error)."""
     page = browser.new_page(viewport={"width": width, "height": 844})
+    answer_pictures(page)
     console: list[str] = []
     page.on("console", lambda message: console.append(message.text))
     try:

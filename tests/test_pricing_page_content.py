@@ -46,7 +46,7 @@ def demo(request):
     """The app over the demo upstream as `make run` starts it (seeded companies and the docs' examples), synced."""
     from demo.server import start_in_thread
 
-    upstream = start_in_thread(companies=6, products=60, seed=7, examples=True)
+    upstream = start_in_thread(companies=6, products=60, seed=7, examples=True, stand_ins=True)
     try:
         with serve_app(module_database(request), upstream.url) as live:
             assert live.mirror.sync().status == "success"
@@ -242,6 +242,7 @@ def test_pricing_json_lets_a_site_follow_the_same_rules(demo):
             "size": "2 ton",
             "efficiency": ["15.2 SEER2", "7.8 HSPF2"],
             "warranty": None,
+            "image_url": f"{demo.upstream.url}/sites/images.catalog.example/hp-air-handler/hpah-2t-good.jpg",
         },
         {
             "sku": "HPAH-3T-GOOD",
@@ -252,6 +253,7 @@ def test_pricing_json_lets_a_site_follow_the_same_rules(demo):
             "size": "3 ton",
             "efficiency": ["15.2 SEER2", "7.8 HSPF2"],
             "warranty": None,
+            "image_url": f"{demo.upstream.url}/sites/images.catalog.example/hp-air-handler/hpah-3t-good.jpg",
         },
     ]
     filters = next(c for c in document["categories"] if c["slug"] == "air-filters")
