@@ -321,6 +321,9 @@ def test_screenshots_at_desktop_and_phone_width(demo, tmp_path):
                 console: list[str] = []
                 page.on("console", lambda message, seen=console: seen.append(message.text))
                 assert page.goto(url).status == 200
+                page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+                page.wait_for_load_state("networkidle")  # the lazy pictures of the cards, before the shot
+                page.evaluate("() => window.scrollTo(0, 0)")
                 page.screenshot(path=folder / f"pricing-{width}.png", full_page=True)
                 lists = page.locator("details.all-options")
                 assert lists.count() == 3
@@ -331,6 +334,12 @@ def test_screenshots_at_desktop_and_phone_width(demo, tmp_path):
                     assert not details.locator("li.option").first.is_visible()
                     summary.click()
                     assert details.locator("li.option").nth(details.locator("li.option").count() - 1).is_visible()
+                # "What these words mean" opens the same way, below the lists.
+                page.locator("details.glossary summary").click()
+                assert page.locator("details.glossary dl > div").last.is_visible()
+                page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+                page.wait_for_load_state("networkidle")  # every picture scrolled past has arrived
+                assert page.evaluate("() => [...document.images].every((img) => img.complete && img.naturalWidth)")
                 assert page.evaluate("() => document.documentElement.scrollWidth") <= width
                 if width == 390:
                     page.screenshot(path=folder / "pricing-390-options.png", full_page=True)
