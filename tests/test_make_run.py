@@ -149,7 +149,7 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         for link in _try_links(log):
             opened = requests.get(link, timeout=10)
             assert opened.status_code == 200, (link, opened.status_code)
-            assert opened.url.startswith(("http://127.0.0.1:")), (link, opened.url)
+            assert opened.url.startswith("http://127.0.0.1:"), (link, opened.url)
         # No DATABASE_URL: the embedded Postgres, its data in the instance folder, named in .flaskenv.
         postgres = instance / "postgres"
         assert f"database: the embedded Postgres in {postgres} (log: {postgres}/log)" in log.read_text()
