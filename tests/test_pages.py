@@ -149,7 +149,9 @@ def test_pricing_page_has_no_javascript_and_loads_nothing_external(upstream, mir
     # The catalog's own pictures are the one thing it loads, each only when scrolled to (docs/pricing-page.md).
     pictures = page.xpath("//img")
     assert pictures and all(img.get("loading") == "lazy" for img in pictures)
-    assert {img.get("src") for img in pictures} <= {f"https://images.example/{p['sku'].lower()}.jpg" for p in DEFAULT_PRODUCTS}
+    assert {img.get("src") for img in pictures} <= {
+        f"https://images.example/{p['sku'].lower()}.jpg" for p in DEFAULT_PRODUCTS
+    }
     assert not page.xpath("//*[@src][not(self::img)] | //link[@rel='stylesheet'] | //iframe | //form")
     assert not [a for element in page.iter() for a in element.attrib if a.lower().startswith("on")]
     assert not page.xpath("//a[starts-with(translate(@href, 'JAVSCRIPT', 'javscript'), 'javascript:')]")
