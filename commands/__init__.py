@@ -282,7 +282,10 @@ def sync_command(full: bool, company_key: str | None, as_json: bool) -> None:
         client = _upstream_client()
         try:
             with SyncProgress() as progress:
-                result = mirror.sync(full=full, company_key=company_key, progress=progress, client=client)
+                # The failure is this command's one `error:` line (operator_errors), not a log line besides it.
+                result = mirror.sync(
+                    full=full, company_key=company_key, progress=progress, client=client, failure_reported=True
+                )
         except SyncBusy:
             raise CommandFailed(EXIT_BUSY, "another sync is running; try again when it ends") from None
         if result.status != "success":

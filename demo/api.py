@@ -31,6 +31,7 @@ from demo.examples import AGENT_PROFILE_PATH, agent_profile
 from demo.faults import Fault, FaultQueue, RequestLog
 from demo.records import iso_utc, parse_rfc3339
 from demo.responses import error_name, json_response
+from demo.sites import SITES_PATH, stand_in_record, stand_in_response
 
 DEFAULT_LIMIT, MAX_LIMIT = 100, 500
 _DIGITS = re.compile(r"^[0-9]+$")
@@ -135,6 +136,8 @@ class UpstreamApp:
         self.stopping = stopping
         self.cursor_ttl_seconds = cursor_ttl_seconds
         self.admin = AdminApi(catalog, faults, requests, self._authorized)
+        # The upstream's own address when it serves stand-ins for its contractors' sites (demo.sites), else None.
+        self.sites_base: str | None = None
 
     def __call__(self, environ: dict, start_response: Callable) -> Any:
         request = Request(environ)
@@ -142,6 +145,8 @@ class UpstreamApp:
             return self.admin(request)(environ, start_response)
         if request.path == AGENT_PROFILE_PATH:  # public, like an agent's own host (docs/ucp.md)
             return json_response(200, agent_profile())(environ, start_response)
+        if self.sites_base and request.path.startswith(SITES_PATH):  # public, like a contractor's own site
+            return stand_in_response(request)(environ, start_response)
         entry = self.requests.record(request)
         fault = self.faults.take(request.path)
         entry.fault = fault.kind if fault else None
@@ -193,7 +198,10 @@ class UpstreamApp:
         after = self._cursor_position(request.args.get("cursor"), list_id, since, arity, now)
         page = fetch(since, after, limit)
         next_cursor = encode_cursor(list_id, since, page.last_position, now) if page.has_more else None
-        return {"data": page.records, "next_cursor": next_cursor, "server_time": iso_utc(now)}
+        records = page.records
+        if self.sites_base:
+            records = [stand_in_record(record, self.sites_base) for record in records]
+        return {"data": records, "next_cursor": next_cursor, "server_time": iso_utc(now)}
 
     def _cursor_position(self, text: str | None, list_id: str, since: int | None, arity: int, now: int) -> tuple | None:
         if text is None:

@@ -38,6 +38,9 @@ Admin API (same bearer token; never logged, never faulted; JSON bodies)::
     GET | POST | DELETE  /_demo/faults   POST: one fault spec or a list of them
     GET | DELETE         /_demo/requests
 
+Stand-ins (``stand_ins=True``; the command's default): ``GET /sites/<host>/<path>`` answers
+for the contractors' ``.example`` sites, whose URLs the records then name (demo.sites).
+
 Fault specs (``upstream.faults.add`` and ``POST /_demo/faults``): demo.faults.
 """
 
@@ -90,6 +93,7 @@ class DemoUpstream:
         *,
         cursor_ttl_seconds: float | None = None,
         quiet: bool = True,
+        stand_ins: bool = False,
     ):
         self.catalog, self.token = catalog, token
         self.faults, self.requests = FaultQueue(), RequestLog()
@@ -101,6 +105,8 @@ class DemoUpstream:
         self.host, self.port = host, self._server.socket.getsockname()[1]
         url_host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
         self.url = f"http://{url_host}:{self.port}"
+        # Stand-ins for the contractors' own sites (demo.sites): their URLs are served under this address.
+        self.app.sites_base = self.url if stand_ins else None
         self._thread: threading.Thread | None = None
 
     @property
@@ -148,15 +154,19 @@ def start_in_thread(
     *,
     cursor_ttl_seconds: float | None = None,
     quiet: bool = True,
+    stand_ins: bool = False,
     **gen_kwargs: Any,
 ) -> DemoUpstream:
     """Start a demo upstream on a background thread (port 0: a free port).
 
     Without `catalog`, one is generated from `gen_kwargs` (DemoCatalog's
     arguments: companies, products, seed, empty_companies, messiness, ...).
+    `stand_ins` serves the contractors' sites on its own port (demo.sites).
     """
     catalog = catalog if catalog is not None else DemoCatalog(**gen_kwargs)
-    upstream = DemoUpstream(catalog, host, port, token, cursor_ttl_seconds=cursor_ttl_seconds, quiet=quiet)
+    upstream = DemoUpstream(
+        catalog, host, port, token, cursor_ttl_seconds=cursor_ttl_seconds, quiet=quiet, stand_ins=stand_ins
+    )
     return upstream.start()
 
 
@@ -172,22 +182,26 @@ def serve(
     messiness: float = 1.0,
     quiet: bool = False,
     examples: bool = True,
+    stand_ins: bool = True,
 ) -> None:
     """Generate a catalog and serve it on this thread until interrupted.
 
-    `examples` adds the companies the docs name (demo.examples) to the seeded ones.
+    `examples` adds the companies the docs name (demo.examples) to the seeded ones;
+    `stand_ins` serves their sites (quote pages, websites, pictures) on this port too (demo.sites).
     """
     started = time.monotonic()
     catalog = DemoCatalog(
         companies, products, seed, empty_companies=empty_companies, messiness=messiness, examples=examples
     )
-    upstream = DemoUpstream(catalog, host, port, token, quiet=quiet)
+    upstream = DemoUpstream(catalog, host, port, token, quiet=quiet, stand_ins=stand_ins)
     shown = f" + {len(EXAMPLE_KEYS)} docs examples" if examples else ""
     click.echo(
         f"Demo upstream: {companies + empty_companies} companies{shown}, {products} products each "
         f"(seed {seed}), generated in {time.monotonic() - started:.1f}s"
     )
     click.echo(f"  UPSTREAM_URL={upstream.url} UPSTREAM_TOKEN={token}")
+    if stand_ins:
+        click.echo(f"  the contractors' sites (.example) stand in at {upstream.url}/sites/<host>/...")
     try:
         upstream.serve_forever()
     except KeyboardInterrupt:
@@ -232,6 +246,13 @@ def serve(
     show_default=True,
     help="Also serve the companies the docs name (Tudi Mechanical Systems and the others in demo/examples.py).",
 )
+@click.option(
+    "--stand-ins/--no-stand-ins",
+    default=True,
+    show_default=True,
+    help="Serve stand-ins for the contractors' .example sites (quote pages, websites, pictures) on this port, "
+    "and publish their URLs there (demo/sites.py), so every link of the demo opens offline.",
+)
 def demo_upstream_command(
     host: str,
     port: int,
@@ -243,6 +264,7 @@ def demo_upstream_command(
     messiness: float,
     quiet: bool,
     examples: bool,
+    stand_ins: bool,
 ) -> None:
     """Serve a seeded demo catalog over the upstream API (docs/contracts/upstream.md)."""
     serve(
@@ -256,6 +278,7 @@ def demo_upstream_command(
         messiness=messiness,
         quiet=quiet,
         examples=examples,
+        stand_ins=stand_ins,
     )
 
 

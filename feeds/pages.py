@@ -21,14 +21,15 @@ from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from flask import Response, redirect, render_template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from feeds.blueprint import bp
 from feeds.jsonld import company_graph, script_safe_json
 from mirror.catalog.channels import Channel, company_open
+from mirror.catalog.glossary import Term, terms_in
 from mirror.catalog.public_view import CategoryView, CompanyView, PricingOption
 from mirror.catalog.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known
-from mirror.catalog.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, redirect_target
+from mirror.catalog.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, page_image, redirect_target
 from mirror.read.gate import GateEntry
 from mirror.render.cache import Rendered
 from mirror.values.money import format_money
@@ -45,6 +46,8 @@ ACCESSORIES_TITLE = "Parts and add-ons"
 SYSTEMS_TITLE = "Installed systems"
 # The heading of a system's options that have no tier.
 UNTIERED_TITLE = "Other options"
+# The list of the words the page uses, explained (mirror/catalog/glossary.py).
+GLOSSARY_TITLE = "What these words mean"
 # Embeddings, overrides, isolates and marks (U+202A..U+202E, U+2066..U+2069,
 # LRM, RLM, ALM): inside <bdi> they cannot leak, but <title> and attribute
 # values have no isolation, so a U+202E there would reorder the browser's tab,
@@ -119,7 +122,8 @@ def page_context(view: CompanyView, company: GateEntry, marked_up: list[Category
     the ones its JSON-LD describes (`graph`: the script-safe JSON text, None
     when the jsonld switch is off).
     """
-    shown = [page_category(category, view.currency) for category in view.categories]
+    base = settings().public_base_url
+    shown = [page_category(category, view.currency, base) for category in view.categories]
     # The graph as the .jsonld document writes it (one serialiser for both),
     # already script-safe: Markup, so autoescaping leaves it as it is.
     graph = (
@@ -137,6 +141,8 @@ def page_context(view: CompanyView, company: GateEntry, marked_up: list[Category
         "systems_title": SYSTEMS_TITLE,
         "accessories_title": ACCESSORIES_TITLE,
         "answer": answer_sentence(view),
+        "gloss": Glosser(),
+        "glossary_title": GLOSSARY_TITLE,
         "graph": graph,
         "pricing_open": company_open(company, PRICING_CHANNEL),
         "phone_display": format_phone(view.business.phone),
@@ -147,11 +153,12 @@ def page_context(view: CompanyView, company: GateEntry, marked_up: list[Category
 
 
 class OptionLine(NamedTuple):
-    """One published option as the lists show it: its name and formatted price."""
+    """One published option as the lists show it: its name, formatted price and picture (None: none shown)."""
 
     sku: str
     name: str
     price: str
+    image: str | None = None
 
 
 class OptionGroup(NamedTuple):
@@ -191,10 +198,16 @@ class TierRow(NamedTuple):
 
 
 class PageCategory(NamedTuple):
-    """One category as the pages show it, its display text computed once (the template only interpolates)."""
+    """One category as the pages show it, its display text computed once (the template only interpolates).
+
+    `plain_name` goes beneath the contractor's own name; `image` is the
+    picture the page shows (None: none, and nothing stands in its place).
+    """
 
     slug: str
     name: str
+    plain_name: str | None
+    image: str | None
     kind: str
     is_range: bool
     price_range: str
@@ -204,18 +217,20 @@ class PageCategory(NamedTuple):
     option_groups: tuple[OptionGroup, ...]
 
 
-def page_category(category: CategoryView, currency: str) -> PageCategory:
-    """The category's slug, name, price text, tier rows, range note and its options by tier."""
+def page_category(category: CategoryView, currency: str, public_base_url: str) -> PageCategory:
+    """The category's slug, names, picture, price text, tier rows, range note and its options by tier."""
     return PageCategory(
         slug=category.slug,
         name=category.name,
+        plain_name=category.plain_name,
+        image=page_image(category.image_url, public_base_url),
         kind=category.kind,
         is_range=category.price_low != category.price_high,
         price_range=price_range(category, currency),
         tiers=tier_rows(category, currency),
         note=range_note(category),
         offer_count=category.offer_count,
-        option_groups=option_groups(category, currency),
+        option_groups=option_groups(category, currency, public_base_url),
     )
 
 
@@ -355,12 +370,17 @@ def _warranty(option: PricingOption) -> tuple[str, ...]:
     return (option.warranty,) if option.warranty else ()
 
 
-def option_groups(category: CategoryView, currency: str) -> tuple[OptionGroup, ...]:
+def option_groups(category: CategoryView, currency: str, public_base_url: str) -> tuple[OptionGroup, ...]:
     """Every published option of the category, by tier (Good, Better, Best, then any without one)."""
     lines = {}
     for option in category.options:
         lines.setdefault(option.tier, []).append(
-            OptionLine(option.sku, option.name, format_money(option.price, currency))
+            OptionLine(
+                option.sku,
+                option.name,
+                format_money(option.price, currency),
+                page_image(option.image_url, public_base_url),
+            )
         )
     if category.kind != SYSTEM:
         return (OptionGroup(None, None, tuple(lines.get(None, ()))),) if lines else ()
@@ -368,6 +388,32 @@ def option_groups(category: CategoryView, currency: str) -> tuple[OptionGroup, .
     if None in lines:
         groups.append(OptionGroup(None, UNTIERED_TITLE, tuple(lines[None])))
     return tuple(groups)
+
+
+class Glosser:
+    """Marks each glossary word where the page first shows it: `<abbr title="its meaning">SEER2</abbr>`.
+
+    One per rendering, called by the template on the texts the glossary
+    reads (category and option names, sizes, efficiency labels) in the order
+    the page shows them, so "first" is first on the page. The text is
+    escaped here; only the marks are markup.
+    """
+
+    def __init__(self) -> None:
+        self.seen: set[Term] = set()
+
+    def __call__(self, text: str | None) -> Markup:
+        text = text or ""
+        parts, position = [], 0
+        for start, end, term in terms_in(text):
+            if term in self.seen:
+                continue
+            self.seen.add(term)
+            parts.append(escape(text[position:start]))
+            parts.append(Markup('<abbr title="{}">{}</abbr>').format(term.meaning, text[start:end]))
+            position = end
+        parts.append(escape(text[position:]))
+        return Markup("").join(parts)
 
 
 def span_text(low: Decimal, high: Decimal, currency: str) -> str:

@@ -91,6 +91,19 @@ def sync(mirror) -> None:
     assert result.status == "success", result.error
 
 
+# What a picture host answers in the browser tests: the .example hosts resolve nowhere.
+PICTURE = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">'
+    b'<rect width="400" height="300" fill="#c9dcf3"/></svg>'
+)
+PICTURE_HOSTS = re.compile(r"^https?://[^/]*\.example/")
+
+
+def answer_pictures(page) -> None:
+    """Answer every request a Chromium page (or context) makes to a .example host with PICTURE, as an image host would."""
+    page.route(PICTURE_HOSTS, lambda route: route.fulfill(status=200, content_type="image/svg+xml", body=PICTURE))
+
+
 def node_env() -> dict:
     """PATH with Node 22 first, as `make test` runs it."""
     env = dict(os.environ)

@@ -96,9 +96,18 @@ def test_hosted_pages_escape_the_text(hostile, client, surface):
     html = client.get(f"/companies/{key}/{surface}").get_data(as_text=True)
     page = lxml.html.fromstring(html)
 
-    # Nothing injected: the only script is our ld+json block, no images, no styles, no handlers.
+    # Nothing injected: the only script is our ld+json block, no styles, no handlers, and the only images the
+    # catalog's own pictures, each with exactly the attributes the page writes (the name in `alt`, escaped).
     assert [s.get("type") for s in page.iter("script")] == ["application/ld+json"]
-    assert not page.xpath("//img | //iframe | //body//style | //b")
+    assert not page.xpath("//iframe | //body//style | //b")
+    document = client.get(f"/companies/{key}/pricing.json").get_json()
+    published = {c["image_url"] for c in document["categories"]}
+    published |= {o["image_url"] for c in document["categories"] for o in c["options"]}
+    pictures = page.xpath("//img")
+    assert pictures and {img.get("src") for img in pictures} <= published - {None}
+    for img in pictures:
+        assert set(img.attrib) == {"class", "src", "alt", "width", "height", "loading", "decoding"}, img.attrib
+    assert BIDI_CONTROLS.sub("", text) in [img.get("alt") for img in pictures]
     assert not [a for element in page.iter() for a in element.attrib if a.lower().startswith("on")]
     assert len(page.xpath("//head/style")) == 1
 

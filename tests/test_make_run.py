@@ -97,6 +97,18 @@ def _assert_all_down(ports: tuple[int, ...], process: subprocess.Popen, within: 
 HEAT_PUMP = {"query": "heat pump"}
 
 
+def _try_links(log: Path, timeout: float = 30) -> list[str]:
+    """The URLs `make run` prints under "Try:" (demo-urls), once it has printed them all; the MCP line aside."""
+    deadline = time.monotonic() + timeout
+    while "run: serving http://" not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()[-2000:]
+        time.sleep(0.2)
+    lines = log.read_text().split("Try:\n", 1)[1].splitlines()
+    links = [line.strip() for line in lines if line.startswith("  http")]
+    assert len(links) >= 8, lines
+    return links
+
+
 def _tudi_ucp(port: int) -> str:
     """Tudi's UCP endpoint on the demo at `port`."""
     return f"http://127.0.0.1:{port}/companies/{TUDI}/ucp/mcp"
@@ -133,6 +145,12 @@ def test_make_run_serves_refuses_a_second_run_writes_flaskenv_and_stops_on_sigte
         pricing = requests.get(f"http://127.0.0.1:{port}/companies/{TUDI}/pricing.json", timeout=5)
         assert pricing.status_code == 200 and pricing.json()["business"]["name"] == "Tudi Mechanical Systems"
         assert f"logs: {instance}/demo-upstream.log" in log.read_text()
+        # Every link it prints to try opens something, offline: the quote redirect lands on the demo
+        # upstream's stand-in for the contractor's estimate page (demo/sites.py), not on a .example name.
+        for link in _try_links(log):
+            opened = requests.get(link, timeout=10)
+            assert opened.status_code == 200, (link, opened.status_code)
+            assert opened.url.startswith("http://127.0.0.1:"), (link, opened.url)
         # No DATABASE_URL: the embedded Postgres, its data in the instance folder, named in .flaskenv.
         postgres = instance / "postgres"
         assert f"database: the embedded Postgres in {postgres} (log: {postgres}/log)" in log.read_text()

@@ -55,18 +55,18 @@ def _strings(node: ast.AST) -> Iterator[ast.Constant]:
 
 
 def _homeowner_words(tree: ast.Module) -> set[int]:
-    """The ids of the string constants of mirror/query/vocabulary.py's KIND_WORDS: words a question types."""
+    """The ids of the string constants of mirror/catalog/vocabulary.py's KIND_WORDS: words a question types."""
     for node in tree.body:
         if isinstance(node, ast.AnnAssign | ast.Assign):
             targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
             if any(isinstance(t, ast.Name) and t.id == "KIND_WORDS" for t in targets):
                 return {id(c) for c in _strings(node.value)}
-    raise AssertionError("mirror/query/vocabulary.py has no KIND_WORDS")
+    raise AssertionError("mirror/catalog/vocabulary.py has no KIND_WORDS")
 
 
 def _kinds(name: str, tree: ast.Module) -> list[int]:
     """ "system" and "accessory" as values (vocabulary.py's KIND_WORDS are the words a question types)."""
-    words = _homeowner_words(tree) if name == "mirror/query/vocabulary.py" else set()
+    words = _homeowner_words(tree) if name == "mirror/catalog/vocabulary.py" else set()
     return [c.lineno for c in _strings(tree) if c.value in KINDS and id(c) not in words]
 
 

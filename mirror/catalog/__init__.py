@@ -4,6 +4,8 @@
 - `public_products`: the catalog rule, which products of a company are public;
 - `channels`: the gate rule, whether a company's surface is open;
 - `trades`: the trades, the kinds of category and the tiers (one table each);
+- `vocabulary`: the trade vocabulary as data: concepts, their names and trades, price, tier and filler words;
+- `glossary`: the plain words for every rating, unit and abbreviation a page shows;
 - `units`: sizes and ratings, normalised, and where a catalog states them;
 - `product_facts`: a product's size, efficiency and warranty labels;
 - `offers`: offer groups, per company and category;

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter,
 from mirror.catalog import urls
 from mirror.catalog.channels import Channel, company_open
 from mirror.catalog.feed_facts import funnel_url
+from mirror.catalog.glossary import glossary, plain_name
 from mirror.catalog.product_facts import product_facts
 from mirror.catalog.trades import (
     SYSTEM,
@@ -138,12 +139,17 @@ class PricingOption(_View):
     size: str | None = Field(description='The size the catalog states, e.g. "3 ton", "80,000 BTU", "16x25x1".')
     efficiency: list[str] = Field(description='The efficiency ratings it states, e.g. ["16.2 SEER2", "96% AFUE"].')
     warranty: str | None = Field(description='The warranty it states, e.g. "6-year warranty".')
+    image_url: str | None = Field(description="The product's image as the catalog gives it; null when it has none.")
 
 
 class PricingCategory(_View):
     """One offer group, as pricing.json shows it."""
 
     name: str
+    plain_name: str | None = Field(
+        description='The name in plain words when it abbreviates what the category is ("HP & Air Handler": '
+        '"Heat pump and air handler"; mirror/catalog/glossary.py), shown beneath the name; else null.'
+    )
     slug: str
     kind: CategoryKind = Field(description="system: an installed system (with tiers); accessory: a part or add-on.")
     price_low: Money
@@ -173,7 +179,8 @@ class CategoryView(PricingCategory):
     """
 
     # (This docstring is the tool schemas' description of a category.) Tool
-    # results carry neither the options nor the image: pricing.json does.
+    # results carry neither the options, the plain name nor the image: pricing.json does.
+    plain_name: str | None = Field(default=None, exclude=True)
     options: list[PricingOption] = Field(default_factory=list, exclude=True)
     image_url: str | None = Field(default=None, exclude=True)
 
@@ -211,6 +218,13 @@ class PricingBusiness(_View):
     website: str | None = Field(description="The business's website (http or https); null when it has none.")
 
 
+class GlossaryEntry(_View):
+    """One word the document uses, explained (mirror/catalog/glossary.py)."""
+
+    term: str = Field(description='The word as the document writes it: "SEER2", "HP", "ton".')
+    meaning: str = Field(description="One line explaining it to a homeowner.")
+
+
 class BusinessView(PricingBusiness):
     """The contractor's public identity and contact data."""
 
@@ -231,6 +245,10 @@ class PricingDocument(Provenance):
 
     business: PricingBusiness
     categories: list[PricingCategory]
+    glossary: list[GlossaryEntry] = Field(
+        description="Each rating, unit and trade abbreviation (mirror/catalog/glossary.py) the categories' names, the "
+        "options' names, sizes and efficiency labels use, once, in order of first appearance; empty when none."
+    )
     currency: str
     price_description: str | None
     data_provenance: str
@@ -252,6 +270,7 @@ class ErrorBody(_View):
 PRICING_ORDER = (
     "business",
     "categories",
+    "glossary",
     "currency",
     "price_description",
     "data_provenance",
@@ -338,6 +357,7 @@ def company_view(
     return CompanyView(
         business=_business_view(company),
         categories=categories,
+        glossary=[GlossaryEntry(term=term.term, meaning=term.meaning) for term in glossary(_worded(categories))],
         currency=company.currency,
         price_description=company.price_description,
         data_provenance=DATA_PROVENANCE,
@@ -351,6 +371,17 @@ def company_view(
         generation=company.generation,
         **urls,
     )
+
+
+def _worded(categories: list[CategoryView]):
+    """The texts the glossary reads, in document order: each category's name, then its options' name, size and
+    efficiency labels."""
+    for category in categories:
+        yield category.name
+        for option in category.options:
+            yield option.name
+            yield option.size
+            yield from option.efficiency
 
 
 def _business_view(company) -> BusinessView:
@@ -376,7 +407,7 @@ def option_views(products, kind: str) -> list[PricingOption]:
     """A category's options from its public products, cheapest first, then by name and SKU (code points).
 
     `products`: dicts with the Product columns sku, name, brand, tier,
-    price_cents and specs (mirror.read.company's aggregate); the order is
+    price_cents, specs and image_url (mirror.read.company's aggregate); the order is
     set here, so it is the same on every database. Options of an accessory
     category have no tier, as the category has none.
     """
@@ -396,6 +427,7 @@ def _option_view(product: dict, *, tiered: bool) -> PricingOption:
         size=facts.size,
         efficiency=list(facts.efficiency),
         warranty=facts.warranty,
+        image_url=product.get("image_url"),
     )
 
 
@@ -409,6 +441,7 @@ def _category_view(group) -> CategoryView:
         )
     return CategoryView(
         name=group.category_name,
+        plain_name=plain_name(group.category_name),
         slug=group.category_slug,
         kind=group.kind,
         price_low=cents_to_decimal(group.price_low_cents),

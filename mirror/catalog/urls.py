@@ -72,6 +72,23 @@ def redirect_target(url: str | None) -> str | None:
     return normalise_url(url) if url else None
 
 
+def image_schemes(public_base_url: str) -> tuple[str, ...]:
+    """The schemes of the images the hosted pages show (docs/pricing-page.md, "Pictures").
+
+    `https`; and `http` too where the pages themselves are served over http
+    (a laptop's demo: PUBLIC_BASE_URL http), since there an http image is no
+    mixed content. The pages' Content-Security-Policy allows exactly these.
+    """
+    return ("https", "http") if urlsplit(public_base_url).scheme == "http" else ("https",)
+
+
+def page_image(url: str | None, public_base_url: str) -> str | None:
+    """`url` when a hosted page may show it as an image (its scheme is one of `image_schemes`), else None."""
+    if not url:
+        return None
+    return url if urlsplit(url).scheme in image_schemes(public_base_url) else None
+
+
 def stamp_referrer(url: str, stamp: str) -> str:
     """Replace the value of each referrer variable already on the URL with `stamp`.
 

@@ -5,10 +5,6 @@
     understood.concepts[0].slug, understood.sizes[0].label, understood.price.order
     # ('heat-pump', '3 ton (36,000 BTU/h)', 'price_low')
 
-- `vocabulary`: the trade vocabulary, as data (concepts, trades, kinds, price,
-  tier, coverage and filler words);
-- `units`: sizes and ratings, normalised (1 ton = 12,000 BTU/h), and where a
-  catalog states them;
 - `text`: the tokenizer and the spelling distances;
 - `concepts`: what the vocabulary implies (the phrase table, the concept
   tree, how a catalog names a concept);
@@ -18,7 +14,10 @@
 - `views`: the published shape of what was understood (`UnderstoodView`; a
   search that found nothing is answered by mirror/answers/no_match.py).
 
-This package reads no database: the catalog's words come in through a
+The trade vocabulary it reads (concepts, trades, kinds, price, tier, coverage
+and filler words) and the units of sizes and ratings are data of the catalog
+(mirror/catalog/vocabulary.py, mirror/catalog/units.py). This package reads no
+database: the catalog's words come in through a
 `Lexicon` (mirror/read/words.py), and the searches that use the understood
 query live in the read layer (mirror/read/catalog.py, mirror/read/businesses.py).
 """

@@ -1,6 +1,6 @@
 """What the vocabulary implies, derived once: the phrase table, the concept tree, and how a concept is found in a catalog.
 
-- `PHRASES`: every phrase of the vocabulary (mirror/query/vocabulary.py), by
+- `PHRASES`: every phrase of the vocabulary (mirror/catalog/vocabulary.py), by
   its comparison key, with what it means (`Meaning`). Two meanings for one
   phrase is a mistake in the vocabulary and stops the import.
 - `descendants(slug)`: a concept and the narrower ones under it.
@@ -20,8 +20,7 @@ from functools import cache
 
 from mirror.catalog import units
 from mirror.catalog.trades import TIERS, TRADES
-from mirror.query.text import WORD, key, phrase_words, tokenize
-from mirror.query.vocabulary import (
+from mirror.catalog.vocabulary import (
     BRANDS,
     COMPARISON_WORDS,
     CONCEPTS,
@@ -35,6 +34,7 @@ from mirror.query.vocabulary import (
     TRADE_WORDS,
     Concept,
 )
+from mirror.query.text import WORD, key, phrase_words, tokenize
 
 Phrase = tuple[str, ...]
 

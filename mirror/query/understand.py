@@ -8,7 +8,7 @@
 
 `UnderstoodView.of(understood)` is its published form (mirror/query/views.py).
 
-`understand(text)` reads the vocabulary alone (mirror/query/vocabulary.py;
+`understand(text)` reads the vocabulary alone (mirror/catalog/vocabulary.py;
 no database). Given a `Lexicon` (the catalog's words, mirror/read/words.py)
 it also corrects misspellings and splits run-together words that neither the
 vocabulary nor the catalog knows, and says which words it could not read
@@ -31,6 +31,7 @@ from decimal import Decimal
 
 from mirror.catalog.trades import SYSTEM
 from mirror.catalog.units import CURRENCY_WORDS, MULTIPLIERS, NUMBER_WORDS, QUANTITIES, UNIT_FIRST, Size
+from mirror.catalog.vocabulary import Concept
 from mirror.query import concepts as vocabulary
 from mirror.query.concepts import (
     BOUND,
@@ -49,7 +50,6 @@ from mirror.query.concepts import (
 )
 from mirror.query.spelling import CORRECTED, SPLIT, UNKNOWN, Lexicon, is_vocabulary_word, resolve
 from mirror.query.text import DIMENSIONS, MODEL, MONEY, NUMBER, POSTAL, WORD, Token, key, tokenize
-from mirror.query.vocabulary import Concept
 from mirror.values.money import to_cents
 
 # How far (in tokens) a price word reaches for its amount ("under about $5,000").

@@ -40,7 +40,15 @@ CompanyRow = namedtuple("CompanyRow", [column.name for column in _COMPANY.column
 # An offer group's columns, then its public products (`options`: a list of dicts, OPTION_COLUMNS each).
 GroupRow = namedtuple("GroupRow", [*(column.name for column in _GROUPS.columns), "options"])
 # What the view shows of each product (mirror.catalog.public_view.option_views).
-OPTION_COLUMNS = (Product.sku, Product.name, Product.brand, Product.tier, Product.price_cents, Product.specs)
+OPTION_COLUMNS = (
+    Product.sku,
+    Product.name,
+    Product.brand,
+    Product.tier,
+    Product.price_cents,
+    Product.specs,
+    Product.image_url,
+)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -41,6 +42,7 @@ def run_sync(
     skip_if_ended_within: float | None = None,
     deadline_seconds: float = default("sync_run_deadline_seconds"),
     max_clock_skew_seconds: float = default("upstream_max_clock_skew_seconds"),
+    failure_reported: bool = False,
 ) -> SyncResult:
     """Run one sync under the cross-process lock and record it in sync_runs.
 
@@ -55,6 +57,11 @@ def run_sync(
     The run's walk ends by `deadline_seconds` (the client refuses to
     start a request, or a wait, past it), and runs a killed process left
     `running` are marked failed first (`_fail_interrupted_runs`).
+
+    A failed run is logged at ERROR (the scheduler's and the server's log
+    say why a run failed), or only at DEBUG with `failure_reported`: the
+    caller (the `sync` command) prints the failure itself, as one line, and
+    the run keeps it in sync_runs either way.
     """
     mode = "company" if company_key else ("full" if full else "incremental")
     with sync_lock(engine), _fewer_collections():
@@ -87,7 +94,7 @@ def run_sync(
             if not isinstance(error, Exception):
                 raise
             log_record_summary(run_id, run)
-            log.error("sync run %s failed: %s", run_id, message)
+            log.log(logging.DEBUG if failure_reported else logging.ERROR, "sync run %s failed: %s", run_id, message)
             return SyncResult(run_id, "failed", mode, run.counts, started_at, finished_at, message, error)
         finally:
             session.close()

@@ -139,6 +139,26 @@ def test_an_upstream_refusing_the_token_is_one_line(database_url, upstream):
     assert result.returncode == EXIT_UPSTREAM_REFUSED
     line = error_line(result)
     assert upstream.url in line and "UPSTREAM_TOKEN" in line
+    assert result.stderr.splitlines() == [line]  # the documented line alone: no log line of the failed run beside it
+    assert failed_runs(database_url) == ["UpstreamAuthError: /v1/companies: 401 the upstream refused the token"]
+
+
+def failed_runs(database_url: str) -> list[str]:
+    """The errors sync_runs holds for failed runs, oldest first (where a failure is kept besides the CLI's line)."""
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT error FROM sync_runs WHERE status = 'failed' ORDER BY id")).scalars()
+        errors = list(rows)
+    engine.dispose()
+    return errors
+
+
+def test_a_failed_run_the_scheduler_starts_is_still_logged_at_error(make_app, caplog):
+    mirror = make_app(UPSTREAM_TOKEN="wrong").extensions["mirror"]
+    caplog.set_level(logging.ERROR, logger="mirror.sync")
+    assert scheduled_sync(mirror) == "failed"
+    [record] = [r for r in caplog.records if r.name == "mirror.sync"]
+    assert record.levelno == logging.ERROR and "UpstreamAuthError" in record.getMessage()
 
 
 def test_an_unreachable_upstream_is_one_line_naming_the_url_at_once(database_url):
@@ -148,6 +168,7 @@ def test_an_unreachable_upstream_is_one_line_naming_the_url_at_once(database_url
     line = error_line(result)
     assert url in line and "UPSTREAM_URL" in line and "connection refused" in line
     assert " retry " not in result.stderr  # not 17 s of backoff first (mirror/sync/upstream.py's retry rule)
+    assert result.stderr.splitlines() == [line]  # the documented line alone
     *_, last = result.stdout.splitlines()
     assert json.loads(last) == {"status": "error", "exit_code": EXIT_UPSTREAM_UNREACHABLE, "error": line[7:]}
 

@@ -480,3 +480,53 @@ def test_examples_cover_every_case_the_docs_show():
     assert records["churned"]["status"] == "churned"
     assert records["channel_off"]["settings"]["channels"]["mcp"] is False
     assert catalog.stats()["companies"] == 5 and catalog.stats()["public_companies"] == 4
+
+
+# --- stand-ins for the contractors' own sites (demo/sites.py) --------------------------------
+
+
+def test_stand_ins_serve_the_demo_contractors_sites_on_the_upstream_port():
+    from demo.examples import STOREFRONT_ONLY_KEY, TUDI_KEY
+
+    with start_in_thread(companies=3, products=10, seed=5, examples=True, stand_ins=True) as upstream:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        companies = requests.get(f"{upstream.url}/v1/companies?limit=500", headers=headers, timeout=10).json()["data"]
+        by_key = {company["plugin_key"]: company for company in companies}
+        sites = f"{upstream.url}/sites/"
+        tudi = by_key[TUDI_KEY]
+        assert tudi["website"] == f"{sites}www.tudimechanical.example/"
+        assert tudi["settings"]["systems_estimate_url"] == f"{sites}www.tudimechanical.example/estimate?ref=site"
+        shop = by_key[STOREFRONT_ONLY_KEY]["settings"]["concom_shop_url"]
+        assert shop == f"{sites}shop.example/gatewayplumbing/?utm_source=concom"
+        # The stored records are not changed: only what is served names the stand-ins.
+        assert upstream.catalog.get_company(TUDI_KEY)["website"] == "https://www.tudimechanical.example/"
+        # Every .example URL of every record served is on the stand-ins; nothing else (garbage stays garbage).
+        for company in companies:
+            for url in (company.get("website"), *(company.get("settings") or {}).values()):
+                assert not (isinstance(url, str) and ".example/" in url and not url.startswith(sites)), url
+        products = requests.get(f"{upstream.url}/v1/companies/{TUDI_KEY}/products", headers=headers, timeout=10).json()[
+            "data"
+        ]
+        assert {p["image_url"].rsplit("/", 2)[0] for p in products} >= {f"{sites}images.catalog.example"}
+
+        page = requests.get(
+            tudi["settings"]["systems_estimate_url"].replace("ref=site", "ref=ai_interfaces"), timeout=10
+        )
+        assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+        assert "Stand-in for www.tudimechanical.example/estimate" in page.text and "ref=ai_interfaces" in page.text
+        picture = requests.get(products[0]["image_url"], timeout=10)
+        assert picture.status_code == 200 and picture.headers["Content-Type"] == "image/svg+xml"
+        assert picture.text.startswith("<svg") and 'width="400" height="300"' in picture.text
+        hostile = requests.get(f"{sites}x.example/<script>alert(1)</script>?a=<b>", timeout=10)
+        assert "<script>" not in hostile.text and "<b>" not in hostile.text  # what the visitor sent is escaped
+
+
+def test_without_stand_ins_records_are_served_as_stored_and_sites_is_no_route():
+    from demo.examples import TUDI_KEY
+
+    with start_in_thread(companies=0, products=0, seed=5, examples=True) as upstream:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        companies = requests.get(f"{upstream.url}/v1/companies", headers=headers, timeout=10).json()["data"]
+        tudi = next(company for company in companies if company["plugin_key"] == TUDI_KEY)
+        assert tudi["settings"]["systems_estimate_url"] == "https://www.tudimechanical.example/estimate?ref=site"
+        assert requests.get(f"{upstream.url}/sites/www.tudimechanical.example/", timeout=10).status_code == 401

@@ -20,6 +20,7 @@ from tests.surface_helpers import (
     DEFAULT_PRODUCTS,
     PRICE_DESCRIPTION,
     add_company,
+    answer_pictures,
     extruct_graphs,
     graph_offer_prices,
     ld_json_blocks,
@@ -145,7 +146,13 @@ def test_pricing_page_has_no_javascript_and_loads_nothing_external(upstream, mir
     sync(mirror)
     page = lxml.html.fromstring(client.get(pricing(key)).get_data(as_text=True))
     assert [s.get("type") for s in page.iter("script")] == ["application/ld+json"]
-    assert not page.xpath("//*[@src] | //link[@rel='stylesheet'] | //iframe | //form")
+    # The catalog's own pictures are the one thing it loads, each only when scrolled to (docs/pricing-page.md).
+    pictures = page.xpath("//img")
+    assert pictures and all(img.get("loading") == "lazy" for img in pictures)
+    assert {img.get("src") for img in pictures} <= {
+        f"https://images.example/{p['sku'].lower()}.jpg" for p in DEFAULT_PRODUCTS
+    }
+    assert not page.xpath("//*[@src][not(self::img)] | //link[@rel='stylesheet'] | //iframe | //form")
     assert not [a for element in page.iter() for a in element.attrib if a.lower().startswith("on")]
     assert not page.xpath("//a[starts-with(translate(@href, 'JAVSCRIPT', 'javscript'), 'javascript:')]")
 
@@ -379,6 +386,7 @@ def test_pages_fit_phone_and_desktop_in_chromium(upstream, mirror, live_server, 
             for width in (390, 1280):
                 for name, url in (("pricing", pricing(key)), ("quote", quote(key))):
                     page = browser.new_page(viewport={"width": width, "height": 844})
+                    answer_pictures(page)
                     console = []
                     page.on("console", lambda message, seen=console: seen.append(message.text))
                     assert page.goto(live_server + url).status == 200

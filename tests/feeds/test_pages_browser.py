@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 import requests
 
+from demo.examples import NO_FUNNEL_KEY, TUDI_KEY
 from tests.mcp_helpers import TUDI, live_mcp, module_database
+from tests.surface_helpers import answer_pictures
 
 pytestmark = pytest.mark.browser
 
@@ -80,6 +82,7 @@ def browser():
 def visit(browser, url: str, width: int = PHONE) -> dict:
     """Load a page at `width` px; its probe, after checking it loaded quietly (no CSP report, no error)."""
     page = browser.new_page(viewport={"width": width, "height": 844})
+    answer_pictures(page)
     console: list[str] = []
     page.on("console", lambda message: console.append(message.text))
     try:
@@ -123,3 +126,165 @@ def test_quote_page_wraps_a_long_website_address(live, browser, width):
     assert probe["linkRight"] is not None and probe["linkRight"] <= width, probe
     assert probe["tiers"] and probe["options"] == published_count(live, LONG_URL), probe
     assert_dates_read_as_dates(probe)
+
+
+# --- pictures, plain words and the hero (issue 32), on the demo's Tudi as `make run` serves it ----------------
+
+# The words Tudi's page shows, in the order it first shows them: "A/C & Gas Furnace" and its Good row
+# ("14.3 SEER2 · 80% AFUE", "3 ton"), then "HP & Air Handler" and its Good row ("7.8 HSPF2"), then "MERV 8".
+TUDI_WORDS = ["A/C", "SEER2", "AFUE", "ton", "HP", "HSPF2", "MERV"]
+WORDS_PROBE = r"""() => {
+  const box = (element) => { const r = element.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
+  const glossary = document.querySelector('details.glossary');
+  return {abbrs: [...document.querySelectorAll('abbr[title]')].map((a) => [a.textContent, a.title]),
+          plain: [...document.querySelectorAll('.category')].map((c) => {
+            const plain = c.querySelector('.plain-name'), name = c.querySelector('h3');
+            return [c.dataset.slug, plain && plain.textContent, plain && box(plain)[1] >= box(name)[1] + box(name)[3]];
+          }),
+          names: [...document.querySelectorAll('.category-name')].map((n) => n.textContent),
+          glossaryOpen: glossary.open, summary: glossary.querySelector('summary').textContent,
+          summaryHeight: box(glossary.querySelector('summary'))[3],
+          scrollWidth: document.documentElement.scrollWidth};
+}"""
+PICTURES_PROBE = r"""() => [...document.querySelectorAll('img')].map((img) => ({
+  src: img.getAttribute('src'), alt: img.alt, loading: img.loading, decoding: img.decoding,
+  width: img.getAttribute('width'), height: img.getAttribute('height'),
+  box: [img.getBoundingClientRect().width, img.getBoundingClientRect().height],
+  loaded: img.complete && img.naturalWidth > 0,
+  owner: img.closest('li.option') ? img.closest('li.option').querySelector('.option-name').textContent
+       : img.closest('.category').querySelector('.category-name').textContent}))"""
+# Where every price and heading sits: the same whether the pictures arrive or not, when their box is set.
+LAYOUT_PROBE = r"""() => [...document.querySelectorAll('h3, .range, .tier-row, li.option, .glossary')].map((e) => {
+  const r = e.getBoundingClientRect(); return [e.tagName, Math.round(r.left), Math.round(r.top + scrollY), Math.round(r.height)];
+})"""
+HERO_PROBE = r"""() => {
+  const style = (selector) => { const e = document.querySelector('.masthead ' + selector), s = getComputedStyle(e);
+    return {size: parseFloat(s.fontSize), weight: parseInt(s.fontWeight), top: e.getBoundingClientRect().top}; };
+  return {system: style('.headline-system'), accessory: style('.headline-accessory')};
+}"""
+
+
+@pytest.fixture(scope="module")
+def demo(request):
+    """The demo's example companies, over an upstream that stands in for their sites and pictures (`make run`'s)."""
+    from demo.server import start_in_thread
+    from tests.mcp_helpers import serve_app
+
+    upstream = start_in_thread(companies=0, products=0, seed=1, examples=True, stand_ins=True)
+    for product in upstream.catalog.products_of(NO_FUNNEL_KEY):  # Prairie Heating & Cooling: no picture anywhere
+        upstream.catalog.set_product(NO_FUNNEL_KEY, product["sku"], image_url=None)
+    try:
+        with serve_app(module_database(request), upstream.url) as live:
+            assert live.mirror.sync().status == "success"
+            live.upstream = upstream
+            yield live
+    finally:
+        upstream.stop()
+
+
+def open_page(browser, url: str, width: int, *, pictures: bool = True):
+    """A page at `width` px with every <details> opened and every picture scrolled into view (None: failed)."""
+    page = browser.new_page(viewport={"width": width, "height": 844})
+    if not pictures:  # the picture host is down: each picture fails, and its box must hold
+        page.route(re.compile(r"/sites/images\.catalog\.example/"), lambda route: route.abort())
+    assert page.goto(url).status == 200, url
+    for summary in page.locator("details summary").all():
+        summary.click()
+    page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+    page.wait_for_load_state("networkidle")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    return page
+
+
+@pytest.mark.parametrize("width", [PHONE, 1280])
+def test_each_word_is_explained_where_it_first_appears(demo, browser, width):
+    document = requests.get(f"{demo.url}/companies/{TUDI_KEY}/pricing.json", timeout=30).json()
+    assert [entry["term"] for entry in document["glossary"]] == TUDI_WORDS
+    page = browser.new_page(viewport={"width": width, "height": 844})
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    try:
+        assert page.goto(f"{demo.url}/companies/{TUDI_KEY}/pricing").status == 200
+        probe = page.evaluate(WORDS_PROBE)
+        # Marked once each, where the page first shows it, with pricing.json's own meaning.
+        assert probe["abbrs"] == [[entry["term"], entry["meaning"]] for entry in document["glossary"]]
+        # The contractor's names stay as written; the plain name goes beneath an abbreviated one only.
+        assert probe["names"] == ["A/C & Gas Furnace", "HP & Air Handler", "Air Filters"]
+        assert probe["plain"] == [
+            ["ac-gas-furnace", "Air conditioner and gas furnace", True],
+            ["hp-air-handler", "Heat pump and air handler", True],
+            ["air-filters", None, None],
+        ]
+        # "What these words mean": closed, tappable, naming its words; open, each with its meaning.
+        assert not probe["glossaryOpen"] and probe["summaryHeight"] >= 44
+        assert probe["summary"] == "What these words mean" + ", ".join(TUDI_WORDS)
+        glossary = page.locator("details.glossary")
+        glossary.locator("summary").click()
+        shown = glossary.locator("dl > div").all_inner_texts()
+        assert [" ".join(text.split()) for text in shown] == [
+            f"{entry['term']} {entry['meaning']}" for entry in document["glossary"]
+        ]
+        assert probe["scrollWidth"] <= width and page.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        page.close()
+    assert not console, console
+
+
+@pytest.mark.parametrize("width", [PHONE, 1280])
+def test_pictures_are_lazy_sized_and_named_and_nothing_moves_when_they_arrive(demo, browser, width):
+    url = f"{demo.url}/companies/{TUDI_KEY}/pricing"
+    document = requests.get(f"{demo.url}/companies/{TUDI_KEY}/pricing.json", timeout=30).json()
+    page = open_page(browser, url, width)
+    try:
+        pictures = page.evaluate(PICTURES_PROBE)
+        with_pictures = page.evaluate(LAYOUT_PROBE)
+    finally:
+        page.close()
+    expected = {(c["image_url"], c["name"]) for c in document["categories"]}
+    expected |= {(o["image_url"], o["name"]) for c in document["categories"] for o in c["options"]}
+    assert {(p["src"], p["owner"]) for p in pictures} == expected and len(pictures) == 3 + 15
+    for picture in pictures:
+        assert picture["src"].startswith(f"{demo.upstream.url}/sites/images.catalog.example/"), picture
+        assert picture["alt"] == picture["owner"] and picture["loaded"], picture
+        assert (picture["loading"], picture["decoding"]) == ("lazy", "async"), picture
+        assert [float(picture["width"]), float(picture["height"])] == picture["box"], picture  # its box, from the start
+    page = open_page(browser, url, width, pictures=False)
+    try:
+        assert not any(p["loaded"] for p in page.evaluate(PICTURES_PROBE))
+        assert page.evaluate(LAYOUT_PROBE) == with_pictures  # no layout shift: every box was already there
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("width", [PHONE, 1280])
+@pytest.mark.parametrize("surface", ["pricing", "quote"])
+def test_a_page_without_pictures_leaves_no_empty_box(demo, browser, width, surface):
+    """Prairie's catalog has no picture anywhere: no <img>, no placeholder, each name from the card's own edge."""
+    page = browser.new_page(viewport={"width": width, "height": 844})
+    try:
+        assert page.goto(f"{demo.url}/companies/{NO_FUNNEL_KEY}/{surface}").status == 200
+        assert page.locator("img").count() == 0
+        edges = page.evaluate(
+            """() => [...document.querySelectorAll('.card.category')].map((card) =>
+                 [card.querySelector('h3').getBoundingClientRect().left,
+                  card.querySelector('.range-label').getBoundingClientRect().left])"""
+        )
+        assert edges and all(abs(name - label) < 1 for name, label in edges), edges
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("width", [PHONE, 1280])
+def test_installed_systems_lead_the_hero_and_parts_are_a_smaller_line(demo, browser, width):
+    page = browser.new_page(viewport={"width": width, "height": 844})
+    try:
+        assert page.goto(f"{demo.url}/companies/{TUDI_KEY}/pricing").status == 200
+        hero = page.evaluate(HERO_PROBE)
+        assert page.locator(".masthead .headline-accessory").inner_text() == "Parts and add-ons from $60.05"
+    finally:
+        page.close()
+    system, accessory = hero["system"], hero["accessory"]
+    assert accessory["top"] > system["top"]  # beneath the systems' headline
+    assert accessory["size"] <= 0.7 * system["size"], hero  # a smaller line, not a second headline
+    assert accessory["weight"] <= 400 < system["weight"], hero

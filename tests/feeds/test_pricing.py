@@ -56,10 +56,13 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
             "size": None,
             "efficiency": [],
             "warranty": None,
+            # Each option's own picture, as the catalog gives it (the pages show it beside its name).
+            "image_url": f"https://images.example/{sku.lower()}.jpg",
         }
 
     assert heat_pump == {
         "name": "Heat Pump System",
+        "plain_name": None,  # nothing in it is abbreviated (mirror/catalog/glossary.py)
         "slug": "heat-pump-system",
         "kind": "system",
         "price_low": 8500,
@@ -76,6 +79,8 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
     }
     assert softener["tiers"] == {"good": 2499, "better": None, "best": None} and softener["kind"] == "system"
     assert softener["image_url"] is None  # no option has an image
+    assert [option["image_url"] for option in softener["options"]] == [None]
+    assert document["glossary"] == []  # none of its names, sizes or ratings needs explaining
     assert filters["image_url"] == "https://images.example/flt-4.jpg"
     assert "tiers" not in filters and filters["price_high"] == Decimal("60.05") and filters["kind"] == "accessory"
     # Accessories are listed cheapest first, without a tier.

@@ -46,7 +46,7 @@ def demo(request):
     """The app over the demo upstream as `make run` starts it (seeded companies and the docs' examples), synced."""
     from demo.server import start_in_thread
 
-    upstream = start_in_thread(companies=6, products=60, seed=7, examples=True)
+    upstream = start_in_thread(companies=6, products=60, seed=7, examples=True, stand_ins=True)
     try:
         with serve_app(module_database(request), upstream.url) as live:
             assert live.mirror.sync().status == "success"
@@ -242,6 +242,7 @@ def test_pricing_json_lets_a_site_follow_the_same_rules(demo):
             "size": "2 ton",
             "efficiency": ["15.2 SEER2", "7.8 HSPF2"],
             "warranty": None,
+            "image_url": f"{demo.upstream.url}/sites/images.catalog.example/hp-air-handler/hpah-2t-good.jpg",
         },
         {
             "sku": "HPAH-3T-GOOD",
@@ -252,6 +253,7 @@ def test_pricing_json_lets_a_site_follow_the_same_rules(demo):
             "size": "3 ton",
             "efficiency": ["15.2 SEER2", "7.8 HSPF2"],
             "warranty": None,
+            "image_url": f"{demo.upstream.url}/sites/images.catalog.example/hp-air-handler/hpah-3t-good.jpg",
         },
     ]
     filters = next(c for c in document["categories"] if c["slug"] == "air-filters")
@@ -319,6 +321,9 @@ def test_screenshots_at_desktop_and_phone_width(demo, tmp_path):
                 console: list[str] = []
                 page.on("console", lambda message, seen=console: seen.append(message.text))
                 assert page.goto(url).status == 200
+                page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+                page.wait_for_load_state("networkidle")  # the lazy pictures of the cards, before the shot
+                page.evaluate("() => window.scrollTo(0, 0)")
                 page.screenshot(path=folder / f"pricing-{width}.png", full_page=True)
                 lists = page.locator("details.all-options")
                 assert lists.count() == 3
@@ -329,6 +334,12 @@ def test_screenshots_at_desktop_and_phone_width(demo, tmp_path):
                     assert not details.locator("li.option").first.is_visible()
                     summary.click()
                     assert details.locator("li.option").nth(details.locator("li.option").count() - 1).is_visible()
+                # "What these words mean" opens the same way, below the lists.
+                page.locator("details.glossary summary").click()
+                assert page.locator("details.glossary dl > div").last.is_visible()
+                page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+                page.wait_for_load_state("networkidle")  # every picture scrolled past has arrived
+                assert page.evaluate("() => [...document.images].every((img) => img.complete && img.naturalWidth)")
                 assert page.evaluate("() => document.documentElement.scrollWidth") <= width
                 if width == 390:
                     page.screenshot(path=folder / "pricing-390-options.png", full_page=True)

@@ -126,8 +126,8 @@ def test_list_categories_matches_pricing_json(live):
     listed = company(live, "list_categories")
     with live.mirror.Session() as session:
         document = open_company_view(session, TUDI, None, live.mirror.settings).pricing_document()
-    # The summary of each category, field for field; the options and the image are pricing.json's alone.
-    pricing_only = ("options", "image_url")
+    # The summary of each category, field for field; the options, the image and the plain name are pricing.json's alone.
+    pricing_only = ("options", "image_url", "plain_name")
     assert listed["categories"] == [
         {k: v for k, v in c.items() if k not in pricing_only} for c in document["categories"]
     ]

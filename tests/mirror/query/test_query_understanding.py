@@ -14,10 +14,10 @@ import pytest
 
 from mirror.catalog.trades import TIERS, TRADES
 from mirror.catalog.units import Size
+from mirror.catalog.vocabulary import CONCEPTS, INCLUSION_WORDS, PRICE_SORT_WORDS, TIER_WORDS, TRADE_WORDS
 from mirror.query import LexiconAnswer, understand
 from mirror.query import concepts as c
 from mirror.query.text import edit_distance, similarity, tokenize
-from mirror.query.vocabulary import CONCEPTS, INCLUSION_WORDS, PRICE_SORT_WORDS, TIER_WORDS, TRADE_WORDS
 
 
 def sizes(text: str) -> list[tuple[str, Decimal, str | None]]:

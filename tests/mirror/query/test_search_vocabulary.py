@@ -1,7 +1,7 @@
 """Every vocabulary entry finds what it names: the query step's contract with a catalog.
 
 A demo upstream holds a contractor selling one product (or two) of every
-concrete concept of the vocabulary (mirror/query/vocabulary.py), named the way
+concrete concept of the vocabulary (mirror/catalog/vocabulary.py), named the way
 contractors name them; the mirror syncs it. Then every name, typed spelling
 and hint of every concept finds a product of that concept (or of a narrower
 one) first; every trade word finds that trade's products; kind, price and
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pytest
 
+from mirror.catalog.vocabulary import BRANDS, CONCEPTS, KIND_WORDS, TRADE_WORDS
 from mirror.query import concepts
-from mirror.query.vocabulary import BRANDS, CONCEPTS, KIND_WORDS, TRADE_WORDS
 from mirror.read.catalog import search_catalog
 from tests.mcp_helpers import module_database, serve_app
 
