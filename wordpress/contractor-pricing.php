@@ -26,6 +26,7 @@ require_once __DIR__ . '/includes/class-mirror-client.php';
 require_once __DIR__ . '/includes/class-store.php';
 require_once __DIR__ . '/includes/class-poller.php';
 require_once __DIR__ . '/includes/class-pricing-content.php';
+require_once __DIR__ . '/includes/class-plain-words.php';
 require_once __DIR__ . '/includes/class-renderer.php';
 require_once __DIR__ . '/includes/class-pricing-pages.php';
 require_once __DIR__ . '/includes/class-structured-data.php';
