@@ -893,23 +893,26 @@ def test_a_contractor_connects_through_wp_admin_to_a_mirror_on_its_own_port_and_
 
 
 def assert_pictures(page, document: dict) -> None:
-    """Each category's picture: its image_url, lazy, its room kept by width and height, its name as alt."""
+    """Each category's picture (docs/pricing-page.md, rule 8): its image_url beside its name, lazy, its box set
+    by width and height and kept by the stylesheet (nothing moves when it arrives), its name as alt."""
     wanted = {c["slug"]: c for c in document["categories"] if c.get("image_url")}
     assert wanted, "the demo's Tudi publishes pictures"
     for slug, category in wanted.items():
-        image = page.locator(f"[data-slug='{slug}'] img.contractor-pricing__image").first
+        image = page.locator(f"[data-slug='{slug}'] .contractor-pricing__category-head > img")
+        assert image.count() == 1
         assert image.get_attribute("src") == category["image_url"]
         assert image.get_attribute("alt") == category["name"]
         assert image.get_attribute("loading") == "lazy"
         width, height = int(image.get_attribute("width")), int(image.get_attribute("height"))
-        assert width * 2 == height * 3  # 3:2, as the stylesheet shows it
         image.scroll_into_view_if_needed()
-        box = image.bounding_box()
-        assert abs(box["width"] / box["height"] - 1.5) < 0.02, box
         page.wait_for_function("(image) => image.complete && image.naturalWidth > 0", arg=image.element_handle())
+        box = image.bounding_box()
+        assert (round(box["width"]), round(box["height"])) == (width, height), box
+        name = page.locator(f"[data-slug='{slug}'] .contractor-pricing__category-name").bounding_box()
+        assert name["x"] > box["x"] + box["width"] and name["y"] < box["y"] + box["height"], "beside its name"
     for category in document["categories"]:
         if not category.get("image_url"):
-            assert page.locator(f"[data-slug='{category['slug']}'] img.contractor-pricing__image").count() == 0
+            assert page.locator(f"[data-slug='{category['slug']}'] img").count() == 0
 
 
 def assert_hero(page) -> None:

@@ -278,12 +278,15 @@ class RendererTest extends Contractor_Pricing_TestCase {
 		}
 		$this->assertSame(
 			array(
-				array( 'ac-gas-furnace', 'https://images.catalog.example/ac-gas-furnace/acgf-3t-good.jpg', 'A/C & Gas Furnace', 'lazy', '480x320' ),
-				array( 'ac-gas-furnace', 'https://images.catalog.example/acgf-3t-good.jpg', 'Carrier 14.3 SEER2 A/C & 80% AFUE Gas Furnace, 3 ton', 'lazy', '72x48' ),
-				array( 'air-filters', 'https://images.catalog.example/air-filters/acc-flt-m8-16x25x1.jpg', 'Air Filters', 'lazy', '120x80' ),
+				array( 'ac-gas-furnace', 'https://images.catalog.example/ac-gas-furnace/acgf-3t-good.jpg', 'A/C & Gas Furnace', 'lazy', '96x72' ),
+				array( 'ac-gas-furnace', 'https://images.catalog.example/acgf-3t-good.jpg', 'Carrier 14.3 SEER2 A/C & 80% AFUE Gas Furnace, 3 ton', 'lazy', '40x40' ),
+				array( 'air-filters', 'https://images.catalog.example/air-filters/acc-flt-m8-16x25x1.jpg', 'Air Filters', 'lazy', '64x48' ),
 			),
 			$shown
 		);
+
+		// Beside the category's name, in the heading.
+		$this->assertSame( 'A/C & Gas Furnace', self::text( $path->query( '//img[@width="96"]/following-sibling::*[1]//h3' )->item( 0 ) ) );
 
 		// Without pictures: no image element, no empty box, and the same words and prices.
 		$with = $this->categories( $path->document );
@@ -297,6 +300,20 @@ class RendererTest extends Contractor_Pricing_TestCase {
 		$page = $this->parse( Contractor_Pricing_Renderer::render() );
 		$this->assertSame( 0, ( new DOMXPath( $page ) )->query( '//img | //*[contains(@class, "contractor-pricing__image")]' )->length );
 		$this->assertSame( $with, $this->categories( $page ) );
+	}
+
+	/**
+	 * Rule 8: an https picture always; an http one only where the page itself is http (no mixed content);
+	 * anything else never; the name without bidi controls as its alt text.
+	 */
+	public function test_a_picture_is_shown_only_where_the_page_can_carry_it() {
+		$https = array( 'name' => "A/C \u{202E}& Furnace", 'image_url' => 'https://images.example/a.jpg' );
+		$http  = array( 'name' => 'A/C', 'image_url' => 'HTTP://images.example/a.jpg' );
+		$this->assertSame( array( 'url' => 'https://images.example/a.jpg', 'alt' => 'A/C & Furnace' ), Contractor_Pricing_Content::image( $https, true ) );
+		$this->assertNotNull( Contractor_Pricing_Content::image( $https, false ) );
+		$this->assertNull( Contractor_Pricing_Content::image( $http, true ), 'an http picture on an https page would be mixed content' );
+		$this->assertSame( 'HTTP://images.example/a.jpg', Contractor_Pricing_Content::image( $http, false )['url'] );
+		$this->assertNull( Contractor_Pricing_Content::image( array( 'name' => 'A/C', 'image_url' => null ), false ) );
 	}
 
 	/**
@@ -357,7 +374,8 @@ class RendererTest extends Contractor_Pricing_TestCase {
 		$this->assertSame( array(), $this->texts( $path->document, '//*[@data-slug="air-filters"]//*[contains(@class, "contractor-pricing__plain-name")]' ) );
 		// Every term with its line, in a <details> list: readable on a phone, where a title never shows.
 		$this->assertSame( 0, $path->query( '//script' )->length );
-		$this->assertSame( array( 'What the words mean' ), $this->texts( $path->document, '//details[contains(@class, "contractor-pricing__glossary")]/summary' ) );
+		$this->assertSame( array( 'What these words mean' ), $this->texts( $path->document, '//details[contains(@class, "contractor-pricing__glossary")]/summary/text()' ) );
+		$this->assertSame( array( 'A/C, SEER2, AFUE, ton' ), $this->texts( $path->document, '//details[contains(@class, "contractor-pricing__glossary")]/summary/span' ), 'the summary names the terms: a phone cannot hover' );
 		$this->assertSame( array( 'A/C', 'SEER2', 'AFUE', 'ton' ), $this->texts( $path->document, '//details[contains(@class, "contractor-pricing__glossary")]//dt' ) );
 		$this->assertSame( 'Air conditioner: cools the house.', self::text( $path->query( '//details[contains(@class, "contractor-pricing__glossary")]//dd' )->item( 0 ) ) );
 		// The words read as before: each tier row is word for word what it says without plain words.
@@ -365,6 +383,50 @@ class RendererTest extends Contractor_Pricing_TestCase {
 		Contractor_Pricing_Store::forget();
 		$this->store( self::document() );
 		$this->assertSame( $this->tier_rows( Contractor_Pricing_Renderer::render() ), $rows );
+	}
+
+	public function test_a_term_listed_with_two_meanings_is_explained_in_the_list_only() {
+		$document = self::with_plain_words();
+		array_unshift(
+			$document['glossary'],
+			array(
+				'term'    => 'AFUE',
+				'meaning' => 'A second meaning the document does not say where it applies.',
+			)
+		);
+		$document['glossary'][] = array(
+			'term'    => 'SEER2',
+			'meaning' => 'How efficiently it cools over a season; higher uses less electricity.',
+		);
+		$this->store( $document );
+		$path = new DOMXPath( $this->parse( Contractor_Pricing_Renderer::render() ) );
+		$this->assertSame( array( 'A/C', 'SEER2', 'ton' ), $this->texts( $path->document, '//abbr' ), 'never the wrong meaning of AFUE' );
+		$this->assertSame( array( 'AFUE', 'A/C', 'SEER2', 'AFUE', 'ton' ), $this->texts( $path->document, '//dt' ), 'both meanings listed; a repeated entry once' );
+	}
+
+	public function test_a_plain_word_is_a_whole_token_as_the_mirror_matches_it() {
+		$words = new Contractor_Pricing_Plain_Words(
+			array(
+				array(
+					'term'    => 'SEER',
+					'meaning' => 'Old rating.',
+					'mark'    => true,
+				),
+				array(
+					'term'    => 'ton',
+					'meaning' => 'Cooling.',
+					'mark'    => true,
+				),
+				array(
+					'term'    => 'AC',
+					'meaning' => 'Air conditioner.',
+					'mark'    => true,
+				),
+			)
+		);
+		$this->assertSame( '16 SEER2 ACC-FLT Boston', $words->mark( '16 SEER2 ACC-FLT Boston' ), 'never inside a longer word' );
+		$this->assertSame( '3<abbr class="contractor-pricing__term" title="Cooling.">ton</abbr> &amp; <abbr class="contractor-pricing__term" title="Air conditioner.">AC</abbr>', $words->mark( '3ton & AC' ), 'a number and its unit' );
+		$this->assertSame( '15 <abbr class="contractor-pricing__term" title="Old rating.">SEER</abbr> AC, 2 ton', $words->mark( '15 SEER AC, 2 ton' ), 'each word once, where it first appears' );
 	}
 
 	public function test_without_plain_words_the_page_is_as_before() {
@@ -453,7 +515,7 @@ class RendererTest extends Contractor_Pricing_TestCase {
 			$path = new DOMXPath( $page );
 			// No element but the plugin's own: the only pictures are the categories' (image_url), their names as alt text.
 			$this->assertSame( 0, $path->query( '//script | //img[not(contains(@class, "contractor-pricing__image"))]' )->length, $content );
-			$this->assertSame( self::HOSTILE, $path->query( '//*[@data-slug="ac-gas-furnace"]//img' )->item( 0 )->getAttribute( 'alt' ) );
+			$this->assertSame( preg_replace( Contractor_Pricing_Content::BIDI_CONTROLS, '', self::HOSTILE ), $path->query( '//*[@data-slug="ac-gas-furnace"]//img' )->item( 0 )->getAttribute( 'alt' ), 'the name, bidi controls dropped: an attribute cannot isolate them' );
 			$this->assertSame( 0, $path->query( '//@*[starts-with(name(), "on")]' )->length, $content );
 			$names = array();
 			foreach ( $path->query( '//bdi' ) as $bdi ) {

@@ -21,10 +21,17 @@ final class Contractor_Pricing_Plain_Words {
 	private $waiting;
 
 	/**
-	 * @param array[] $glossary Contractor_Pricing_Content::glossary(): each term and meaning.
+	 * @param array[] $glossary Contractor_Pricing_Content::glossary(): each term, meaning, and whether to mark it.
 	 */
 	public function __construct( array $glossary ) {
-		$this->waiting = $glossary;
+		$this->waiting = array_values(
+			array_filter(
+				$glossary,
+				function ( $entry ) {
+					return ! empty( $entry['mark'] );
+				}
+			)
+		);
 	}
 
 	/**
@@ -53,7 +60,9 @@ final class Contractor_Pricing_Plain_Words {
 
 	/**
 	 * The waiting term that appears first in `$text` as a whole word (the longer one where two start at
-	 * the same place: "SEER2" before "SEER"), as its byte offset and its index; null when none does.
+	 * the same place), as its byte offset and its index; null when none does. A whole word as the mirror
+	 * matches one (mirror/glossary.py): no letter right before it, no letter or digit right after it
+	 * ("SEER" never inside "SEER2", "AC" never inside "ACC"; "3ton" is a number and its unit).
 	 *
 	 * @param string $text The text.
 	 * @return array|null
@@ -61,8 +70,7 @@ final class Contractor_Pricing_Plain_Words {
 	private function first_term( $text ) {
 		$best = null;
 		foreach ( $this->waiting as $index => $entry ) {
-			// A whole word: no letter or digit right before or after it ("ton" in "3 ton", never in "Carrier Town").
-			$pattern = '/(?<![\p{L}\p{N}])' . preg_quote( $entry['term'], '/' ) . '(?![\p{L}\p{N}])/u';
+			$pattern = '/(?<!\p{L})' . preg_quote( $entry['term'], '/' ) . '(?![\p{L}\p{N}])/u';
 			if ( ! preg_match( $pattern, $text, $match, PREG_OFFSET_CAPTURE ) ) {
 				continue;
 			}

@@ -478,19 +478,29 @@ final class Contractor_Pricing_Content {
 	 * keeps no glossary of its own: the words and their meanings are the mirror's.
 	 *
 	 * @param array $document A valid pricing document.
-	 * @return array[] Each: term, meaning (a term listed twice is kept once, as first listed).
+	 * @return array[] Each: term, meaning, and whether the term is marked where it first appears (`mark`: false
+	 *                 for a term the glossary lists with two meanings, "HP" a heat pump and "HP" horsepower, as
+	 *                 pricing.json does not say which one a given place means; the list gives both).
 	 */
 	public static function glossary( array $document ) {
+		$meanings = array();
+		$listed   = isset( $document['glossary'] ) && is_array( $document['glossary'] ) ? $document['glossary'] : array();
+		foreach ( $listed as $entry ) {
+			$meanings[ $entry['term'] ][ $entry['meaning'] ] = true;
+		}
 		$entries = array();
 		$seen    = array();
-		foreach ( isset( $document['glossary'] ) && is_array( $document['glossary'] ) ? $document['glossary'] : array() as $entry ) {
-			if ( ! isset( $seen[ $entry['term'] ] ) ) {
-				$seen[ $entry['term'] ] = true;
-				$entries[]              = array(
-					'term'    => $entry['term'],
-					'meaning' => $entry['meaning'],
-				);
+		foreach ( $listed as $entry ) {
+			$key = $entry['term'] . "\0" . $entry['meaning'];
+			if ( isset( $seen[ $key ] ) ) {
+				continue;
 			}
+			$seen[ $key ] = true;
+			$entries[]    = array(
+				'term'    => $entry['term'],
+				'meaning' => $entry['meaning'],
+				'mark'    => 1 === count( $meanings[ $entry['term'] ] ),
+			);
 		}
 		return $entries;
 	}
@@ -508,19 +518,30 @@ final class Contractor_Pricing_Content {
 	}
 
 	/**
-	 * A category's or an option's picture: its `image_url`, and its name for the text a browser shows, or reads
-	 * out, in its place; null when it has none (the page is laid out the same without it).
+	 * A category's or an option's picture (docs/pricing-page.md, rule 8): its `image_url` when the page may
+	 * show it, and its name, bidi controls dropped (an attribute cannot isolate them), for the text a browser
+	 * shows or reads out in its place; null when it has none or the page may not show it (the page is then
+	 * laid out as if there were none).
 	 *
-	 * @param array $item A category or an option.
+	 * An https picture is always shown; an http one only on a page that is itself served over http, so a
+	 * page never carries mixed content.
+	 *
+	 * @param array     $item     A category or an option.
+	 * @param bool|null $page_tls Whether the page is served over https (null: ask WordPress, is_ssl()).
 	 * @return array|null Keys: url, alt.
 	 */
-	public static function image( array $item ) {
+	public static function image( array $item, $page_tls = null ) {
 		if ( empty( $item['image_url'] ) || ! is_string( $item['image_url'] ) ) {
+			return null;
+		}
+		$scheme = strtolower( (string) wp_parse_url( $item['image_url'], PHP_URL_SCHEME ) );
+		$tls    = null === $page_tls ? is_ssl() : $page_tls;
+		if ( 'https' !== $scheme && ( 'http' !== $scheme || $tls ) ) {
 			return null;
 		}
 		return array(
 			'url' => $item['image_url'],
-			'alt' => $item['name'],
+			'alt' => (string) preg_replace( self::BIDI_CONTROLS, '', $item['name'] ),
 		);
 	}
 
@@ -556,7 +577,7 @@ final class Contractor_Pricing_Content {
 			/* translators: %s: the business name (the renderer isolates it in <bdi>). */
 			'cta_call_text'  => __( 'Every home is different. Call %s for a quote.', 'contractor-pricing' ),
 			'cta_button'     => __( 'Get a quote', 'contractor-pricing' ),
-			'glossary'       => __( 'What the words mean', 'contractor-pricing' ),
+			'glossary'       => __( 'What these words mean', 'contractor-pricing' ),
 		);
 	}
 }

@@ -17,13 +17,13 @@ final class Contractor_Pricing_Renderer {
 	const STYLE = 'contractor-pricing';
 
 	/**
-	 * The width and height attributes of the pictures (3:2, the shape the stylesheet crops each picture to), so
-	 * the browser keeps their room before they load: a system's card picture, an accessory's, an option's.
+	 * Each picture's box (docs/pricing-page.md, rule 8, as the hosted page draws it): its width and height
+	 * attributes, and the same box in the stylesheet (object-fit: cover), so nothing moves when it arrives.
 	 */
 	const IMAGE_SIZES = array(
-		'system'    => array( 480, 320 ),
-		'accessory' => array( 120, 80 ),
-		'option'    => array( 72, 48 ),
+		'system'    => array( 96, 72 ),
+		'accessory' => array( 64, 48 ),
+		'option'    => array( 40, 40 ),
 	);
 
 	/** @var array Sections rendered inside `the_content`, by placeholder. */
@@ -191,27 +191,32 @@ final class Contractor_Pricing_Renderer {
 		if ( ! $glossary ) {
 			return '';
 		}
-		$html = '<details class="contractor-pricing__panel contractor-pricing__glossary"><summary>' . esc_html( $labels['glossary'] ) . '</summary><dl>';
+		// The summary names the terms, so a reader who cannot hover (a phone) knows what the list explains.
+		$terms = implode( ', ', array_unique( array_column( $glossary, 'term' ) ) );
+		$html  = '<details class="contractor-pricing__panel contractor-pricing__glossary"><summary>' . esc_html( $labels['glossary'] )
+			. '<span class="contractor-pricing__glossary-terms">' . esc_html( $terms ) . '</span></summary><dl>';
 		foreach ( $glossary as $entry ) {
-			$html .= '<dt>' . esc_html( $entry['term'] ) . '</dt><dd>' . esc_html( $entry['meaning'] ) . '</dd>';
+			$html .= '<div><dt>' . esc_html( $entry['term'] ) . '</dt><dd>' . esc_html( $entry['meaning'] ) . '</dd></div>';
 		}
 		return $html . '</dl></details>';
 	}
 
 	/**
-	 * A category's name as the contractor wrote it (its plain words marked), and beneath it, when the name
-	 * abbreviates its kind, the kind's plain name.
+	 * A category's picture (when it has one) beside its name as the contractor wrote it (its plain words
+	 * marked), and beneath the name, when it abbreviates its kind, the kind's plain name.
 	 *
 	 * @param array                          $category Contractor_Pricing_Content::category().
+	 * @param string                         $size     A key of IMAGE_SIZES.
 	 * @param Contractor_Pricing_Plain_Words $words    The page's plain words.
 	 * @return string
 	 */
-	private static function category_heading( array $category, Contractor_Pricing_Plain_Words $words ) {
-		$html = '<h3><bdi class="contractor-pricing__category-name">' . $words->mark( $category['name'] ) . '</bdi></h3>';
+	private static function category_heading( array $category, $size, Contractor_Pricing_Plain_Words $words ) {
+		$html = '<div class="contractor-pricing__category-head">' . self::image( $category['image'], $size ) . '<div class="contractor-pricing__category-title">'
+			. '<h3><bdi class="contractor-pricing__category-name">' . $words->mark( $category['name'] ) . '</bdi></h3>';
 		if ( null !== $category['plain_name'] ) {
 			$html .= '<p class="contractor-pricing__plain-name"><bdi>' . esc_html( $category['plain_name'] ) . '</bdi></p>';
 		}
-		return $html;
+		return $html . '</div></div>';
 	}
 
 	private static function headlines( array $content ) {
@@ -246,8 +251,7 @@ final class Contractor_Pricing_Renderer {
 
 	private static function system( array $category, array $labels, Contractor_Pricing_Plain_Words $words ) {
 		$html  = '<section' . self::category_attributes( $category, 'contractor-pricing__system' ) . '>';
-		$html .= self::image( $category['image'], 'system' );
-		$html .= self::category_heading( $category, $words );
+		$html .= self::category_heading( $category, 'system', $words );
 		$html .= '<p class="contractor-pricing__range-label">' . esc_html( $category['range_label'] ) . '</p>';
 		$html .= '<p class="contractor-pricing__range">' . esc_html( $category['price_range'] ) . '</p>';
 		$html .= '<table class="contractor-pricing__tiers"><thead><tr><th scope="col">' . esc_html( $labels['tier'] ) . '</th>'
@@ -321,8 +325,8 @@ final class Contractor_Pricing_Renderer {
 			}
 			$html .= '<ul class="contractor-pricing__option-list">';
 			foreach ( $group['options'] as $option ) {
-				$html .= '<li class="contractor-pricing__option" data-sku="' . esc_attr( $option['sku'] ) . '">' . self::image( $option['image'], 'option' )
-					. '<bdi class="contractor-pricing__option-name">' . $words->mark( $option['name'] ) . '</bdi>'
+				$html .= '<li class="contractor-pricing__option" data-sku="' . esc_attr( $option['sku'] ) . '"><span class="contractor-pricing__option-main">' . self::image( $option['image'], 'option' )
+					. '<bdi class="contractor-pricing__option-name">' . $words->mark( $option['name'] ) . '</bdi></span>'
 					. '<span class="contractor-pricing__option-price">' . esc_html( $option['price'] ) . '</span></li>';
 			}
 			$html .= '</ul>';
@@ -337,8 +341,7 @@ final class Contractor_Pricing_Renderer {
 		$html = '<h2 class="contractor-pricing__section">' . esc_html( $labels['accessories'] ) . '</h2><div class="contractor-pricing__panel contractor-pricing__accessories">';
 		foreach ( $accessories as $category ) {
 			$html .= '<section' . self::category_attributes( $category, 'contractor-pricing__accessory' ) . '><div class="contractor-pricing__accessory-head">'
-				. self::image( $category['image'], 'accessory' )
-				. '<div class="contractor-pricing__accessory-title">' . self::category_heading( $category, $words ) . '</div>'
+				. self::category_heading( $category, 'accessory', $words )
 				. '<p class="contractor-pricing__range">' . esc_html( $category['price_range'] ) . '</p></div>'
 				. self::all_options( $category, $words ) . '</section>';
 		}
