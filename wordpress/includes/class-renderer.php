@@ -133,7 +133,7 @@ final class Contractor_Pricing_Renderer {
 		$html .= self::glossary( $content['glossary'], $labels );
 		if ( null !== $content['price_description'] ) {
 			$html .= '<section class="contractor-pricing__panel contractor-pricing__includes"><h2>' . esc_html( $labels['includes'] ) . '</h2>'
-				. '<p><bdi class="contractor-pricing__price-description">' . $words->mark( $content['price_description'] ) . '</bdi></p></section>';
+				. '<p><bdi class="contractor-pricing__price-description">' . esc_html( $content['price_description'] ) . '</bdi></p></section>';
 		}
 		if ( null !== $content['quote_url'] || null !== $content['phone'] ) {
 			$html .= self::call_to_action( $content );

@@ -68,7 +68,7 @@ final class Contractor_Pricing_Settings_Page {
 	public static function add_fields() {
 		add_settings_section( 'contractor_pricing_mirror', __( 'Your catalog', 'contractor-pricing' ), array( __CLASS__, 'section_intro' ), self::SLUG );
 		$texts = array(
-			'mirror_url'   => array( __( 'Mirror address', 'contractor-pricing' ), 'url', 'https://catalog.example.com', __( 'The address of the catalog mirror that publishes your pricing.json (its base URL, without /companies/...).', 'contractor-pricing' ) ),
+			'mirror_url'   => array( __( 'Mirror address', 'contractor-pricing' ), 'url', 'https://catalog.example.com', __( 'The address of the catalog mirror that publishes your pricing.json: its base URL, with its port if it has one (any port works), without /companies/....', 'contractor-pricing' ) ),
 			'plugin_key'   => array( __( 'Plugin key', 'contractor-pricing' ), 'text', '', __( 'Your company\'s plugin key on the commerce platform (it is public: it appears in your pricing.json address).', 'contractor-pricing' ) ),
 			'quote_source' => array(
 				__( 'Quote link label', 'contractor-pricing' ),
