@@ -101,10 +101,14 @@ docs: install
 	$(PY) scripts/build_docs.py
 
 # The pricing page's screenshots in docs/images/ (docs/pricing-page.md): the suite's own Chromium
-# test of the demo's Tudi Mechanical Systems at 1280 and 390 px (tests/feeds/test_pricing_page_content.py).
-screenshots: install-test tools browser services
+# test of the demo's Tudi Mechanical Systems at 1280 and 390 px (tests/feeds/test_pricing_page_content.py);
+# and the WordPress plugin's (docs/wordpress.md): its page at 1280 and 390 px after wp-admin's
+# "Check connection", and beside the hosted page (tests/wordpress/test_wordpress.py).
+screenshots: install-test tools browser wordpress services
 	SCREENSHOT_DIR=docs/images PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest -q -n 0 -p no:cacheprovider \
 		tests/feeds/test_pricing_page_content.py -k "screenshots"
+	SCREENSHOT_DIR=docs/images WORDPRESS_SCREENSHOT=docs/images/wordpress-beside-hosted.png PATH="$(NODE_BIN):$$PATH" \
+		$(PY) -m pytest -q -n 0 -p no:cacheprovider tests/wordpress/test_wordpress.py -k "contractor_connects or with_the_embed_on"
 
 bench-sync: install-test services
 	$(PY) bench/sync.py

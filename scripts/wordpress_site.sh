@@ -53,9 +53,8 @@ remove_site() {
 }
 
 write_config() {  # PORT MIRROR_URL
-  local port=$1 mirror=$2 mirror_host mirror_port salts
+  local port=$1 mirror=$2 mirror_host salts
   mirror_host=$(php -r 'echo parse_url($argv[1], PHP_URL_HOST);' "$mirror")
-  mirror_port=$(php -r '$p = parse_url($argv[1]); echo isset($p["port"]) ? $p["port"] : ($p["scheme"] === "https" ? 443 : 80);' "$mirror")
   salts=$(php -r 'foreach (["AUTH_KEY","SECURE_AUTH_KEY","LOGGED_IN_KEY","NONCE_KEY","AUTH_SALT","SECURE_AUTH_SALT","LOGGED_IN_SALT","NONCE_SALT"] as $k) { echo "define(\x27$k\x27, \x27" . bin2hex(random_bytes(32)) . "\x27);\n"; }')
   mkdir -p /etc/wordpress
   cat >"$CONFIG" <<PHP
@@ -72,7 +71,6 @@ define('WP_CONTENT_URL', 'http://127.0.0.1:$port/wp-content');
 define('DISABLE_WP_CRON', true);
 define('WP_HTTP_BLOCK_EXTERNAL', true);
 define('WP_ACCESSIBLE_HOSTS', '$mirror_host');
-define('LOCAL_SITE_MIRROR_PORTS', '$mirror_port');
 define('AUTOMATIC_UPDATER_DISABLED', true);
 define('WP_DEBUG', true);
 define('WP_DEBUG_DISPLAY', false);

@@ -89,6 +89,39 @@ class DocumentTest extends Contractor_Pricing_TestCase {
 			'coordinates that are not numbers'      => function ( &$d ) {
 				$d['business']['geo'] = array( 'latitude' => '38.7875', 'longitude' => '-90.6299' );
 			},
+			'a glossary that is not a list'         => function ( &$d ) {
+				$d['glossary'] = array( 'SEER2' => 'Seasonal energy efficiency ratio' );
+			},
+			'a glossary entry without a meaning'    => function ( &$d ) {
+				$d['glossary'] = array( array( 'term' => 'SEER2' ) );
+			},
+			'a glossary term that is not text'      => function ( &$d ) {
+				$d['glossary'] = array( array( 'term' => 2, 'meaning' => 'Two' ) );
+			},
+			'an empty glossary term'                => function ( &$d ) {
+				$d['glossary'] = array( array( 'term' => '', 'meaning' => 'Nothing' ) );
+			},
+			'a glossary term past its bound'        => function ( &$d ) {
+				$d['glossary'] = array( array( 'term' => str_repeat( 'é', Contractor_Pricing_Document::TERM_MAX + 1 ), 'meaning' => 'Long' ) );
+			},
+			'a meaning past its bound'              => function ( &$d ) {
+				$d['glossary'] = array( array( 'term' => 'SEER2', 'meaning' => str_repeat( 'a', Contractor_Pricing_Document::MEANING_MAX + 1 ) ) );
+			},
+			'more glossary entries than the bound'  => function ( &$d ) {
+				$d['glossary'] = array_fill( 0, Contractor_Pricing_Document::GLOSSARY_MAX + 1, array( 'term' => 'SEER2', 'meaning' => 'A rating.' ) );
+			},
+			'a plain name that is not text'         => function ( &$d ) {
+				$d['categories'][0]['plain_name'] = array( 'Air conditioner and gas furnace' );
+			},
+			'an empty plain name'                   => function ( &$d ) {
+				$d['categories'][0]['plain_name'] = '';
+			},
+			'a plain name past its bound'           => function ( &$d ) {
+				$d['categories'][0]['plain_name'] = str_repeat( 'a', Contractor_Pricing_Document::PLAIN_NAME_MAX + 1 );
+			},
+			'an option image that is not http(s)'   => function ( &$d ) {
+				$d['categories'][0]['options'][0]['image_url'] = 'data:image/png;base64,AAAA';
+			},
 		);
 		return array_map(
 			function ( $change ) {
@@ -174,6 +207,35 @@ class DocumentTest extends Contractor_Pricing_TestCase {
 		$document['business']['website']       = 'HTTPS://WWW.UPPER.EXAMPLE/';
 		$document['categories'][0]['image_url'] = 'Https://img.example/a.jpg';
 		$this->assertTrue( Contractor_Pricing_Document::is_valid( $document ) );
+	}
+
+	public function test_the_plain_words_and_pictures_are_read_when_published_and_optional() {
+		$document                                      = self::document(
+			array(
+				'glossary' => array(
+					array(
+						'term'    => 'SEER2',
+						'meaning' => 'How efficiently an air conditioner or heat pump cools over a season; higher uses less power.',
+					),
+					array(
+						'term'    => str_repeat( 'é', Contractor_Pricing_Document::TERM_MAX ),
+						'meaning' => str_repeat( 'm', Contractor_Pricing_Document::MEANING_MAX ),
+					),
+				),
+			)
+		);
+		$document['categories'][0]['plain_name']       = 'Air conditioner and gas furnace';
+		$document['categories'][1]['plain_name']       = null;
+		$document['categories'][2]['plain_name']       = str_repeat( 'p', Contractor_Pricing_Document::PLAIN_NAME_MAX );
+		$document['categories'][0]['options'][0]['image_url'] = 'https://images.catalog.example/acgf-3t-good.jpg';
+		$document['categories'][0]['options'][1]['image_url'] = null;
+		$this->assertTrue( Contractor_Pricing_Document::is_valid( $document ) );
+		$stored = Contractor_Pricing_Document::parse( (string) wp_json_encode( $document ) );
+		$this->assertSame( $document['glossary'], $stored['glossary'] );
+		$this->assertSame( 'Air conditioner and gas furnace', $stored['categories'][0]['plain_name'] );
+		// A mirror that publishes none of them (the fixture, as older mirrors write it) is read as before.
+		$this->assertArrayNotHasKey( 'glossary', self::document() );
+		$this->assertTrue( Contractor_Pricing_Document::is_valid( self::document( array( 'glossary' => null ) ) ) );
 	}
 
 	public function test_a_refused_body_counts_as_a_failed_poll_and_keeps_the_copy() {

@@ -206,6 +206,299 @@ class RendererTest extends Contractor_Pricing_TestCase {
 		$this->assertSame( array(), $this->quote_links( Contractor_Pricing_Renderer::render() ) );
 	}
 
+	public function test_the_quote_link_carries_the_label_the_contractor_sets() {
+		$this->store( self::document() );
+		update_option( Contractor_Pricing_Settings::OPTION, array_merge( Contractor_Pricing_Settings::all(), array( 'quote_source' => 'our site & blog' ) ) );
+		$this->assertSame( array( 'https://mirror.example/companies/tudi-test/quote?source=our%20site%20%26%20blog' ), array_unique( $this->quote_links( Contractor_Pricing_Renderer::render() ) ) );
+	}
+
+	public function test_the_phone_stands_beside_the_quote_button_as_on_the_hosted_page() {
+		$this->store( self::document() );
+		$path = new DOMXPath( $this->parse( Contractor_Pricing_Renderer::render() ) );
+		foreach ( array( 'contractor-pricing__actions', 'contractor-pricing__cta' ) as $place ) {
+			$links = array();
+			foreach ( $path->query( '//*[contains(@class, "' . $place . '")]//a' ) as $link ) {
+				$links[] = array( self::text( $link ), $link->getAttribute( 'href' ) );
+			}
+			$this->assertSame(
+				array(
+					array( 'Get a quote', 'https://mirror.example/companies/tudi-test/quote?source=wordpress' ),
+					array( 'Call (636) 555-0142', 'tel:+16365550142' ),
+				),
+				$links,
+				$place
+			);
+		}
+		$this->assertSame( array( 'tel:+16365550142' ), $this->attributes( $path, '//footer//a', 'href' ) );
+
+		// Quoting switched off: the phone is still there, and the call to action asks for a call.
+		Contractor_Pricing_Store::forget();
+		$this->store( self::document( array( 'quote_url' => null ) ) );
+		$page = $this->parse( Contractor_Pricing_Renderer::render() );
+		$this->assertSame( array( 'Call (636) 555-0142', 'Call (636) 555-0142' ), $this->texts( $page, '//a[contains(@class, "contractor-pricing__call")]' ) );
+		$this->assertStringContainsString( 'Call Tudi Mechanical Systems for a quote.', $page->textContent );
+
+		// No phone: no call button, and nothing in its place.
+		$document                      = self::document();
+		$document['business']['phone'] = null;
+		Contractor_Pricing_Store::forget();
+		$this->store( $document );
+		$this->assertSame( array(), $this->texts( $this->parse( Contractor_Pricing_Renderer::render() ), '//a[starts-with(@href, "tel:")]' ) );
+	}
+
+	public function test_while_the_mirror_is_unreachable_the_phone_and_the_quote_button_stay_as_the_last_good_copy_said() {
+		$this->store( self::document() );
+		$this->answers[] = new WP_Error( 'http_request_failed', 'cURL error 7: Failed to connect' );
+		Contractor_Pricing_Poller::poll();
+		$this->assertSame( Contractor_Pricing_Fetch::FAILED, Contractor_Pricing_Store::status()['outcome'] );
+		$path = new DOMXPath( $this->parse( Contractor_Pricing_Renderer::render() ) );
+		$this->assertSame( array( 'tel:+16365550142', 'tel:+16365550142', 'tel:+16365550142' ), $this->attributes( $path, '//a[starts-with(@href, "tel:")]', 'href' ) );
+		$this->assertSame( array( 'https://mirror.example/companies/tudi-test/quote?source=wordpress' ), array_unique( $this->attributes( $path, '//a[contains(@class, "contractor-pricing__quote")]', 'href' ) ) );
+	}
+
+	/**
+	 * The phone as the hosted page shows it (feeds/pages.py format_phone; tests/wordpress/test_wordpress_phpunit.py compares the two).
+	 */
+	public function test_a_us_phone_reads_as_a_person_dials_it_and_any_other_as_stored() {
+		$this->assertSame( array( 'display' => '(636) 555-0142', 'tel' => 'tel:+16365550142' ), Contractor_Pricing_Content::phone( array( 'phone' => '+16365550142' ) ) );
+		$this->assertSame( array( 'display' => '+44 20 7946 0958', 'tel' => 'tel:+442079460958' ), Contractor_Pricing_Content::phone( array( 'phone' => '+44 20 7946 0958' ) ) );
+		$this->assertNull( Contractor_Pricing_Content::phone( array( 'phone' => null ) ) );
+		$this->assertNull( Contractor_Pricing_Content::phone( array( 'phone' => 'call us' ) ) );
+	}
+
+	public function test_category_and_option_pictures_are_lazy_sized_and_named_and_the_page_stands_without_them() {
+		$document = self::document();
+		$document['categories'][0]['options'][0]['image_url'] = 'https://images.catalog.example/acgf-3t-good.jpg';
+		$this->store( $document );
+		$path = new DOMXPath( $this->parse( Contractor_Pricing_Renderer::render() ) );
+		$shown = array();
+		foreach ( $path->query( '//img' ) as $image ) {
+			$slug    = $path->query( 'ancestor::*[@data-slug][1]', $image )->item( 0 )->getAttribute( 'data-slug' );
+			$shown[] = array( $slug, $image->getAttribute( 'src' ), $image->getAttribute( 'alt' ), $image->getAttribute( 'loading' ), $image->getAttribute( 'width' ) . 'x' . $image->getAttribute( 'height' ) );
+		}
+		$this->assertSame(
+			array(
+				array( 'ac-gas-furnace', 'https://images.catalog.example/ac-gas-furnace/acgf-3t-good.jpg', 'A/C & Gas Furnace', 'lazy', '96x72' ),
+				array( 'ac-gas-furnace', 'https://images.catalog.example/acgf-3t-good.jpg', 'Carrier 14.3 SEER2 A/C & 80% AFUE Gas Furnace, 3 ton', 'lazy', '40x40' ),
+				array( 'air-filters', 'https://images.catalog.example/air-filters/acc-flt-m8-16x25x1.jpg', 'Air Filters', 'lazy', '64x48' ),
+			),
+			$shown
+		);
+
+		// Beside the category's name, in the heading.
+		$this->assertSame( 'A/C & Gas Furnace', self::text( $path->query( '//img[@width="96"]/following-sibling::*[1]//h3' )->item( 0 ) ) );
+
+		// Without pictures: no image element, no empty box, and the same words and prices.
+		$with = $this->categories( $path->document );
+		foreach ( $document['categories'] as &$category ) {
+			$category['image_url'] = null;
+		}
+		unset( $category );
+		unset( $document['categories'][0]['options'][0]['image_url'] );
+		Contractor_Pricing_Store::forget();
+		$this->store( $document );
+		$page = $this->parse( Contractor_Pricing_Renderer::render() );
+		$this->assertSame( 0, ( new DOMXPath( $page ) )->query( '//img | //*[contains(@class, "contractor-pricing__image")]' )->length );
+		$this->assertSame( $with, $this->categories( $page ) );
+	}
+
+	/**
+	 * Rule 8: an https picture always; an http one only where the page itself is http (no mixed content);
+	 * anything else never; the name without bidi controls as its alt text.
+	 */
+	public function test_a_picture_is_shown_only_where_the_page_can_carry_it() {
+		$https = array( 'name' => "A/C \u{202E}& Furnace", 'image_url' => 'https://images.example/a.jpg' );
+		$http  = array( 'name' => 'A/C', 'image_url' => 'HTTP://images.example/a.jpg' );
+		$this->assertSame( array( 'url' => 'https://images.example/a.jpg', 'alt' => 'A/C & Furnace' ), Contractor_Pricing_Content::image( $https, true ) );
+		$this->assertNotNull( Contractor_Pricing_Content::image( $https, false ) );
+		$this->assertNull( Contractor_Pricing_Content::image( $http, true ), 'an http picture on an https page would be mixed content' );
+		$this->assertSame( 'HTTP://images.example/a.jpg', Contractor_Pricing_Content::image( $http, false )['url'] );
+		$this->assertNull( Contractor_Pricing_Content::image( array( 'name' => 'A/C', 'image_url' => null ), false ) );
+	}
+
+	/**
+	 * A document as a mirror with plain words publishes it: its glossary (each term it uses, in the order it
+	 * first appears) and the plain name of a category whose name abbreviates its kind.
+	 *
+	 * @return array
+	 */
+	private static function with_plain_words() {
+		$document                               = self::document(
+			array(
+				'glossary' => array(
+					array(
+						'term'    => 'A/C',
+						'meaning' => 'Air conditioner: cools the house.',
+					),
+					array(
+						'term'    => 'SEER2',
+						'meaning' => 'How efficiently it cools over a season; higher uses less electricity.',
+					),
+					array(
+						'term'    => 'AFUE',
+						'meaning' => 'How much of the gas a furnace burns becomes heat in the house.',
+					),
+					array(
+						'term'    => 'ton',
+						'meaning' => 'Cooling capacity: one ton removes 12,000 BTU of heat an hour.',
+					),
+				),
+			)
+		);
+		$document['categories'][0]['plain_name'] = 'Air conditioner and gas furnace';
+		return $document;
+	}
+
+	public function test_each_plain_word_is_explained_where_it_first_appears_and_in_a_list_that_opens_without_javascript() {
+		$this->store( self::with_plain_words() );
+		$path = new DOMXPath( $this->parse( Contractor_Pricing_Renderer::render() ) );
+
+		$marked = array();
+		foreach ( $path->query( '//abbr' ) as $abbr ) {
+			$marked[] = array( $abbr->textContent, $abbr->getAttribute( 'title' ), $path->query( 'ancestor::*[@class][1]', $abbr )->item( 0 )->getAttribute( 'class' ) );
+		}
+		$this->assertSame(
+			array(
+				array( 'A/C', 'Air conditioner: cools the house.', 'contractor-pricing__category-name' ),
+				array( 'SEER2', 'How efficiently it cools over a season; higher uses less electricity.', 'contractor-pricing__fact' ),
+				array( 'AFUE', 'How much of the gas a furnace burns becomes heat in the house.', 'contractor-pricing__fact' ),
+				array( 'ton', 'Cooling capacity: one ton removes 12,000 BTU of heat an hour.', 'contractor-pricing__size' ),
+			),
+			$marked,
+			'each term once, where the page first shows it'
+		);
+		// The contractor's name stays as written, the plain name beneath it.
+		$card = '//*[@data-slug="ac-gas-furnace"]';
+		$this->assertSame( array( 'A/C & Gas Furnace' ), $this->texts( $path->document, $card . '//h3' ) );
+		$this->assertSame( array( 'Air conditioner and gas furnace' ), $this->texts( $path->document, $card . '//h3/following-sibling::p[1][contains(@class, "contractor-pricing__plain-name")]' ) );
+		$this->assertSame( array(), $this->texts( $path->document, '//*[@data-slug="air-filters"]//*[contains(@class, "contractor-pricing__plain-name")]' ) );
+		// Every term with its line, in a <details> list: readable on a phone, where a title never shows.
+		$this->assertSame( 0, $path->query( '//script' )->length );
+		$this->assertSame( array( 'What these words mean' ), $this->texts( $path->document, '//details[contains(@class, "contractor-pricing__glossary")]/summary/text()' ) );
+		$this->assertSame( array( 'A/C, SEER2, AFUE, ton' ), $this->texts( $path->document, '//details[contains(@class, "contractor-pricing__glossary")]/summary/span' ), 'the summary names the terms: a phone cannot hover' );
+		$this->assertSame( array( 'A/C', 'SEER2', 'AFUE', 'ton' ), $this->texts( $path->document, '//details[contains(@class, "contractor-pricing__glossary")]//dt' ) );
+		$this->assertSame( 'Air conditioner: cools the house.', self::text( $path->query( '//details[contains(@class, "contractor-pricing__glossary")]//dd' )->item( 0 ) ) );
+		// The words read as before: each tier row is word for word what it says without plain words.
+		$rows = $this->tier_rows( Contractor_Pricing_Renderer::render() );
+		Contractor_Pricing_Store::forget();
+		$this->store( self::document() );
+		$this->assertSame( $this->tier_rows( Contractor_Pricing_Renderer::render() ), $rows );
+	}
+
+	public function test_a_term_listed_with_two_meanings_is_explained_in_the_list_only() {
+		$document = self::with_plain_words();
+		array_unshift(
+			$document['glossary'],
+			array(
+				'term'    => 'AFUE',
+				'meaning' => 'A second meaning the document does not say where it applies.',
+			)
+		);
+		$document['glossary'][] = array(
+			'term'    => 'SEER2',
+			'meaning' => 'How efficiently it cools over a season; higher uses less electricity.',
+		);
+		$this->store( $document );
+		$path = new DOMXPath( $this->parse( Contractor_Pricing_Renderer::render() ) );
+		$this->assertSame( array( 'A/C', 'SEER2', 'ton' ), $this->texts( $path->document, '//abbr' ), 'never the wrong meaning of AFUE' );
+		$this->assertSame( array( 'AFUE', 'A/C', 'SEER2', 'AFUE', 'ton' ), $this->texts( $path->document, '//dt' ), 'both meanings listed; a repeated entry once' );
+	}
+
+	public function test_a_plain_word_is_a_whole_token_as_the_mirror_matches_it() {
+		$words = new Contractor_Pricing_Plain_Words(
+			array(
+				array(
+					'term'    => 'SEER',
+					'meaning' => 'Old rating.',
+					'mark'    => true,
+				),
+				array(
+					'term'    => 'ton',
+					'meaning' => 'Cooling.',
+					'mark'    => true,
+				),
+				array(
+					'term'    => 'AC',
+					'meaning' => 'Air conditioner.',
+					'mark'    => true,
+				),
+			)
+		);
+		$this->assertSame( '16 SEER2 ACC-FLT Boston', $words->mark( '16 SEER2 ACC-FLT Boston' ), 'never inside a longer word' );
+		$this->assertSame( '3<abbr class="contractor-pricing__term" title="Cooling.">ton</abbr> &amp; <abbr class="contractor-pricing__term" title="Air conditioner.">AC</abbr>', $words->mark( '3ton & AC' ), 'a number and its unit' );
+		$this->assertSame( '15 <abbr class="contractor-pricing__term" title="Old rating.">SEER</abbr> AC, 2 ton', $words->mark( '15 SEER AC, 2 ton' ), 'each word once, where it first appears' );
+	}
+
+	public function test_the_document_the_mirror_publishes_now_shows_its_words_and_pictures() {
+		$document = self::published_document();
+		$this->assertNotEmpty( $document['glossary'] );
+		$this->store( $document );
+		$path = new DOMXPath( $this->parse( Contractor_Pricing_Renderer::render() ) );
+		$marked = array();
+		foreach ( $path->query( '//abbr' ) as $abbr ) {
+			$marked[] = $abbr->textContent;
+		}
+		$terms = array_column( $document['glossary'], 'term' );
+		$this->assertNotEmpty( $marked );
+		$this->assertSame( array(), array_diff( $marked, $terms ), 'only published terms are marked' );
+		$this->assertSame( 1, $path->query( '//details[contains(@class, "contractor-pricing__glossary")]' )->length );
+		$options_with_pictures = 0;
+		foreach ( $document['categories'] as $category ) {
+			foreach ( $category['options'] as $option ) {
+				$options_with_pictures += empty( $option['image_url'] ) ? 0 : 1;
+			}
+		}
+		$this->assertSame( $options_with_pictures, $path->query( '//img[@width="40"]' )->length );
+	}
+
+	public function test_without_plain_words_the_page_is_as_before() {
+		$this->store( self::document() );
+		$plain = Contractor_Pricing_Renderer::render();
+		$path  = new DOMXPath( $this->parse( $plain ) );
+		$this->assertSame( 0, $path->query( '//abbr | //*[contains(@class, "contractor-pricing__glossary")] | //*[contains(@class, "contractor-pricing__plain-name")]' )->length );
+
+		Contractor_Pricing_Store::forget();
+		$this->store( self::with_plain_words() );
+		$this->assertSame( self::text( $path->document->documentElement ), self::text( $this->parse( preg_replace( '#<details class="contractor-pricing__panel contractor-pricing__glossary">.*?</details>|<p class="contractor-pricing__plain-name">.*?</p>#s', '', Contractor_Pricing_Renderer::render() ) )->documentElement ) );
+	}
+
+	public function test_plain_words_are_contractor_free_text_escaped_and_marked_as_whole_words_only() {
+		$document             = self::document(
+			array(
+				'glossary' => array(
+					array(
+						'term'    => 'ton',
+						'meaning' => self::HOSTILE,
+					),
+					array(
+						'term'    => '<b>',
+						'meaning' => 'A tag.',
+					),
+				),
+			)
+		);
+		$document['categories'][0]['name']       = 'Boston <b> & ton';
+		$document['categories'][0]['plain_name'] = self::HOSTILE;
+		$this->store( $document );
+		$html = Contractor_Pricing_Renderer::render();
+		$path = new DOMXPath( $this->parse( $html ) );
+		$this->assertSame( 0, $path->query( '//script | //b | //@*[starts-with(name(), "on")]' )->length );
+		$this->assertSame( array( 'Boston <b> & ton' ), $this->texts( $path->document, '//*[@data-slug="ac-gas-furnace"]//h3' ) );
+		$this->assertSame( array( '<b>', 'ton' ), $this->texts( $path->document, '//*[@data-slug="ac-gas-furnace"]//h3//abbr' ), '"ton" as a word, never inside "Boston"' );
+		$this->assertSame( self::HOSTILE, $path->query( '//h3//abbr[. = "ton"]' )->item( 0 )->getAttribute( 'title' ) );
+		$this->assertSame( self::HOSTILE, $path->query( '//*[contains(@class, "contractor-pricing__plain-name")]/bdi' )->item( 0 )->textContent );
+	}
+
+	public function test_installed_systems_lead_and_parts_and_add_ons_are_a_smaller_line() {
+		$this->store( self::document() );
+		$this->assertSame( array( 'system', 'accessory' ), array_keys( $this->headlines( Contractor_Pricing_Renderer::render() ) ) );
+		// The stylesheet's sizes (Chromium measures them on the real page: tests/wordpress/test_wordpress.py).
+		$css = (string) file_get_contents( dirname( CONTRACTOR_PRICING_FILE ) . '/assets/pricing.css' );
+		preg_match( '/\.contractor-pricing__headline--system\{font-size:([\d.]+)em/', $css, $system );
+		preg_match( '/\.contractor-pricing__headline--accessory\{font-size:([\d.]+)em/', $css, $accessory );
+		$this->assertGreaterThanOrEqual( 1.5, (float) $system[1] / (float) $accessory[1] );
+	}
+
 	public function test_money_is_whole_dollars_or_cents_and_other_currencies_by_code() {
 		$this->assertSame( '$8,500', Contractor_Pricing_Content::money( 8500, 'USD' ) );
 		$this->assertSame( '$14,200.50', Contractor_Pricing_Content::money( 14200.5, 'USD' ) );
@@ -242,7 +535,9 @@ class RendererTest extends Contractor_Pricing_TestCase {
 			$html = apply_filters( 'the_content', $content );
 			$page = $this->parse( $html );
 			$path = new DOMXPath( $page );
-			$this->assertSame( 0, $path->query( '//script | //img' )->length, $content );
+			// No element but the plugin's own: the only pictures are the categories' (image_url), their names as alt text.
+			$this->assertSame( 0, $path->query( '//script | //img[not(contains(@class, "contractor-pricing__image"))]' )->length, $content );
+			$this->assertSame( preg_replace( Contractor_Pricing_Content::BIDI_CONTROLS, '', self::HOSTILE ), $path->query( '//*[@data-slug="ac-gas-furnace"]//img' )->item( 0 )->getAttribute( 'alt' ), 'the name, bidi controls dropped: an attribute cannot isolate them' );
 			$this->assertSame( 0, $path->query( '//@*[starts-with(name(), "on")]' )->length, $content );
 			$names = array();
 			foreach ( $path->query( '//bdi' ) as $bdi ) {
@@ -362,6 +657,22 @@ class RendererTest extends Contractor_Pricing_TestCase {
 			$texts[] = self::text( $node );
 		}
 		return $texts;
+	}
+
+	/**
+	 * One attribute of each node an XPath finds.
+	 *
+	 * @param DOMXPath $path      The page's XPath.
+	 * @param string   $query     The XPath.
+	 * @param string   $attribute The attribute.
+	 * @return string[]
+	 */
+	private function attributes( DOMXPath $path, $query, $attribute ) {
+		$values = array();
+		foreach ( $path->query( $query ) as $node ) {
+			$values[] = $node->getAttribute( $attribute );
+		}
+		return $values;
 	}
 
 	/**

@@ -30,6 +30,7 @@ class SettingsTest extends Contractor_Pricing_TestCase {
 			array(
 				'mirror_url'   => self::MIRROR,
 				'plugin_key'   => self::KEY,
+				'quote_source' => '',
 				'webmcp_embed' => true,
 			),
 			get_option( Contractor_Pricing_Settings::OPTION )
@@ -45,6 +46,27 @@ class SettingsTest extends Contractor_Pricing_TestCase {
 				'trades'     => array( 'hvac' ),
 			)
 		);
-		$this->assertSame( array( 'mirror_url', 'plugin_key', 'webmcp_embed' ), array_keys( $clean ) );
+		$this->assertSame( array( 'mirror_url', 'plugin_key', 'quote_source', 'webmcp_embed' ), array_keys( $clean ) );
+	}
+
+	/**
+	 * The quote link's label follows the mirror's rule for `?source=` (web/sources.py: a label's first 64
+	 * characters are recorded, a blank one is none): up to 64 characters are kept whole, a longer one is refused
+	 * rather than cut, and blank means "wordpress".
+	 */
+	public function test_the_quote_links_label_is_one_the_mirror_records_whole() {
+		$saved = function ( $label ) {
+			return Contractor_Pricing_Settings::sanitize( array_merge( Contractor_Pricing_Settings::all(), array( 'quote_source' => $label ) ) )['quote_source'];
+		};
+		$this->assertSame( '', $saved( '   ' ) );
+		$this->assertSame( Contractor_Pricing_Settings::QUOTE_SOURCE, Contractor_Pricing_Settings::quote_source() );
+		$this->assertSame( 'tudi.example blog', $saved( ' tudi.example blog ' ) );
+		$this->assertSame( str_repeat( 'é', 64 ), $saved( str_repeat( 'é', 64 ) ) );
+
+		update_option( Contractor_Pricing_Settings::OPTION, array_merge( Contractor_Pricing_Settings::all(), array( 'quote_source' => 'homepage' ) ) );
+		$this->assertSame( 'homepage', Contractor_Pricing_Settings::quote_source() );
+		foreach ( array( str_repeat( 'a', 65 ), "new\nline", "n\0ul", array( 'x' ) ) as $refused ) {
+			$this->assertSame( 'homepage', $saved( $refused ), 'a refused label keeps the saved one' );
+		}
 	}
 }

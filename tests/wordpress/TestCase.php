@@ -83,14 +83,33 @@ abstract class Contractor_Pricing_TestCase extends TestCase {
 	}
 
 	/**
-	 * The fixture document (a pricing.json as the mirror writes it), with some fields changed.
+	 * The fixture document as a mirror before plugin 1.3 wrote it (no glossary, plain names or option
+	 * pictures: each test adds what it is about), with some fields changed.
 	 *
 	 * @param array $changes Top-level fields to replace.
 	 * @return array
 	 */
 	protected static function document( array $changes = array() ) {
-		$document = json_decode( (string) file_get_contents( __DIR__ . '/fixtures/pricing.json' ), true );
+		$document = self::published_document();
+		unset( $document['glossary'] );
+		foreach ( $document['categories'] as &$category ) {
+			unset( $category['plain_name'] );
+			foreach ( $category['options'] as &$option ) {
+				unset( $option['image_url'] );
+			}
+			unset( $option );
+		}
+		unset( $category );
 		return array_merge( $document, $changes );
+	}
+
+	/**
+	 * The fixture document exactly as the mirror publishes it now (tests/wordpress/fixtures/pricing.json).
+	 *
+	 * @return array
+	 */
+	protected static function published_document() {
+		return json_decode( (string) file_get_contents( __DIR__ . '/fixtures/pricing.json' ), true );
 	}
 
 	/**

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import lxml.html
 import pytest
@@ -29,7 +30,9 @@ import requests
 
 from demo.examples import STOREFRONT_ONLY_KEY, TUDI_KEY
 from demo.vocabulary import HOSTILE_TEXT
+from feeds.pages import format_phone
 from mirror.values.money import format_money
+from tests import REPO_ROOT
 from tests.mcp_helpers import module_database
 from tests.surface_helpers import (
     extruct_graphs,
@@ -55,6 +58,9 @@ BLOCK_PAGE = "/our-prices/"  # made by scripts/wordpress_site.sh install, holdin
 SHORTCODE_PAGE = "/prices-shortcode/"
 PRICE_CHANGE = ("HPAH-2T-GOOD", "8500.00", "8637.25")  # Tudi's cheapest HP & Air Handler, its Good tier
 SCREENSHOT_ENV = "WORDPRESS_SCREENSHOT"  # also write the docs' side-by-side screenshot there
+# Where the wp-admin test writes the WordPress page at 1280 and 390 px (`make screenshots`: docs/images/).
+SCREENSHOT_DIR_ENV = "SCREENSHOT_DIR"
+WORDPRESS_SAFE_PORTS = (80, 443, 8080)  # the only ports wp_safe_remote_get allows by default
 # The companies whose WordPress page is read against the content rules (docs/pricing-page.md): Tudi (HVAC,
 # two systems with a size per option, and filters) and Gateway Plumbing & Drain (plumbing, one option a tier).
 RULES_COMPANIES = [TUDI_KEY, STOREFRONT_ONLY_KEY]
@@ -236,6 +242,28 @@ def test_the_quote_button_is_the_quote_url_with_the_site_as_its_source(site, dem
     assert answer.status_code == 302  # Tudi's verified estimate URL
     [logged] = demo.logged(seen, "/companies/<key>/quote")
     assert logged["source"] == "wordpress"
+
+
+def test_the_quote_button_carries_the_label_the_contractor_sets_and_the_mirror_records_it(site, demo):
+    document = pricing_document(demo)
+    label = "tudi.example homepage"
+    page = save_settings(site, mirror_url=demo.url, plugin_key=TUDI_KEY, quote_source=label)
+    assert "Quote link label" in page  # the settings page's field
+    try:
+        buttons = plugin_section(site.page(BLOCK_PAGE)).find_class("contractor-pricing__quote")
+        assert {button.get("href") for button in buttons} == {document["quote_url"] + "?source=tudi.example%20homepage"}
+        seen = len(demo.invocations())
+        assert requests.get(buttons[0].get("href"), allow_redirects=False, timeout=10).status_code == 302
+        [logged] = demo.logged(seen, "/companies/<key>/quote")
+        assert logged["source"] == label
+        # A label longer than the mirror records whole is refused, naming the rule; the saved one stays.
+        refused = save_settings(site, mirror_url=demo.url, plugin_key=TUDI_KEY, quote_source="x" * 65)
+        errors = " ".join(text_of(refused, "//div[contains(@class, 'notice-error') or contains(@class, 'error')]"))
+        assert "at most 64 characters" in errors
+        assert site.option("contractor_pricing_settings")["quote_source"] == label
+    finally:
+        save_settings(site, mirror_url=demo.url, plugin_key=TUDI_KEY, quote_source="")
+    assert site.option("contractor_pricing_copy") is not None  # the same mirror and key: the copy stays
 
 
 def test_the_json_ld_is_the_graph_of_the_same_data_and_validates(site, demo):
@@ -510,10 +538,20 @@ def test_with_the_mirror_stopped_the_page_keeps_the_last_copy_and_the_admin_sees
         stale = site.page(BLOCK_PAGE)
         assert shown_categories(stale) == shown_categories(page)
         assert ld_json_blocks(stale) == ld_json_blocks(page)
+        # The phone stays beside the quote button, which points where the last good copy said.
+        assert contact_links(stale) == contact_links(page)
+        document = pricing_document_copy(site)
+        assert contact_links(stale) == {
+            "quote": {document["quote_url"] + "?source=wordpress"},
+            "call": {f"Call {format_phone(document['business']['phone'])}"},
+            "tel": {"tel:" + document["business"]["phone"]},
+        }
         dashboard = site.admin().get(site.url + "/wp-admin/", timeout=30).text
         [notice] = text_of(dashboard, "//div[contains(@class, 'contractor-pricing-notice')]")
         assert "could not be reached" in notice
         assert "keeps showing the prices from the last successful poll" in notice
+        # Each sentence ends before the next begins (cURL's message has no full stop of its own).
+        assert re.search(r"[.!?] Your pricing page keeps showing", notice), notice
         [when] = lxml.html.fromstring(dashboard).xpath(
             "//div[contains(@class, 'contractor-pricing-notice')]//time/@datetime"
         )
@@ -523,6 +561,42 @@ def test_with_the_mirror_stopped_the_page_keeps_the_last_copy_and_the_admin_sees
     assert site.run_cron()["outcome"] in ("not_modified", "changed")
     dashboard = site.admin().get(site.url + "/wp-admin/", timeout=30).text
     assert text_of(dashboard, "//div[contains(@class, 'contractor-pricing-notice')]") == []
+
+
+def contact_links(html: str) -> dict[str, set[str]]:
+    """The page's quote targets, its call buttons' words and its tel: targets."""
+    section = plugin_section(html)
+    return {
+        "quote": {a.get("href") for a in section.find_class("contractor-pricing__quote")},
+        "call": {words(a) for a in section.find_class("contractor-pricing__call")},
+        "tel": {a.get("href") for a in section.xpath(".//a[starts-with(@href, 'tel:')]")},
+    }
+
+
+def pricing_document_copy(site: WordPressSite) -> dict:
+    """What the site's stored copy says of the quote link and the phone (the fields the page reads)."""
+    document = site.option("contractor_pricing_copy")["document"]
+    return {"quote_url": document["quote_url"], "business": {"phone": document["business"]["phone"]}}
+
+
+def test_a_mirror_named_by_another_loopback_host_is_reached_on_its_own_port(site, demo):
+    """WordPress refuses a loopback address other than the site's own; the plugin's mirror is the exception.
+
+    The site is on 127.0.0.1; the mirror, named `localhost` here, on a port WordPress does not allow by
+    default: the poll reaches it (its host and port are allowed for the plugin's own request only).
+    """
+    port = urlsplit(demo.url).port
+    assert port not in WORDPRESS_SAFE_PORTS
+    local = f"http://localhost:{port}"
+    save_settings(site, mirror_url=local, plugin_key=TUDI_KEY)
+    try:
+        status = site.run_cron()
+        assert (status["outcome"], status["http_status"]) == ("changed", 200), status
+        assert site.option("contractor_pricing_copy")["url"] == f"{local}/companies/{TUDI_KEY}/pricing.json"
+        assert shown_categories(site.page(BLOCK_PAGE)) == expected_categories(pricing_document(demo))
+    finally:
+        save_settings(site, mirror_url=demo.url, plugin_key=TUDI_KEY)
+        assert site.run_cron()["outcome"] == "changed"
 
 
 def test_pricing_switched_off_upstream_withdraws_the_prices_json_ld_and_sitemap_entry(site, demo):
@@ -596,6 +670,7 @@ def test_check_connection_says_what_it_found(site, demo):
     assert result.startswith("Connected: Tudi Mechanical Systems publishes 3 categories (")
     assert all(category["name"] in result for category in document["categories"])
     assert "freshness: fresh" in result
+    assert result.endswith("Your pricing page shows these prices now.")
 
 
 def test_hostile_contractor_text_renders_as_text(site, demo):
@@ -674,6 +749,7 @@ def test_with_the_embed_on_chromium_finds_the_catalog_tools_on_the_wordpress_pag
             try:
                 context = browser.new_context(viewport={"width": 800, "height": 900})
                 page = context.new_page()
+                page.route(IMAGE_HOST + "**", stand_in_picture)  # the page's pictures (this machine has no image host)
                 errors: list[str] = []
                 page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
                 page.on("pageerror", lambda error: errors.append(str(error)))
@@ -688,6 +764,166 @@ def test_with_the_embed_on_chromium_finds_the_catalog_tools_on_the_wordpress_pag
     finally:
         site.cli("configure", "webmcp_embed=")
     assert tag not in site.page(BLOCK_PAGE)
+
+
+# --- a contractor connecting through wp-admin, as issue 32 found it ------------------------------------
+
+# A stand-in for the catalog's image host (images.catalog.example, which this machine cannot reach): every
+# picture the page asks for is a 3:2 SVG naming its file, so the screenshots show where each one sits.
+IMAGE_HOST = "https://images.catalog.example/"
+
+
+def stand_in_picture(route) -> None:
+    name = route.request.url.rsplit("/", 1)[-1]
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="480" height="320" viewBox="0 0 480 320">'
+        '<rect width="480" height="320" fill="#c9dcf3"/><text x="240" y="170" font-size="22" text-anchor="middle" '
+        f'font-family="sans-serif" fill="#0a4a8a">{name}</text></svg>'
+    )
+    route.fulfill(status=200, content_type="image/svg+xml", body=svg)
+
+
+@pytest.fixture
+def fresh_site(demo, tmp_path):
+    """A new site with the plugin active and not yet set up (no mirror, no key), as after "Activate"."""
+    wordpress = new_site(demo.url, TUDI_KEY)
+    try:
+        wordpress.cli("configure", "mirror_url=", "plugin_key=")
+        assert wordpress.option("contractor_pricing_copy") is None
+        wordpress.serve(tmp_path)
+        yield wordpress
+    finally:
+        wordpress.stop()
+        wordpress.remove()
+
+
+@pytest.mark.browser
+def test_a_contractor_connects_through_wp_admin_to_a_mirror_on_its_own_port_and_the_page_shows_prices_at_once(
+    fresh_site, demo, tmp_path
+):
+    """Issue 32, points 1 and 2, as a contractor clicks them in Chromium.
+
+    The mirror runs on a port wp_safe_remote_get does not allow by default. The contractor enters its address
+    and the key and saves; the first poll fails (the mirror is down for it), and the notice says so; the mirror
+    comes back, the contractor clicks "Check connection": it says what it found, the notice is gone, and the
+    pricing page shows the prices at once, with the phone beside the quote button, the pictures, and the
+    installed systems leading the hero. Screenshots at 1280 and 390 px.
+    """
+    assert CHROMIUM.exists(), "Debian's chromium is missing: run `make browser` (scripts/install_browser.sh)"
+    from playwright.sync_api import sync_playwright
+
+    site = fresh_site
+    assert urlsplit(demo.url).port not in WORDPRESS_SAFE_PORTS
+    folder = Path(os.environ.get(SCREENSHOT_DIR_ENV) or tmp_path)
+    folder = folder if folder.is_absolute() else REPO_ROOT / folder
+    folder.mkdir(parents=True, exist_ok=True)
+    document = pricing_document(demo)
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=BASE_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            page.route(IMAGE_HOST + "**", stand_in_picture)
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+
+            # Log in, open Settings → Contractor Pricing, enter the mirror and the key, save.
+            page.goto(site.url + "/wp-login.php")
+            page.fill("#user_login", "admin")
+            page.fill("#user_pass", site.admin_password)
+            page.click("#wp-submit")
+            page.wait_for_url("**/wp-admin/**")
+            page.goto(site.url + "/wp-admin/options-general.php?page=contractor-pricing")
+            page.fill("#contractor_pricing_mirror_url", demo.url)
+            page.fill("#contractor_pricing_plugin_key", TUDI_KEY)
+            page.click("#submit")
+            page.wait_for_selector("#setting-error-settings_updated")
+            assert site.option("contractor_pricing_settings")["mirror_url"] == demo.url
+
+            # The first poll runs while the mirror is down: the notice says so, in whole sentences.
+            demo.stop()
+            try:
+                assert site.run_cron()["outcome"] == "failed"
+            finally:
+                demo.start()
+            page.reload()
+            notice = page.locator(".contractor-pricing-notice").inner_text()
+            assert "could not be reached" in notice and "No prices have been received yet" in notice
+            assert re.search(r"[.!?] No prices have been received yet", notice), notice
+
+            # "Check connection": connected, stored, the notice gone.
+            page.click("#contractor-pricing-check")
+            page.wait_for_selector(".contractor-pricing-check")
+            result = page.locator(".contractor-pricing-check").inner_text()
+            assert result.startswith("Connected: Tudi Mechanical Systems publishes 3 categories"), result
+            assert result.endswith("Your pricing page shows these prices now.")
+            assert page.locator(".contractor-pricing-check.notice-success").count() == 1
+            assert page.locator(".contractor-pricing-notice").count() == 0
+            status = site.option("contractor_pricing_status")
+            assert (status["outcome"], status["http_status"]) == ("changed", 200)
+
+            # A visitor opens the pricing page: the prices are there at once, no WP-Cron run, no second visit.
+            # (Errors are counted on the visitor's page only: the admin screens' scripts are core's, and not all
+            # of them load under `php -S`.)
+            errors.clear()
+            page = browser.new_context().new_page()
+            page.route(IMAGE_HOST + "**", stand_in_picture)
+            page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+            for width in (1280, 390):
+                page.set_viewport_size({"width": width, "height": 844})
+                page.goto(site.url + BLOCK_PAGE, wait_until="load")
+                html = page.content()
+                assert shown_categories(html) == expected_categories(document)
+                assert contact_links(html)["call"] == {f"Call {format_phone(document['business']['phone'])}"}
+                actions = page.locator(".contractor-pricing__actions a")
+                assert [actions.nth(i).inner_text() for i in range(actions.count())] == [
+                    "Get a quote",
+                    f"Call {format_phone(document['business']['phone'])}",
+                ]
+                assert_pictures(page, document)
+                assert_hero(page)
+                assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+                page.screenshot(path=str(folder / f"wordpress-{width}.png"), full_page=True)
+            assert errors == []
+        finally:
+            browser.close()
+    assert [
+        line for line in site.debug_log().splitlines() if "contractor-pricing" in line or "/wordpress/includes/" in line
+    ] == []
+
+
+def assert_pictures(page, document: dict) -> None:
+    """Each category's picture (docs/pricing-page.md, rule 8): its image_url beside its name, lazy, its box set
+    by width and height and kept by the stylesheet (nothing moves when it arrives), its name as alt."""
+    wanted = {c["slug"]: c for c in document["categories"] if c.get("image_url")}
+    assert wanted, "the demo's Tudi publishes pictures"
+    for slug, category in wanted.items():
+        image = page.locator(f"[data-slug='{slug}'] .contractor-pricing__category-head > img")
+        assert image.count() == 1
+        assert image.get_attribute("src") == category["image_url"]
+        assert image.get_attribute("alt") == category["name"]
+        assert image.get_attribute("loading") == "lazy"
+        width, height = int(image.get_attribute("width")), int(image.get_attribute("height"))
+        image.scroll_into_view_if_needed()
+        page.wait_for_function("(image) => image.complete && image.naturalWidth > 0", arg=image.element_handle())
+        box = image.bounding_box()
+        assert (round(box["width"]), round(box["height"])) == (width, height), box
+        name = page.locator(f"[data-slug='{slug}'] .contractor-pricing__category-name").bounding_box()
+        assert name["x"] > box["x"] + box["width"] and name["y"] < box["y"] + box["height"], "beside its name"
+    for category in document["categories"]:
+        if not category.get("image_url"):
+            assert page.locator(f"[data-slug='{category['slug']}'] img").count() == 0
+
+
+def assert_hero(page) -> None:
+    """Installed systems lead the hero; parts and add-ons are a smaller, quieter line after them."""
+    style = """(element) => { const s = getComputedStyle(element);
+        return [parseFloat(s.fontSize), parseInt(s.fontWeight, 10), element.getBoundingClientRect().top]; }"""
+    system = page.locator(".contractor-pricing__headline--system").evaluate(style)
+    accessory = page.locator(".contractor-pricing__headline--accessory").evaluate(style)
+    assert system[2] < accessory[2], "the systems' headline comes first"
+    assert system[0] >= 1.5 * accessory[0], (system, accessory)
+    assert system[1] >= 700 > accessory[1], (system, accessory)
 
 
 def screenshot_side_by_side(page, site: WordPressSite, demo, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from xml.etree import ElementTree
 
 import pytest
 
+from feeds.pages import format_phone
 from mirror.catalog.public_view import PricingDocument
 from mirror.catalog.trades import GENERIC_BUSINESS_TYPE, TIERS_BY_SLUG, TRADES
 from mirror.catalog.urls import PRICING_JSON, WEBMCP_JS
@@ -22,10 +23,12 @@ from mirror.store.models import MAX_CENTS
 from mirror.values.money import CURRENCY_SIGNS
 from tests import REPO_ROOT
 from tests.wordpress_helpers import WordPressSite, new_site
+from web.sources import LABEL_MAX
 
 PLUGIN = REPO_ROOT / "wordpress"
 PHPUNIT_DIR = REPO_ROOT / "tests" / "wordpress"
 SUITES = {
+    "ConnectionTest",
     "DocumentTest",
     "PollerTest",
     "RendererTest",
@@ -140,6 +143,38 @@ def test_the_plugins_largest_price_is_the_mirrors():
         check=True,
     )
     assert float(done.stdout) == MAX_CENTS / 100
+
+
+def test_the_quote_links_label_is_bounded_as_the_mirror_records_it():
+    """The plugin refuses a `?source=` label longer than the mirror records whole (web/sources.py LABEL_MAX)."""
+    script = (
+        "define('ABSPATH', '/'); require $argv[1]; echo json_encode(Contractor_Pricing_Settings::QUOTE_SOURCE_MAX);"
+    )
+    done = subprocess.run(
+        ["php", "-r", script, str(PLUGIN / "includes" / "class-settings.php")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout) == LABEL_MAX
+
+
+@pytest.mark.parametrize("phone", ["+16365550142", "+13145550100", "+442079460958", "+1636555014", "636-555-0142"])
+def test_the_plugin_shows_the_phone_as_the_hosted_page_does(phone):
+    """The plugin's phone beside the quote button reads as the hosted page's (feeds/pages.py format_phone)."""
+    script = (
+        "define('ABSPATH', '/'); function __($text, $domain) { return $text; }"
+        "require $argv[1]; echo json_encode(Contractor_Pricing_Content::phone(['phone' => $argv[2]]));"
+    )
+    done = subprocess.run(
+        ["php", "-r", script, str(PLUGIN / "includes" / "class-pricing-content.php"), phone],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    shown = json.loads(done.stdout)
+    assert shown["display"] == format_phone(phone)
+    assert shown["tel"] == "tel:" + re.sub(r"[^0-9+]", "", phone)
 
 
 def field(text: str, name: str) -> str:

@@ -42,7 +42,8 @@ final class Contractor_Pricing_Admin_Notice {
 	 */
 	public static function message( array $status, $has_copy ) {
 		$outcome = isset( $status['outcome'] ) ? $status['outcome'] : '';
-		$problem = isset( $status['problem'] ) ? (string) $status['problem'] : '';
+		// A sentence of its own: a problem stored without a full stop ("… Couldn't connect to server") is not run into the next.
+		$problem = Contractor_Pricing_Mirror_Client::sentence( isset( $status['problem'] ) ? (string) $status['problem'] : '' );
 		$prefix  = '<strong>' . esc_html__( 'Contractor Pricing:', 'contractor-pricing' ) . '</strong> ';
 		if ( Contractor_Pricing_Fetch::NOT_FOUND === $outcome ) {
 			return $prefix . esc_html( $problem ) . ' ' . esc_html__( 'Your pricing page says pricing is not available, and its structured data and sitemap entry are withdrawn.', 'contractor-pricing' );

@@ -9,6 +9,15 @@ defined( 'ABSPATH' ) || exit;
 
 /**
  * GETs the company's pricing.json with `wp_safe_remote_get` (a short timeout; never from a visitor's request).
+ *
+ * WordPress's safe requests (`wp_http_validate_url`) go only to ports 80, 443 and 8080 and never to a
+ * loopback or private address. The contractor names the mirror in the settings, and a mirror (or a
+ * staging mirror) may run on another port or inside the contractor's own network; so, while this one
+ * request runs, and for the configured mirror's own host only, its port is allowed and its address
+ * counts as external (`http_allowed_safe_ports`, `http_request_host_is_external`). Every other rule
+ * of a safe request stays in force: http or https only, no credentials in the address, a host name
+ * that resolves, at most two redirects, each checked again (a redirect to another host or port is
+ * refused), and every other request WordPress makes keeps WordPress's own rules.
  */
 final class Contractor_Pricing_Mirror_Client {
 
@@ -22,6 +31,9 @@ final class Contractor_Pricing_Mirror_Client {
 	 */
 	const MAX_BODY_BYTES = 33554432;
 
+	/** @var array|null The host and port of the mirror being asked, while fetch() runs; null otherwise. */
+	private static $mirror = null;
+
 	/**
 	 * Fetch pricing.json, conditionally when an ETag is given.
 	 *
@@ -34,28 +46,86 @@ final class Contractor_Pricing_Mirror_Client {
 		if ( '' !== $etag ) {
 			$headers['If-None-Match'] = $etag;
 		}
-		$response = wp_safe_remote_get(
-			$url,
-			array(
-				'timeout'             => self::TIMEOUT,
-				'redirection'         => 2,
-				'headers'             => $headers,
-				'limit_response_size' => self::MAX_BODY_BYTES,
-			)
+		self::$mirror = self::host_and_port( $url );
+		add_filter( 'http_allowed_safe_ports', array( __CLASS__, 'allowed_ports' ), 10, 2 );
+		add_filter( 'http_request_host_is_external', array( __CLASS__, 'host_is_external' ), 10, 2 );
+		try {
+			$response = wp_safe_remote_get(
+				$url,
+				array(
+					'timeout'             => self::TIMEOUT,
+					'redirection'         => 2,
+					'headers'             => $headers,
+					'limit_response_size' => self::MAX_BODY_BYTES,
+				)
+			);
+		} finally {
+			remove_filter( 'http_allowed_safe_ports', array( __CLASS__, 'allowed_ports' ), 10 );
+			remove_filter( 'http_request_host_is_external', array( __CLASS__, 'host_is_external' ), 10 );
+			self::$mirror = null;
+		}
+		return self::interpret( $response, $url );
+	}
+
+	/**
+	 * The host (lower case) and port (null when the address names none) of a mirror address.
+	 *
+	 * @param string $url An address.
+	 * @return array|null Keys: host, port; null when it has no host.
+	 */
+	public static function host_and_port( $url ) {
+		$parts = wp_parse_url( $url );
+		if ( ! is_array( $parts ) || empty( $parts['host'] ) ) {
+			return null;
+		}
+		return array(
+			'host' => strtolower( trim( $parts['host'], '.' ) ),
+			'port' => isset( $parts['port'] ) ? (int) $parts['port'] : null,
 		);
-		return self::interpret( $response );
+	}
+
+	/**
+	 * `http_allowed_safe_ports`, during the plugin's own request: the configured mirror's port, for its host only.
+	 *
+	 * @param int[]  $ports The ports WordPress allows (80, 443 and 8080 unless another filter changed them).
+	 * @param string $host  The host of the address being checked.
+	 * @return int[]
+	 */
+	public static function allowed_ports( $ports, $host ) {
+		if ( self::is_mirror( $host ) && null !== self::$mirror['port'] ) {
+			$ports   = is_array( $ports ) ? $ports : array();
+			$ports[] = self::$mirror['port'];
+		}
+		return $ports;
+	}
+
+	/**
+	 * `http_request_host_is_external`, during the plugin's own request: the configured mirror's host counts as
+	 * external, though it is a loopback or private address (the contractor named it); no other host does.
+	 *
+	 * @param bool   $external Whether another rule already allows the host.
+	 * @param string $host     The host of the address being checked.
+	 * @return bool
+	 */
+	public static function host_is_external( $external, $host ) {
+		return $external || self::is_mirror( $host );
+	}
+
+	private static function is_mirror( $host ) {
+		return null !== self::$mirror && is_string( $host ) && strtolower( trim( $host, '.' ) ) === self::$mirror['host'];
 	}
 
 	/**
 	 * What a WordPress HTTP API response (or WP_Error) means for the stored copy.
 	 *
 	 * @param array|WP_Error $response The answer.
+	 * @param string         $url      The address asked ('' when unknown).
 	 * @return Contractor_Pricing_Fetch
 	 */
-	public static function interpret( $response ) {
+	public static function interpret( $response, $url = '' ) {
 		if ( is_wp_error( $response ) ) {
 			$fetch          = new Contractor_Pricing_Fetch( Contractor_Pricing_Fetch::FAILED );
-			$fetch->problem = self::network_problem( $response );
+			$fetch->problem = self::network_problem( $response, (string) $url );
 			return $fetch;
 		}
 		$status  = (int) wp_remote_retrieve_response_code( $response );
@@ -113,13 +183,59 @@ final class Contractor_Pricing_Mirror_Client {
 		return 404 === $status ? Contractor_Pricing_Fetch::NOT_FOUND : Contractor_Pricing_Fetch::FAILED;
 	}
 
-	private static function network_problem( WP_Error $error ) {
+	/**
+	 * What a request that got no answer means, as sentences for the admin (each refusal WordPress gives is
+	 * named with its fix: wordpress/README.md, "Troubleshooting", says the same).
+	 *
+	 * @param WP_Error $error The HTTP API's error.
+	 * @param string   $url   The address asked.
+	 * @return string
+	 */
+	private static function network_problem( WP_Error $error, $url ) {
 		$message = $error->get_error_message();
 		if ( false !== stripos( $message, 'timed out' ) ) {
 			/* translators: %d: seconds. */
 			return sprintf( __( 'The mirror did not answer within %d seconds.', 'contractor-pricing' ), self::TIMEOUT );
 		}
+		if ( 'http_request_not_executed' === $error->get_error_code() ) {
+			return __( 'WordPress blocked the request: this site\'s wp-config.php sets WP_HTTP_BLOCK_EXTERNAL. Add the mirror\'s host to WP_ACCESSIBLE_HOSTS there.', 'contractor-pricing' );
+		}
 		/* translators: %s: the HTTP API's error message. */
-		return sprintf( __( 'The mirror could not be reached: %s', 'contractor-pricing' ), $message );
+		$said = self::sentence( sprintf( __( 'The mirror could not be reached: %s', 'contractor-pricing' ), $message ) );
+		// wp_safe_remote_get's refusal of an address (core's own message, in the site's language).
+		if ( __( 'A valid URL was not provided.' ) === $message ) { // phpcs:ignore WordPress.WP.I18n.MissingArgDomain -- core's string, to recognise core's message.
+			$said .= ' ' . self::refusal( $url );
+		}
+		return $said;
+	}
+
+	/**
+	 * Why WordPress refused a mirror address whose host and port the plugin allows.
+	 *
+	 * @param string $url The address asked.
+	 * @return string
+	 */
+	private static function refusal( $url ) {
+		$mirror = self::host_and_port( $url );
+		$host   = null === $mirror ? '' : $mirror['host'];
+		if ( false !== strpbrk( $host, ':[]' ) ) {
+			return __( 'WordPress does not send requests to an IPv6 address written as numbers: enter the mirror\'s host name instead.', 'contractor-pricing' );
+		}
+		if ( '' !== $host && ! filter_var( $host, FILTER_VALIDATE_IP ) && gethostbyname( $host ) === $host ) {
+			/* translators: %s: a host name. */
+			return sprintf( __( 'The host name %s does not resolve from this server: check the address, or ask your host about the server\'s DNS.', 'contractor-pricing' ), $host );
+		}
+		return __( 'WordPress refused an address the mirror redirected to (another host, another port or a private address): enter the address the mirror answers on without redirecting.', 'contractor-pricing' );
+	}
+
+	/**
+	 * A text ending as a sentence ends (a full stop added when it has none), so the next sentence is not run into it.
+	 *
+	 * @param string $text Some text.
+	 * @return string
+	 */
+	public static function sentence( $text ) {
+		$text = rtrim( (string) $text );
+		return '' === $text || preg_match( '/[.!?…]$/u', $text ) ? $text : $text . '.';
 	}
 }

@@ -60,16 +60,33 @@ final class Contractor_Pricing_Poller {
 	/**
 	 * Ask the mirror once and apply the answer; null when the plugin is not configured.
 	 *
+	 * @param bool $conditional Whether to send the stored ETag (a poll does; "Check connection" asks for the whole document).
 	 * @return Contractor_Pricing_Fetch|null
 	 */
-	public static function poll() {
+	public static function poll( $conditional = true ) {
 		$url = Contractor_Pricing_Settings::pricing_json_url();
 		if ( null === $url ) {
 			return null;
 		}
 		$copy  = Contractor_Pricing_Store::copy();
-		$fetch = Contractor_Pricing_Mirror_Client::fetch( $url, null === $copy ? '' : (string) $copy['etag'] );
+		$etag  = $conditional && null !== $copy ? (string) $copy['etag'] : '';
+		$fetch = Contractor_Pricing_Mirror_Client::fetch( $url, $etag );
 		self::apply( $fetch, $url, $copy, time() );
+		return $fetch;
+	}
+
+	/**
+	 * "Check connection": an unconditional poll, applied as any poll's answer is (a 200 is stored by the
+	 * same boundary rule, and the page shows it at once; the status, and so the admin notice, is this
+	 * answer's), then the next poll scheduled from it. Null when the plugin is not configured.
+	 *
+	 * @return Contractor_Pricing_Fetch|null
+	 */
+	public static function check() {
+		$fetch = self::poll( false );
+		if ( null !== $fetch ) {
+			self::schedule( time() + self::interval( $fetch ) );
+		}
 		return $fetch;
 	}
 
@@ -92,8 +109,11 @@ final class Contractor_Pricing_Poller {
 			)
 		);
 		if ( Contractor_Pricing_Fetch::CHANGED === $fetch->outcome && ! Contractor_Pricing_Store::save_copy( self::new_copy( $fetch, $url, $copy, $now ) ) ) {
-			$status['outcome'] = Contractor_Pricing_Fetch::FAILED;
-			$status['problem'] = __( 'The new prices could not be stored: the database refused them. The page keeps the last copy.', 'contractor-pricing' );
+			// What happened is a failure: the status says so, and so does the answer to whoever asked (Check connection).
+			$fetch->outcome    = Contractor_Pricing_Fetch::FAILED;
+			$fetch->problem    = __( 'The new prices could not be stored: the database refused them. The page keeps the last copy.', 'contractor-pricing' );
+			$status['outcome'] = $fetch->outcome;
+			$status['problem'] = $fetch->problem;
 		} elseif ( Contractor_Pricing_Fetch::CHANGED === $fetch->outcome ) {
 			$status['last_success_at'] = $now;
 		} elseif ( Contractor_Pricing_Fetch::NOT_MODIFIED === $fetch->outcome && null !== $copy ) {

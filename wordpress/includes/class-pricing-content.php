@@ -25,9 +25,13 @@ defined( 'ABSPATH' ) || exit;
  * 5. nothing the document does not state: the labels are pricing.json's own (`size`, `efficiency`,
  *    `warranty`), and no sentence says what a price depends on;
  *
- * and around them: what the price includes (price_description), the provenance line, when the prices were
- * last confirmed, the quote button (quote_url with `?source=wordpress`), the address and the ZIP codes
- * served. Money: "$8,500" for whole amounts, "$60.05" otherwise; another currency by its code ("8,500 EUR").
+ * and around them: each category's picture (image_url, and an option's where it has one), the plain name of a
+ * category whose name abbreviates its kind (plain_name), the plain words of the page (glossary), what the
+ * price includes (price_description), the provenance line, when the prices were last confirmed, the quote
+ * button (quote_url with `?source=wordpress`, or the contractor's own label) and the phone beside it
+ * (business.phone), the address and the ZIP codes served. Money: "$8,500" for whole amounts, "$60.05"
+ * otherwise; another currency by its code ("8,500 EUR"). Every one of those reads the stored copy, so
+ * while the mirror is unreachable the phone and the quote button stay as the last good copy said.
  *
  * Contractor text is returned as it is; the renderer escapes it.
  */
@@ -79,6 +83,8 @@ final class Contractor_Pricing_Content {
 			'provenance'        => $document['data_provenance'],
 			'freshness'         => self::freshness( $document ),
 			'quote_url'         => self::quote_url( $document ),
+			'phone'             => self::phone( $business ),
+			'glossary'          => self::glossary( $document ),
 			'address'           => isset( $business['address']['formatted'] ) ? $business['address']['formatted'] : null,
 			'service_area'      => self::service_area( $business['service_area']['postal_codes'] ),
 			'content_version'   => isset( $document['content_version'] ) ? (string) $document['content_version'] : '',
@@ -170,6 +176,8 @@ final class Contractor_Pricing_Content {
 		return array(
 			'slug'            => $category['slug'],
 			'name'            => $category['name'],
+			'plain_name'      => self::plain_name( $category ),
+			'image'           => self::image( $category ),
 			'is_system'       => $is_system,
 			'range_label'     => self::same_amount( $category['price_low'], $category['price_high'] )
 				? __( 'Installed price', 'contractor-pricing' ) : __( 'Installed price range', 'contractor-pricing' ),
@@ -342,6 +350,7 @@ final class Contractor_Pricing_Content {
 							'sku'   => $option['sku'],
 							'name'  => $option['name'],
 							'price' => self::money( $option['price'], $currency ),
+							'image' => self::image( $option ),
 						);
 					},
 					$group['options']
@@ -430,7 +439,8 @@ final class Contractor_Pricing_Content {
 	}
 
 	/**
-	 * The quote button's target: quote_url with `?source=wordpress`; null when quoting is switched off.
+	 * The quote button's target: quote_url with `?source=` and the contractor's label ("wordpress" unless the
+	 * settings name another); null when quoting is switched off.
 	 *
 	 * @param array $document A valid pricing document.
 	 * @return string|null
@@ -439,7 +449,100 @@ final class Contractor_Pricing_Content {
 		if ( empty( $document['quote_url'] ) ) {
 			return null;
 		}
-		return add_query_arg( 'source', Contractor_Pricing_Settings::QUOTE_SOURCE, $document['quote_url'] );
+		return add_query_arg( 'source', rawurlencode( Contractor_Pricing_Settings::quote_source() ), $document['quote_url'] );
+	}
+
+	/**
+	 * The business's phone as the hosted page shows it: "(636) 555-0142" for a US number in E.164 (+1 and ten
+	 * digits, as pricing.json writes it), anything else as stored; and its `tel:` address. Null without one.
+	 *
+	 * @param array $business The document's business.
+	 * @return array|null Keys: display, tel.
+	 */
+	public static function phone( array $business ) {
+		$phone = isset( $business['phone'] ) && is_string( $business['phone'] ) ? trim( $business['phone'] ) : '';
+		$dial  = (string) preg_replace( '/[^0-9+]/', '', $phone );
+		if ( '' === $phone || '' === trim( $dial, '+' ) ) {
+			return null;
+		}
+		$display = preg_match( '/^\+1(\d{3})(\d{3})(\d{4})$/', $phone, $digits ) ? sprintf( '(%s) %s-%s', $digits[1], $digits[2], $digits[3] ) : $phone;
+		return array(
+			'display' => $display,
+			'tel'     => 'tel:' . $dial,
+		);
+	}
+
+	/**
+	 * The page's plain words, as pricing.json's `glossary` lists them (each term the document uses, in the
+	 * order it first appears, with one plain line); empty for a mirror that does not publish it. The plugin
+	 * keeps no glossary of its own: the words and their meanings are the mirror's.
+	 *
+	 * @param array $document A valid pricing document.
+	 * @return array[] Each: term, meaning, and whether the term is marked where it first appears (`mark`: false
+	 *                 for a term the glossary lists with two meanings, "HP" a heat pump and "HP" horsepower, as
+	 *                 pricing.json does not say which one a given place means; the list gives both).
+	 */
+	public static function glossary( array $document ) {
+		$meanings = array();
+		$listed   = isset( $document['glossary'] ) && is_array( $document['glossary'] ) ? $document['glossary'] : array();
+		foreach ( $listed as $entry ) {
+			$meanings[ $entry['term'] ][ $entry['meaning'] ] = true;
+		}
+		$entries = array();
+		$seen    = array();
+		foreach ( $listed as $entry ) {
+			$key = $entry['term'] . "\0" . $entry['meaning'];
+			if ( isset( $seen[ $key ] ) ) {
+				continue;
+			}
+			$seen[ $key ] = true;
+			$entries[]    = array(
+				'term'    => $entry['term'],
+				'meaning' => $entry['meaning'],
+				'mark'    => 1 === count( $meanings[ $entry['term'] ] ),
+			);
+		}
+		return $entries;
+	}
+
+	/**
+	 * What a category is, in plain words, when its name abbreviates its kind ("Heat pump and air handler" for
+	 * "HP & Air Handler"): pricing.json's `plain_name`; null when it has none or says the name itself.
+	 *
+	 * @param array $category A category.
+	 * @return string|null
+	 */
+	public static function plain_name( array $category ) {
+		$plain = isset( $category['plain_name'] ) && is_string( $category['plain_name'] ) ? $category['plain_name'] : '';
+		return '' === $plain || 0 === strcasecmp( $plain, $category['name'] ) ? null : $plain;
+	}
+
+	/**
+	 * A category's or an option's picture (docs/pricing-page.md, rule 8): its `image_url` when the page may
+	 * show it, and its name, bidi controls dropped (an attribute cannot isolate them), for the text a browser
+	 * shows or reads out in its place; null when it has none or the page may not show it (the page is then
+	 * laid out as if there were none).
+	 *
+	 * An https picture is always shown; an http one only on a page that is itself served over http, so a
+	 * page never carries mixed content.
+	 *
+	 * @param array     $item     A category or an option.
+	 * @param bool|null $page_tls Whether the page is served over https (null: ask WordPress, is_ssl()).
+	 * @return array|null Keys: url, alt.
+	 */
+	public static function image( array $item, $page_tls = null ) {
+		if ( empty( $item['image_url'] ) || ! is_string( $item['image_url'] ) ) {
+			return null;
+		}
+		$scheme = strtolower( (string) wp_parse_url( $item['image_url'], PHP_URL_SCHEME ) );
+		$tls    = null === $page_tls ? is_ssl() : $page_tls;
+		if ( 'https' !== $scheme && ( 'http' !== $scheme || $tls ) ) {
+			return null;
+		}
+		return array(
+			'url' => $item['image_url'],
+			'alt' => (string) preg_replace( self::BIDI_CONTROLS, '', $item['name'] ),
+		);
 	}
 
 	/**
@@ -471,7 +574,10 @@ final class Contractor_Pricing_Content {
 			'cta_title'      => __( 'Ready for an exact price?', 'contractor-pricing' ),
 			/* translators: %s: the business name (the renderer isolates it in <bdi>). */
 			'cta_text'       => __( 'Every home is different. Ask %s for a quote.', 'contractor-pricing' ),
+			/* translators: %s: the business name (the renderer isolates it in <bdi>). */
+			'cta_call_text'  => __( 'Every home is different. Call %s for a quote.', 'contractor-pricing' ),
 			'cta_button'     => __( 'Get a quote', 'contractor-pricing' ),
+			'glossary'       => __( 'What these words mean', 'contractor-pricing' ),
 		);
 	}
 }

@@ -14,8 +14,9 @@ defined( 'ABSPATH' ) || exit;
  * A category's options are as many as its offer_count, so the count the page shows is the count of
  * options there are. What is stored is parse()'s form: the document with each category's options
  * read into a bounded listing (Contractor_Pricing_Option_Listing), made once per poll.
- * The business's phone, website, geo, business_types and systems_label and a category's image_url
- * are optional (a mirror that does not publish them yet is still read). Fields it does not know are ignored.
+ * The business's phone, website, geo, business_types and systems_label, a category's image_url and
+ * plain_name, an option's image_url and the document's glossary are optional (a mirror that does not
+ * publish them yet is still read). Fields it does not know are ignored.
  */
 final class Contractor_Pricing_Document {
 
@@ -28,6 +29,17 @@ final class Contractor_Pricing_Document {
 	 * decodes to INF), is not a price the mirror published.
 	 */
 	const MAX_PRICE = 92233720368547758.07;
+
+	/**
+	 * The plain words' bounds: `glossary` lists at most GLOSSARY_MAX entries, each a term of at most TERM_MAX
+	 * characters and a meaning of at most MEANING_MAX (one plain line); a category's `plain_name` has at
+	 * most PLAIN_NAME_MAX. Generous beside what the mirror writes ("SEER2"; "Heat pump and air handler"),
+	 * and a document past them is not one the mirror wrote.
+	 */
+	const GLOSSARY_MAX   = 200;
+	const TERM_MAX       = 64;
+	const MEANING_MAX    = 500;
+	const PLAIN_NAME_MAX = 200;
 
 	/**
 	 * The stored form of a body, or null when `$body` is not a pricing document.
@@ -76,7 +88,8 @@ final class Contractor_Pricing_Document {
 				return false;
 			}
 		}
-		return self::is_text( $document, 'currency' )
+		return self::is_optional_glossary( $document )
+			&& self::is_text( $document, 'currency' )
 			&& self::is_text( $document, 'data_provenance' )
 			&& self::is_optional_text( $document, 'price_description' )
 			&& self::is_optional_url( $document, 'quote_url' )
@@ -208,7 +221,8 @@ final class Contractor_Pricing_Document {
 			|| ! isset( $category['kind'] ) || ! in_array( $category['kind'], self::KINDS, true )
 			|| ! self::is_price( $category, 'price_low' ) || ! self::is_price( $category, 'price_high' )
 			|| ! isset( $category['offer_count'] ) || ! is_int( $category['offer_count'] ) || $category['offer_count'] < 0
-			|| ! self::is_optional_url( $category, 'image_url' ) || ! self::are_options( $category ) ) {
+			|| ! self::is_optional_url( $category, 'image_url' ) || ! self::is_optional_short_text( $category, 'plain_name', self::PLAIN_NAME_MAX )
+			|| ! self::are_options( $category ) ) {
 			return false;
 		}
 		// Tiers are on installed systems only, and every system has them.
@@ -254,8 +268,8 @@ final class Contractor_Pricing_Document {
 	}
 
 	/**
-	 * One option: its sku, name, price, tier (or null) and the catalog's labels (brand, size, warranty:
-	 * text or null; efficiency: a list of text).
+	 * One option: its sku, name, price, tier (or null), the catalog's labels (brand, size, warranty:
+	 * text or null; efficiency: a list of text) and its picture (image_url: http or https, or null; optional).
 	 *
 	 * @param mixed $option One entry of `options`.
 	 * @return bool
@@ -264,7 +278,51 @@ final class Contractor_Pricing_Document {
 		return is_array( $option ) && self::is_text( $option, 'sku' ) && self::is_text( $option, 'name' ) && self::is_price( $option, 'price' )
 			&& ( null === self::value( $option, 'tier' ) || in_array( $option['tier'], self::TIERS, true ) )
 			&& self::is_optional_label( $option, 'brand' ) && self::is_optional_label( $option, 'size' ) && self::is_optional_label( $option, 'warranty' )
-			&& isset( $option['efficiency'] ) && self::is_list_of_text( $option['efficiency'] ) && ! in_array( '', $option['efficiency'], true );
+			&& isset( $option['efficiency'] ) && self::is_list_of_text( $option['efficiency'] ) && ! in_array( '', $option['efficiency'], true )
+			&& self::is_optional_url( $option, 'image_url' );
+	}
+
+	/**
+	 * `glossary`: absent or null (a mirror that does not publish it), or a list of at most GLOSSARY_MAX entries,
+	 * each a `term` and a `meaning`, both text within their bounds.
+	 *
+	 * @param array $document The decoded body.
+	 * @return bool
+	 */
+	private static function is_optional_glossary( array $document ) {
+		$glossary = self::value( $document, 'glossary' );
+		if ( null === $glossary ) {
+			return true;
+		}
+		if ( ! is_array( $glossary ) || ! self::is_list( $glossary ) || count( $glossary ) > self::GLOSSARY_MAX ) {
+			return false;
+		}
+		foreach ( $glossary as $entry ) {
+			if ( ! is_array( $entry ) || ! self::is_short_text( $entry, 'term', self::TERM_MAX ) || ! self::is_short_text( $entry, 'meaning', self::MEANING_MAX ) ) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Text of one to `$max` characters.
+	 *
+	 * @param array  $data  The object holding it.
+	 * @param string $field Its field.
+	 * @param int    $max   The most characters.
+	 * @return bool
+	 */
+	private static function is_short_text( array $data, $field, $max ) {
+		if ( ! self::is_text( $data, $field ) ) {
+			return false;
+		}
+		$length = preg_match_all( '/./us', $data[ $field ] ); // Characters; false for text that is not UTF-8.
+		return false !== $length && $length <= $max;
+	}
+
+	private static function is_optional_short_text( array $data, $field, $max ) {
+		return null === self::value( $data, $field ) || self::is_short_text( $data, $field, $max );
 	}
 
 	private static function is_optional_geo( array $business ) {

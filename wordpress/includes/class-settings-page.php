@@ -68,8 +68,15 @@ final class Contractor_Pricing_Settings_Page {
 	public static function add_fields() {
 		add_settings_section( 'contractor_pricing_mirror', __( 'Your catalog', 'contractor-pricing' ), array( __CLASS__, 'section_intro' ), self::SLUG );
 		$texts = array(
-			'mirror_url' => array( __( 'Mirror address', 'contractor-pricing' ), 'url', 'https://catalog.example.com', __( 'The address of the catalog mirror that publishes your pricing.json (its base URL, without /companies/...).', 'contractor-pricing' ) ),
-			'plugin_key' => array( __( 'Plugin key', 'contractor-pricing' ), 'text', '', __( 'Your company\'s plugin key on the commerce platform (it is public: it appears in your pricing.json address).', 'contractor-pricing' ) ),
+			'mirror_url'   => array( __( 'Mirror address', 'contractor-pricing' ), 'url', 'https://catalog.example.com', __( 'The address of the catalog mirror that publishes your pricing.json: its base URL, with its port if it has one (any port works), without /companies/....', 'contractor-pricing' ) ),
+			'plugin_key'   => array( __( 'Plugin key', 'contractor-pricing' ), 'text', '', __( 'Your company\'s plugin key on the commerce platform (it is public: it appears in your pricing.json address).', 'contractor-pricing' ) ),
+			'quote_source' => array(
+				__( 'Quote link label', 'contractor-pricing' ),
+				'text',
+				Contractor_Pricing_Settings::QUOTE_SOURCE,
+				/* translators: 1: the default label, 2: the most characters a label may have. */
+				sprintf( __( 'The "Get a quote" button adds ?source=LABEL to its link, so the mirror\'s source report counts the quote requests that came from this site apart from the AI assistants\'. Leave it empty for "%1$s"; at most %2$d characters.', 'contractor-pricing' ), Contractor_Pricing_Settings::QUOTE_SOURCE, Contractor_Pricing_Settings::QUOTE_SOURCE_MAX ),
+			),
 		);
 		foreach ( $texts as $field => list( $title, $type, $placeholder, $description ) ) {
 			add_settings_field(
@@ -185,7 +192,8 @@ final class Contractor_Pricing_Settings_Page {
 	}
 
 	/**
-	 * admin-post.php: fetch pricing.json once (unconditionally; nothing is stored) and show what came back.
+	 * admin-post.php: poll once, unconditionally (Contractor_Pricing_Poller::check(): what came back is applied
+	 * as a poll's answer, so good prices are stored and shown at once), and say what came back.
 	 */
 	public static function check_connection() {
 		if ( ! current_user_can( 'manage_options' ) ) {
@@ -195,7 +203,7 @@ final class Contractor_Pricing_Settings_Page {
 		$url    = Contractor_Pricing_Settings::pricing_json_url();
 		$result = null === $url
 			? array( 'ok' => false, 'text' => __( 'Set the mirror address and the plugin key first.', 'contractor-pricing' ) )
-			: self::describe( Contractor_Pricing_Mirror_Client::fetch( $url ), $url );
+			: self::describe( Contractor_Pricing_Poller::check(), $url );
 		set_transient( self::result_key(), $result, 5 * MINUTE_IN_SECONDS );
 		wp_safe_redirect( self::url( array( 'checked' => '1' ) ) );
 		exit;
@@ -220,7 +228,7 @@ final class Contractor_Pricing_Settings_Page {
 			'ok'   => true,
 			'text' => sprintf(
 				/* translators: 1: business name, 2: number of categories, 3: their names, 4: fresh/stale/unavailable, 5: a date. */
-				_n( 'Connected: %1$s publishes %2$d category (%3$s); freshness: %4$s; prices last confirmed %5$s.', 'Connected: %1$s publishes %2$d categories (%3$s); freshness: %4$s; prices last confirmed %5$s.', count( $categories ), 'contractor-pricing' ),
+				_n( 'Connected: %1$s publishes %2$d category (%3$s); freshness: %4$s; prices last confirmed %5$s. Your pricing page shows these prices now.', 'Connected: %1$s publishes %2$d categories (%3$s); freshness: %4$s; prices last confirmed %5$s. Your pricing page shows these prices now.', count( $categories ), 'contractor-pricing' ),
 				$document['business']['name'],
 				count( $categories ),
 				implode( ', ', $categories ),

@@ -9,7 +9,7 @@ defined( 'ABSPATH' ) || exit;
 
 /**
  * One option (`contractor_pricing_settings`, autoloaded: every page may print the embed tag) holding
- * the mirror's address, the contractor's plugin key and the embed switch. (Version 1.0.0 also kept the
+ * the mirror's address, the contractor's plugin key, the quote link's source label and the embed switch. (Version 1.0.0 also kept the
  * contractor's trades there; pricing.json carries them now, and upgrade() drops the old field.)
  */
 final class Contractor_Pricing_Settings {
@@ -21,8 +21,17 @@ final class Contractor_Pricing_Settings {
 	const PRICING_JSON_PATH = '/companies/{key}/pricing.json';
 	const WEBMCP_JS_PATH    = '/webmcp.js';
 
-	/** The `?source=` label the quote button carries, so the contractor sees which visits came from this site. */
+	/**
+	 * The `?source=` label the quote button carries when the contractor sets none, so the mirror's source
+	 * tracking tells this site's visitors from the agents' clicks.
+	 */
 	const QUOTE_SOURCE = 'wordpress';
+
+	/**
+	 * The longest label the mirror records whole (web/sources.py LABEL_MAX: it keeps a label's first 64
+	 * characters, NULs removed, and ignores a blank one). A longer label is refused here rather than cut there.
+	 */
+	const QUOTE_SOURCE_MAX = 64;
 
 	/** The mirror's plugin keys: letters, digits, `-` and `_`, at most 128 characters. */
 	const KEY_PATTERN = '/^[A-Za-z0-9_-]{1,128}$/';
@@ -36,8 +45,38 @@ final class Contractor_Pricing_Settings {
 		return array(
 			'mirror_url'   => '',
 			'plugin_key'   => '',
+			'quote_source' => '',
 			'webmcp_embed' => false,
 		);
+	}
+
+	/**
+	 * The quote button's `?source=` label: the contractor's own, else "wordpress".
+	 *
+	 * @return string
+	 */
+	public static function quote_source() {
+		$label = self::all()['quote_source'];
+		return is_string( $label ) && '' !== $label ? $label : self::QUOTE_SOURCE;
+	}
+
+	/**
+	 * A source label as the settings keep it: trimmed; '' for blank (the default, "wordpress"); null when
+	 * it is longer than the mirror records whole or holds a control character.
+	 *
+	 * @param mixed $value The submitted label.
+	 * @return string|null
+	 */
+	public static function normalise_quote_source( $value ) {
+		if ( ! is_scalar( $value ) ) {
+			return null;
+		}
+		$label = trim( (string) $value );
+		if ( '' === $label ) {
+			return '';
+		}
+		$length = preg_match_all( '/./us', $label );
+		return false !== $length && $length <= self::QUOTE_SOURCE_MAX && ! preg_match( '/[\p{Cc}]/u', $label ) ? $label : null;
 	}
 
 	/**
@@ -144,6 +183,14 @@ final class Contractor_Pricing_Settings {
 			self::refuse( 'plugin_key', __( 'The plugin key has letters, digits, "-" and "_" only (at most 128); the saved key is kept.', 'contractor-pricing' ) );
 		}
 		$clean['plugin_key'] = $key;
+
+		$label = self::normalise_quote_source( isset( $input['quote_source'] ) ? $input['quote_source'] : '' );
+		if ( null === $label ) {
+			$label = $current['quote_source'];
+			/* translators: %d: the most characters a label may have. */
+			self::refuse( 'quote_source', sprintf( __( 'The quote link\'s source label has at most %d characters and no control characters; the saved label is kept.', 'contractor-pricing' ), self::QUOTE_SOURCE_MAX ) );
+		}
+		$clean['quote_source'] = $label;
 
 		$clean['webmcp_embed'] = ! empty( $input['webmcp_embed'] );
 		return $clean;
