@@ -11,6 +11,9 @@
   pump, and a "Water Heater Drain Pan" is a drain pan; nobody has to list
   those exclusions by hand.
 - `trade_concepts(trade, kind)`: the concrete concepts of a trade.
+- `CATALOG_NAMES` and `ABBREVIATIONS`: what a catalog's own text is read
+  for at sync time (mirror/query/product_reading.py): the concepts' names
+  and the typed spellings of them, and the trade's abbreviations.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from functools import cache
 
 from mirror.catalog import units
 from mirror.catalog.trades import TIERS, TRADES
-from mirror.query.text import WORD, key, phrase_words, tokenize
+from mirror.query.text import WORD, edit_distance, key, phrase_words, tokenize
 from mirror.query.vocabulary import (
     BRANDS,
     COMPARISON_WORDS,
@@ -76,6 +79,9 @@ def _entries():
     for concept in CONCEPTS:
         for phrase in (*concept.names, *concept.typed):
             yield phrase, Meaning(CONCEPT, concept.slug)
+        for phrase in concept.abbreviations:
+            if len(_ABBREVIATED[phrase_key(phrase_words(phrase))]) == 1:  # one that stands for two is the catalog's
+                yield phrase, Meaning(CONCEPT, concept.slug)
         for phrase in concept.hints:
             yield phrase, Meaning(HINT, concept.slug)
     for phrase in BRANDS:
@@ -123,11 +129,22 @@ def _check_references() -> None:
     if set(TIER_WORDS) - set(TIERS) or set(TRADE_WORDS) - set(TRADES):
         raise ValueError("vocabulary: tier and trade words must use mirror/catalog/trades.py's slugs")
     for quantity in units.QUANTITIES.values():
-        if quantity.implies is not None and quantity.implies not in BY_SLUG:
-            raise ValueError(f"units: {quantity.slug} implies an unknown concept {quantity.implies}")
+        unknown = [slug for slug in quantity.kinds if slug not in BY_SLUG]
+        if unknown or (quantity.evidence is not None and not quantity.kinds):
+            raise ValueError(f"units: {quantity.slug} names unknown kinds {unknown} or none")
+
+
+def _abbreviated() -> dict[Phrase, tuple[str, ...]]:
+    """Each abbreviation (its comparison key) and the concepts that list it, in the vocabulary's order."""
+    found: dict[Phrase, list[str]] = {}
+    for concept in CONCEPTS:
+        for phrase in concept.abbreviations:
+            found.setdefault(phrase_key(phrase_words(phrase)), []).append(concept.slug)
+    return {phrase: tuple(slugs) for phrase, slugs in found.items()}
 
 
 _check_references()
+_ABBREVIATED = _abbreviated()
 PHRASES: dict[Phrase, Meaning] = _phrase_table()
 LONGEST_PHRASE = max(len(words) for words in PHRASES)
 UNITS: dict[Phrase, tuple[str, object]] = {
@@ -142,8 +159,8 @@ VOCABULARY_KEYS = (
     | frozenset(units.NUMBER_WORDS)
 )
 # The words a misspelling may be corrected to: those of names, trades, kinds and brands, and typed
-# spellings of five letters and more ("asap" is no "ashp").
-_TYPED = {phrase_key(phrase_words(p)) for concept in CONCEPTS for p in concept.typed}
+# spellings and abbreviations of five letters and more ("asap" is no "ashp").
+_TYPED = {phrase_key(phrase_words(p)) for concept in CONCEPTS for p in (*concept.typed, *concept.abbreviations)}
 CORRECTION_TARGETS = frozenset(
     word
     for words, meaning in PHRASES.items()
@@ -226,3 +243,44 @@ def trade_concepts(trade: str, kind: str | None = None) -> tuple[str, ...]:
     return tuple(
         c.slug for c in CONCEPTS if trade in c.trades and c.kind is not None and (kind is None or c.kind == kind)
     )
+
+
+# --- what a catalog's own text is read for (mirror/query/product_reading.py) ----------
+
+
+def _compact(words: Phrase) -> str:
+    return "".join(words)
+
+
+def _spells_a_name(typed: Phrase, names: tuple[Phrase, ...]) -> bool:
+    """Whether a typed phrase is a spelling of one of the names (spaces aside, within the spelling step's
+    edits: one, two from seven letters on), not a loose word for the thing ("hot water", "cooling")."""
+    for name in names:
+        target = _compact(name)
+        limit = 1 if len(target) < 7 else 2
+        if edit_distance(_compact(typed), target, limit) <= limit:
+            return True
+    return False
+
+
+def _catalog_names() -> dict[Phrase, str]:
+    table: dict[Phrase, str] = {}
+    for concept in CONCEPTS:
+        names = tuple(phrase_key(phrase_words(name)) for name in concept.names)
+        table.update(dict.fromkeys(names, concept.slug))
+        spellings = (phrase_key(phrase_words(p)) for p in concept.typed)
+        table.update({p: concept.slug for p in spellings if _spells_a_name(p, names)})
+    return table
+
+
+# A concept's names and the typed spellings of them, by comparison key: what a catalog's text names.
+CATALOG_NAMES: dict[Phrase, str] = _catalog_names()
+LONGEST_CATALOG_NAME = max(len(words) for words in CATALOG_NAMES)
+# The trade's abbreviations (comparison keys) and the concepts each stands for.
+ABBREVIATIONS: dict[Phrase, tuple[str, ...]] = _ABBREVIATED
+LONGEST_ABBREVIATION = max(len(words) for words in ABBREVIATIONS)
+
+
+def ancestors(slug: str) -> tuple[str, ...]:
+    """A concept and every concept above it."""
+    return tuple(other.slug for other in CONCEPTS if slug in descendants(other.slug))

@@ -32,6 +32,7 @@ GLUED_UNITS = frozenset(
         "btu",
         "btus",
         "btuh",
+        "mbh",
         "gal",
         "gals",
         "gallon",
