@@ -276,9 +276,14 @@ def _catalog_names() -> dict[Phrase, str]:
 # A concept's names and the typed spellings of them, by comparison key: what a catalog's text names.
 CATALOG_NAMES: dict[Phrase, str] = _catalog_names()
 LONGEST_CATALOG_NAME = max(len(words) for words in CATALOG_NAMES)
+# The longest catalog name starting with each word: a word starting none is passed at once.
+CATALOG_NAME_STARTS: dict[str, int] = {}
+for _words in CATALOG_NAMES:
+    CATALOG_NAME_STARTS[_words[0]] = max(CATALOG_NAME_STARTS.get(_words[0], 0), len(_words))
 # The trade's abbreviations (comparison keys) and the concepts each stands for.
 ABBREVIATIONS: dict[Phrase, tuple[str, ...]] = _ABBREVIATED
 LONGEST_ABBREVIATION = max(len(words) for words in ABBREVIATIONS)
+ABBREVIATION_STARTS = frozenset(words[0] for words in ABBREVIATIONS)
 
 
 def ancestors(slug: str) -> tuple[str, ...]:

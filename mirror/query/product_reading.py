@@ -51,16 +51,17 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from functools import cache
+from functools import cache, lru_cache
 
 from mirror.catalog import units
 from mirror.catalog.trades import KNOWN_TRADES
 from mirror.query.concepts import (
+    ABBREVIATION_STARTS,
     ABBREVIATIONS,
     BY_SLUG,
+    CATALOG_NAME_STARTS,
     CATALOG_NAMES,
     LONGEST_ABBREVIATION,
-    LONGEST_CATALOG_NAME,
     LONGEST_UNIT,
     UNITS,
     descendants,
@@ -139,29 +140,43 @@ def read_product(
     read: list[Evidence] = []
     name_measures: dict[str, int | float | str] = {}
     for source, text in texts:
-        read += _read_text(source, text, trades, name_measures if source == NAME else None)
+        evidence, measures = _read_text(source, text, trades)
+        read += evidence
+        if source == NAME:
+            name_measures = dict(measures)
     read = _named_trades_win(read)
     read += _name_ratings(name_measures, spec_measures)
     measures = {**name_measures, **spec_measures}
-    kinds, evidence, overruled = _decide(read, spec_keys, _stated(spec_keys, name_measures))
+    stated = _stated(spec_keys, name_measures)
+    kinds, evidence, overruled = _decide(tuple(read), tuple(spec_keys.items()), tuple(stated))
     ordered = {q: measures[q] for q in units.QUANTITIES if q in measures}
-    return ProductReading(kinds, ordered, tuple(evidence), tuple(overruled))
+    return ProductReading(kinds, ordered, evidence, overruled)
 
 
 # --- the specs -------------------------------------------------------------------------
 
 
 def _spec_measures(specs: dict) -> tuple[dict, dict[str, str]]:
-    """Each quantity the specs state (in its unit), and the specs key each was read from."""
+    """Each quantity the specs state (in its unit), and the specs key each was read from (the quantity's first
+    key, in units.py's order, with a usable value)."""
     measures: dict = {}
     keys: dict[str, str] = {}
-    for quantity in units.QUANTITIES.values():
-        for spec_key, factor in quantity.spec_keys:
-            value = _spec_value(quantity, specs.get(spec_key), factor)
+    stated = sorted((_SPEC_KEYS[k], k) for k in specs if k in _SPEC_KEYS)
+    for (order, quantity, factor), spec_key in stated:
+        if quantity.slug not in measures:
+            value = _spec_value(quantity, specs[spec_key], factor)
             if value is not None:
                 measures[quantity.slug], keys[quantity.slug] = value, spec_key
-                break
     return measures, keys
+
+
+# Each specs key: (its place in units.py's tables, its quantity, its factor).
+_SPEC_KEYS = {
+    spec_key: (order, quantity, factor)
+    for order, (quantity, spec_key, factor) in enumerate(
+        (q, k, f) for q in units.QUANTITIES.values() for k, f in q.spec_keys
+    )
+}
 
 
 def _spec_value(quantity: units.Quantity, raw, factor: Decimal):
@@ -202,10 +217,17 @@ def _tokens(source: str, text: str) -> list[Token]:
     return tokenize(text)
 
 
-def _read_text(source: str, text: str, trades: tuple[str, ...], measures: dict | None) -> list[Evidence]:
+@lru_cache(maxsize=8192)  # a catalog repeats its category names, slugs and model numbers product after product
+def _read_text(source: str, text: str, trades: tuple[str, ...]) -> tuple[tuple[Evidence, ...], tuple]:
     """The kinds one text names (names and spellings first, then the abbreviations left), and its sizes."""
+    if source == MODELS and not _may_name(text):
+        return (), ()
     tokens = _tokens(source, text)
+    measures: dict = {}
     sized = _sizes(tokens, measures)
+    if not any(t.kind == WORD and key(t.text) in ABBREVIATION_STARTS for t in tokens):  # nothing to expand
+        words = [(t.text if t.kind == WORD and i not in sized else "", False, t.text) for i, t in enumerate(tokens)]
+        return tuple(_named(source, words)), tuple(measures.items())
     named = {j for start, length, _ in _phrases(tokens, sized) for j in range(start, start + length)}
     expanded: list[tuple[str, bool, str]] = []  # (word, from an abbreviation, as written)
     i = 0
@@ -219,9 +241,26 @@ def _read_text(source: str, text: str, trades: tuple[str, ...], measures: dict |
         length, slugs = found
         written = " ".join(t.text for t in tokens[i : i + length])
         for slug in slugs:
-            expanded += [(word, True, written) for word in phrase_words(BY_SLUG[slug].names[0])]
+            expanded += [(word, True, written) for word in _expansion(slug)]
         i += length
-    return _named(source, expanded)
+    return tuple(_named(source, expanded)), tuple(measures.items())
+
+
+_WORDS_OF_A_MODEL = re.compile(r"[^\W\d_]+")
+
+
+def _may_name(model: str) -> bool:
+    """Whether a model number holds a word that can start a name or an abbreviation (most hold none)."""
+    return any(
+        key(word) in CATALOG_NAME_STARTS or key(word) in ABBREVIATION_STARTS
+        for word in _WORDS_OF_A_MODEL.findall(model.lower())
+    )
+
+
+@cache
+def _expansion(slug: str) -> tuple[str, ...]:
+    """The words an abbreviation of a concept is read as: its first name's."""
+    return phrase_words(BY_SLUG[slug].names[0])
 
 
 def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
@@ -230,7 +269,8 @@ def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
     keys = [key(word) if word else "" for word, _, _ in words]
     i = 0
     while i < len(words):
-        for length in range(min(LONGEST_CATALOG_NAME, len(words) - i), 0, -1):
+        longest = min(CATALOG_NAME_STARTS.get(keys[i], 0), len(words) - i)
+        for length in range(longest, 0, -1):
             phrase = tuple(keys[i : i + length])
             slug = CATALOG_NAMES.get(phrase) if all(phrase) else None
             if slug is None:
@@ -247,19 +287,25 @@ def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
 
 
 def _how_named(slug: str, phrase: tuple[str, ...]) -> str:
-    names = {tuple(key(w) for w in phrase_words(name)) for name in BY_SLUG[slug].names}
-    return NAMED if phrase in names else SPELLED
+    return NAMED if phrase in _name_keys(slug) else SPELLED
+
+
+@cache
+def _name_keys(slug: str) -> frozenset[tuple[str, ...]]:
+    return frozenset(tuple(key(w) for w in phrase_words(name)) for name in BY_SLUG[slug].names)
 
 
 def _phrases(tokens: list[Token], taken: set[int]):
     """(start, length, slug) of each catalog name in the tokens as written, longest first."""
+    keys = [key(t.text) if t.kind == WORD else "" for t in tokens]
     i = 0
     while i < len(tokens):
-        for length in range(min(LONGEST_CATALOG_NAME, len(tokens) - i), 0, -1):
-            span = tokens[i : i + length]
-            if any(t.kind != WORD for t in span) or any(j in taken for j in range(i, i + length)):
+        longest = min(CATALOG_NAME_STARTS.get(keys[i], 0), len(tokens) - i)
+        for length in range(longest, 0, -1):
+            phrase = tuple(keys[i : i + length])
+            if not all(phrase) or any(j in taken for j in range(i, i + length)):
                 continue
-            slug = CATALOG_NAMES.get(tuple(key(t.text) for t in span))
+            slug = CATALOG_NAMES.get(phrase)
             if slug is not None:
                 yield i, length, slug
                 i += length
@@ -292,8 +338,8 @@ def _readable(slugs: tuple[str, ...], trades: tuple[str, ...]) -> tuple[str, ...
     return tuple(sold) if sold and shared else ()
 
 
-def _sizes(tokens: list[Token], measures: dict | None) -> set[int]:
-    """The tokens that are sizes (a number and its unit: never an abbreviation), recorded in `measures` when given."""
+def _sizes(tokens: list[Token], measures: dict) -> set[int]:
+    """The tokens that are sizes (a number and its unit: never an abbreviation), recorded in `measures`."""
     taken: set[int] = set()
     i = 0
     while i < len(tokens):
@@ -338,8 +384,8 @@ def _value(value: Decimal | None, factor) -> int | float | None:
     return None if value is None or value <= 0 else _stored(value * factor)
 
 
-def _put(measures: dict | None, quantity: str, value) -> None:
-    if measures is not None and value is not None and quantity in units.QUANTITIES:
+def _put(measures: dict, quantity: str, value) -> None:
+    if value is not None and quantity in units.QUANTITIES:
         measures.setdefault(quantity, value)
 
 
@@ -369,9 +415,10 @@ def _named_trades_win(read: list[Evidence]) -> list[Evidence]:
     return [e for e in read if e.how != ABBREVIATED or set(BY_SLUG[e.kind].trades) & named]
 
 
-def _rated_by(slug: str) -> set[str]:
+@cache
+def _rated_by(slug: str) -> frozenset[str]:
     """The identifying quantities that rate a concept (or a concept above it)."""
-    return {q.slug for q in units.QUANTITIES.values() if q.evidence == IDENTIFIES and _covers(q, slug)}
+    return frozenset(q.slug for q in units.QUANTITIES.values() if q.evidence == IDENTIFIES and _covers(q, slug))
 
 
 def _covers(quantity: units.Quantity, slug: str) -> bool:
@@ -385,8 +432,10 @@ def _stated(spec_keys: dict[str, str], name_measures: dict) -> list[tuple[str, s
     return stated + [(q, NAME, f"{v} {unit[q].unit}") for q, v in name_measures.items() if q not in spec_keys]
 
 
-def _decide(read: list[Evidence], spec_keys: dict[str, str], stated_anywhere: list[tuple[str, str, str]]):
+@lru_cache(maxsize=8192)  # products of a catalog are read alike: the same evidence, the same specs keys
+def _decide(read: tuple[Evidence, ...], spec_items: tuple, stated_anywhere: tuple[tuple[str, str, str], ...]):
     """The kinds, the evidence for them, and what the specs overruled (see the module docstring)."""
+    spec_keys = dict(spec_items)
     stated = [units.QUANTITIES[q] for q in spec_keys]
     identifying = {q.slug for q in stated if q.evidence == IDENTIFIES}
     kept, overruled = [], []
@@ -408,7 +457,7 @@ def _decide(read: list[Evidence], spec_keys: dict[str, str], stated_anywhere: li
         narrower = quantity.kinds[0] if quantity.evidence else None
         if narrower and any(narrower != e.kind and narrower in descendants(e.kind) for e in kept):
             kept.append(Evidence(narrower, source, said, NARROWS))
-    return _most_specific(dict.fromkeys(e.kind for e in kept)), kept, overruled
+    return _most_specific(dict.fromkeys(e.kind for e in kept)), tuple(kept), tuple(overruled)
 
 
 def _narrower_in(slug: str, kinds: tuple[str, ...]) -> bool:
