@@ -162,7 +162,7 @@ def _spec_measures(specs: dict) -> tuple[dict, dict[str, str]]:
     measures: dict = {}
     keys: dict[str, str] = {}
     stated = sorted((_SPEC_KEYS[k], k) for k in specs if k in _SPEC_KEYS)
-    for (order, quantity, factor), spec_key in stated:
+    for (_order, quantity, factor), spec_key in stated:
         if quantity.slug not in measures:
             value = _spec_value(quantity, specs[spec_key], factor)
             if value is not None:
