@@ -302,7 +302,7 @@ def main() -> None:
     logging.getLogger("mirror").setLevel(logging.ERROR)  # the demo's invalid records are expected
     questions = json.loads(QUERIES.read_text())["queries"]
     searches = {"today": search_catalog}
-    main_search = baseline_search()
+    main_search = None if args.relevance_only else baseline_search()  # the relevance part searches today's only
     if main_search is not None:
         searches["main"] = main_search
     catalogs = [] if args.relevance_only else [c for c in CATALOGS if args.catalog in (None, c)]
