@@ -79,9 +79,6 @@ def _entries():
     for concept in CONCEPTS:
         for phrase in (*concept.names, *concept.typed):
             yield phrase, Meaning(CONCEPT, concept.slug)
-        for phrase in concept.abbreviations:
-            if len(_ABBREVIATED[phrase_key(phrase_words(phrase))]) == 1:  # one that stands for two is the catalog's
-                yield phrase, Meaning(CONCEPT, concept.slug)
         for phrase in concept.hints:
             yield phrase, Meaning(HINT, concept.slug)
     for phrase in BRANDS:
@@ -144,7 +141,6 @@ def _abbreviated() -> dict[Phrase, tuple[str, ...]]:
 
 
 _check_references()
-_ABBREVIATED = _abbreviated()
 PHRASES: dict[Phrase, Meaning] = _phrase_table()
 LONGEST_PHRASE = max(len(words) for words in PHRASES)
 UNITS: dict[Phrase, tuple[str, object]] = {
@@ -159,8 +155,8 @@ VOCABULARY_KEYS = (
     | frozenset(units.NUMBER_WORDS)
 )
 # The words a misspelling may be corrected to: those of names, trades, kinds and brands, and typed
-# spellings and abbreviations of five letters and more ("asap" is no "ashp").
-_TYPED = {phrase_key(phrase_words(p)) for concept in CONCEPTS for p in (*concept.typed, *concept.abbreviations)}
+# spellings of five letters and more ("asap" is no "ashp").
+_TYPED = {phrase_key(phrase_words(p)) for concept in CONCEPTS for p in concept.typed}
 CORRECTION_TARGETS = frozenset(
     word
     for words, meaning in PHRASES.items()
@@ -281,7 +277,7 @@ CATALOG_NAME_STARTS: dict[str, int] = {}
 for _words in CATALOG_NAMES:
     CATALOG_NAME_STARTS[_words[0]] = max(CATALOG_NAME_STARTS.get(_words[0], 0), len(_words))
 # The trade's abbreviations (comparison keys) and the concepts each stands for.
-ABBREVIATIONS: dict[Phrase, tuple[str, ...]] = _ABBREVIATED
+ABBREVIATIONS: dict[Phrase, tuple[str, ...]] = _abbreviated()
 LONGEST_ABBREVIATION = max(len(words) for words in ABBREVIATIONS)
 ABBREVIATION_STARTS = frozenset(words[0] for words in ABBREVIATIONS)
 

@@ -68,6 +68,7 @@ from mirror.query.concepts import (
     phrase_words,
 )
 from mirror.query.text import DIMENSIONS, NUMBER, WORD, Token, key, tokenize
+from mirror.values.jsontext import decimal_number
 
 # Where a piece of evidence was read.
 SPECS, NAME, CATEGORY, SLUG, MODELS = "specs", "name", "category", "slug", "model numbers"
@@ -186,7 +187,7 @@ def _spec_value(quantity: units.Quantity, raw, factor: Decimal):
         text = str(raw).strip().lower().replace(" ", "")
         return text if _FILTER_SIZE.fullmatch(text) else None
     number = _number(raw)
-    return None if number is None else _stored(number * factor)
+    return None if number is None else decimal_number(number * factor)
 
 
 def _number(raw) -> Decimal | None:
@@ -201,11 +202,6 @@ def _number(raw) -> Decimal | None:
     except (InvalidOperation, ValueError, ZeroDivisionError):
         return None
     return number if number.is_finite() and number > 0 else None
-
-
-def _stored(value: Decimal) -> int | float:
-    """A measure as JSON holds it: a whole number as an int."""
-    return int(value) if value == value.to_integral_value() else float(value)
 
 
 # --- the text ----------------------------------------------------------------------------
@@ -381,7 +377,7 @@ def _unit_at(tokens: list[Token], j: int):
 
 
 def _value(value: Decimal | None, factor) -> int | float | None:
-    return None if value is None or value <= 0 else _stored(value * factor)
+    return None if value is None or value <= 0 else decimal_number(value * factor)
 
 
 def _put(measures: dict, quantity: str, value) -> None:

@@ -17,9 +17,10 @@ with, the concepts of a trade).
   "furnce": within the spelling step's edit distance, mirror/query/spelling.py),
   never for the loose words ("hot water" is no water heater in a catalog).
 - `Concept.abbreviations`: the trade's own abbreviations of it ("hp", "ah",
-  "wh", "dms"), read in questions as typed and in a catalog's text (a
-  product's name, category and slug, model numbers) as whole tokens, where
-  unambiguous among the contractor's trades: never right after a number
+  "wh", "dms"), read in a catalog's text (a product's name, category and
+  slug, model numbers) as whole tokens, where unambiguous among the
+  contractor's trades (a question reads those also in `typed`: "furn" in a
+  question is as likely a SKU's piece as a furnace): never right after a number
   ("1/2 HP" is a motor), never for a contractor none of whose trades sells
   the concept, never when a concept of another of its trades lists it too,
   never against a name of another trade in the same text. An abbreviation
@@ -57,7 +58,7 @@ class Concept:
     typed: tuple[str, ...] = ()  # in questions (and in catalogs, those that spell a name)
     hints: tuple[str, ...] = ()  # suggest the concept, and stay keywords
     parents: tuple[str, ...] = ()
-    abbreviations: tuple[str, ...] = ()  # the trade's, in questions and (guarded) in catalogs
+    abbreviations: tuple[str, ...] = ()  # the trade's, in catalogs (guarded by the contractor's trades)
 
 
 HVAC, PLUMBING, ELECTRICAL, ROOFING = "hvac", "plumbing", "electrical", "roofing"
@@ -106,7 +107,7 @@ CONCEPTS: tuple[Concept, ...] = (
         SYSTEM,
         (HVAC,),
         names=("heat pump", "air source heat pump", "heat pump system"),
-        typed=("heatpump", "heat-pump", "heatpumps", "ashp", "heat pmp", "heet pump", "heatpump system"),
+        typed=("hp", "heatpump", "heat-pump", "heatpumps", "ashp", "heat pmp", "heet pump", "heatpump system"),
         parents=("heating",),
         abbreviations=("hp",),
     ),
@@ -217,7 +218,7 @@ CONCEPTS: tuple[Concept, ...] = (
         ACCESSORY,
         (HVAC,),
         names=("thermostat", "smart thermostat", "programmable thermostat", "wifi thermostat", "learning thermostat"),
-        typed=("thermo stat", "thermostst", "thermastat", "themostat", "thermostate", "termostat"),
+        typed=("t-stat", "tstat", "thermo stat", "thermostst", "thermastat", "themostat", "thermostate", "termostat"),
         hints=("nest", "ecobee"),
         abbreviations=("t-stat", "tstat"),
     ),
