@@ -202,7 +202,11 @@ def baseline_search():
         return None
     module = types.ModuleType("bench_main_catalog_search")
     sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(shown.stdout, f"{BASELINE}:mirror/read/catalog.py", "exec"), module.__dict__)
+    try:
+        exec(compile(shown.stdout, f"{BASELINE}:mirror/read/catalog.py", "exec"), module.__dict__)
+    except ImportError as error:  # a baseline from before a module moved cannot run in today's tree
+        print(f"main's search is left out: {BASELINE}'s mirror/read/catalog.py imports what moved since ({error})")
+        return None
     return module.search_catalog
 
 
@@ -302,7 +306,7 @@ def main() -> None:
     logging.getLogger("mirror").setLevel(logging.ERROR)  # the demo's invalid records are expected
     questions = json.loads(QUERIES.read_text())["queries"]
     searches = {"today": search_catalog}
-    main_search = baseline_search()
+    main_search = None if args.relevance_only else baseline_search()  # the relevance part searches today's only
     if main_search is not None:
         searches["main"] = main_search
     catalogs = [] if args.relevance_only else [c for c in CATALOGS if args.catalog in (None, c)]

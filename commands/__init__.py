@@ -1,4 +1,4 @@
-"""`flask --app wsgi ...` commands: db, sync, scheduler, demo-upstream, sources.
+"""`flask --app wsgi ...` commands: db, sync, scheduler, demo-upstream, sources, usage, products.
 
 The commands are thin: each calls a plain function of `mirror/` (which knows
 nothing of Flask) and prints its result. A problem an operator can fix (the
@@ -27,12 +27,14 @@ from mirror.read.figures import feed_company_keys, platform_rows, source_rows, u
 from mirror.runtime.config import EXIT_CONFIG
 from mirror.store.lock import SyncBusy
 from mirror.store.migrate import DatabaseProblem, check_database, database_problem
+from mirror.sync.facts import explain
 from mirror.sync.upstream import UpstreamAuthError, UpstreamUnreachable
 from mirror.values.timestamps import aware
 
 log = logging.getLogger(__name__)
 
 db_group = AppGroup("db", help="Database migrations (Alembic).")
+products_group = AppGroup("products", help="What the mirror holds a product to be.")
 
 # The exit codes of the commands, documented in docs/operations.md ("Exit codes").
 EXIT_SYNC_FAILED = 1  # the run started and failed for another reason (recorded in sync_runs)
@@ -42,6 +44,7 @@ EXIT_NOT_MIGRATED = 4
 EXIT_UPSTREAM_UNREACHABLE = 5
 EXIT_UPSTREAM_REFUSED = 6
 EXIT_UNKNOWN_COMPANY = 7
+EXIT_UNKNOWN_PRODUCT = 8
 EXIT_BUSY = 75  # EX_TEMPFAIL: another sync holds the lock; try again later
 EXIT_CODES = {
     EXIT_SYNC_FAILED: "the sync ran and failed (the error is in sync_runs)",
@@ -51,6 +54,7 @@ EXIT_CODES = {
     EXIT_UPSTREAM_UNREACHABLE: "the upstream cannot be reached (or kept failing)",
     EXIT_UPSTREAM_REFUSED: "the upstream refused UPSTREAM_TOKEN",
     EXIT_UNKNOWN_COMPANY: "`sync --company` named a key the upstream does not know",
+    EXIT_UNKNOWN_PRODUCT: "`products explain` named a product the mirror does not hold",
     EXIT_BUSY: "another sync is running",
 }
 _DATABASE_EXIT = {"unreachable": EXIT_DATABASE_UNREACHABLE, "not_migrated": EXIT_NOT_MIGRATED}
@@ -410,8 +414,60 @@ def demo_urls_command() -> None:
     click.echo(f"  MCP: {settings.absolute(urls.company_path(urls.COMPANY_MCP, key))} (POST JSON-RPC)")
 
 
+@products_group.command("explain")
+@click.argument("plugin_key")
+@click.argument("sku")
+@click.option("--json", "as_json", is_flag=True, help="Print the stored reading as one JSON object.")
+def products_explain(plugin_key: str, sku: str, as_json: bool) -> None:
+    """What the mirror holds product SKU of PLUGIN_KEY to be (its kinds and measures), and which evidence decided it."""
+    with operator_errors(as_json):
+        _ready_database()
+        with _mirror().Session() as session:
+            found = explain(session, plugin_key, sku)
+        if found is None:
+            raise CommandFailed(
+                EXIT_UNKNOWN_PRODUCT,
+                f"the mirror holds no product {sku!r} of {plugin_key!r}; check the pluginKey and the SKU "
+                "(a product the last sync has not brought in yet is not there)",
+            )
+    if as_json:
+        click.echo(json.dumps({"plugin_key": plugin_key, "sku": sku, **found.stored, "up_to_date": found.up_to_date}))
+        return
+    for line in explanation_lines(found):
+        click.echo(line)
+
+
+def explanation_lines(found) -> list[str]:
+    """`products explain`'s text: the product, its kinds and measures, the evidence for each kind, what was overruled."""
+    stored = found.stored
+    evidence = stored["kind_evidence"] or {"decided_by": [], "overruled": []}
+    lines = [
+        f"{printable(found.name)} ({found.plugin_key} / {printable(found.sku)})",
+        f"  category   {printable(found.category_name)} ({printable(found.category_slug)})",
+        f"  trades     {', '.join(found.trades) or '(none)'}",
+        f"  kinds      {', '.join(stored['kinds'] or []) or '(none read)'}",
+        f"  measures   {', '.join(f'{q} {v}' for q, v in (stored['measures'] or {}).items()) or '(none)'}",
+    ]
+    label = "  evidence "
+    for kind, source, said, how, *_ in evidence["decided_by"]:
+        lines.append(f"{label}  {kind:<22} {how:<12} {source:<13} {printable(said)!r}")
+        label = " " * len(label)
+    label = "  overruled"
+    for kind, source, said, how, by in evidence["overruled"]:
+        lines.append(
+            f"{label}  {kind:<22} {how:<12} {source:<13} {printable(said)!r} (the specs' {by!r} say otherwise)"
+        )
+        label = " " * len(label)
+    if not found.up_to_date:
+        lines.append(
+            f"  (today's rules read it as {', '.join(found.current['kinds']) or 'nothing'}: the next sync stores that)"
+        )
+    return lines
+
+
 def init_app(app: Flask) -> None:
     """Attach every command to the app's CLI (the demo upstream's own command: demo.init_app)."""
     app.cli.add_command(db_group)
+    app.cli.add_command(products_group)
     for command in (sync_command, scheduler_command, sources_command, usage_command, demo_urls_command):
         app.cli.add_command(command)

@@ -19,6 +19,15 @@ JSON = "application/json"
 HTML = "text/html"
 
 
+# One server-sent event, as SSE clients (and schemathesis) read each event of a text/event-stream body:
+# its `data:` is a JSON object in text.
+_SSE_EVENT = {
+    "type": "object",
+    "properties": {"event": {"type": "string"}, "data": {"type": "string", "contentMediaType": "application/json"}},
+    "required": ["data"],
+}
+
+
 def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -370,7 +379,7 @@ def _ask_endpoint(summary: str, keyed: bool) -> dict:
         "200": {
             "description": "An Answer (NLWeb 0.54): one JSON object, or, when `prefer.streaming` (or `Accept: "
             "text/event-stream`) asks, server-sent events whose `data:` objects merge into it.",
-            "content": {JSON: {"schema": _ref("AskAnswer")}, "text/event-stream": {"schema": {"type": "string"}}},
+            "content": {JSON: {"schema": _ref("AskAnswer")}, "text/event-stream": {"schema": _SSE_EVENT}},
         },
         "400": _response("The request is not a valid NLWeb ask request (a Failure naming the field).", failure),
         "413": _response("The body is over 16 KiB.", failure),

@@ -10,7 +10,16 @@ product's name ("3 ton", "80,000 BTU", "50-gallon", "16x25x1") or in its
 
 Ratings (SEER, SEER2, HSPF, AFUE, UEF) are whole-number questions: "16 SEER"
 matches a 16.2 SEER2 product (16 <= value < 17); other quantities match
-exactly. MERV and filter sizes imply an air filter.
+exactly.
+
+A quantity is also evidence of what a product is (`Quantity.kinds`,
+`Quantity.evidence`), read by the sync (mirror/query/product_reading.py):
+a product whose `specs` state an HSPF is a heat pump whatever its name
+says (IDENTIFIES), one stating only a SEER is a cooling system when nothing
+else says what it is (SUGGESTS), and a quantity's first kind narrows a
+broader kind read otherwise (a "Water Heater" of 40 gallons is a tank water
+heater). In a question, an identifying quantity
+names its kind ("MERV 13" is an air filter, "96% AFUE" a furnace).
 """
 
 from __future__ import annotations
@@ -20,6 +29,9 @@ from decimal import Decimal
 
 CAPACITY = "capacity"
 BTU_PER_TON = Decimal(12000)
+# What stating a quantity says about a product's kind (`Quantity.evidence`):
+IDENTIFIES = "identifies"  # it is one of the quantity's kinds, whatever its name says (the specs win)
+SUGGESTS = "suggests"  # it is the quantity's first kind, when nothing else names a kind
 
 
 @dataclass(frozen=True)
@@ -30,11 +42,23 @@ class Quantity:
     unit: str  # the normalised unit, as an answer writes it
     spec_keys: tuple[tuple[str, Decimal], ...]  # a spec key and its factor to `unit`
     rating: bool = False  # a whole number matches every value from it up to the next
-    implies: str | None = None  # the concept a size of this quantity is about (a vocabulary slug)
     text_specs: bool = False  # specs may hold it as text ("1/2", "16x25x1")
+    # The kinds of product (vocabulary concept slugs, each with the concepts under it) that state it, the one
+    # it names first; and what stating it says of a product (IDENTIFIES, SUGGESTS, or None: nothing).
+    kinds: tuple[str, ...] = ()
+    evidence: str | None = None
+
+    @property
+    def implies(self) -> str | None:
+        """The kind a question naming this quantity asks for ("MERV 13": an air filter), if it identifies one."""
+        return self.kinds[0] if self.evidence == IDENTIFIES else None
 
 
 _ONE = Decimal(1)
+# The kinds a rating is stated for (mirror/catalog/vocabulary.py's slugs).
+_COOLING = ("air-conditioner", "heat-pump", "ductless-mini-split", "geothermal", "packaged-unit")
+_HEAT_PUMPS = ("heat-pump", "ductless-mini-split", "geothermal", "packaged-unit")
+_BURNERS = ("furnace", "boiler", "packaged-unit")
 QUANTITIES: dict[str, Quantity] = {
     q.slug: q
     for q in (
@@ -53,18 +77,44 @@ QUANTITIES: dict[str, Quantity] = {
                 ("heating_btu", _ONE),
             ),
         ),
-        Quantity("seer", "SEER", (("seer2", _ONE), ("seer", _ONE)), rating=True),
-        Quantity("hspf", "HSPF", (("hspf2", _ONE), ("hspf", _ONE)), rating=True),
-        Quantity("eer", "EER", (("eer2", _ONE), ("eer", _ONE)), rating=True),
-        Quantity("afue", "% AFUE", (("afue", _ONE),), rating=True),
-        Quantity("uef", "UEF", (("uef", _ONE), ("ef", _ONE)), rating=True),
-        Quantity("merv", "MERV", (("merv", _ONE),), implies="air-filter"),
-        Quantity("gallons", "gal", (("gallons", _ONE), ("capacity_gallons", _ONE), ("tank_gallons", _ONE))),
+        # SEER and EER rate whatever cools; without a heating rating, a cooling system is an air conditioner.
+        Quantity("seer", "SEER", (("seer2", _ONE), ("seer", _ONE)), rating=True, kinds=_COOLING, evidence=SUGGESTS),
+        Quantity(
+            "hspf", "HSPF", (("hspf2", _ONE), ("hspf", _ONE)), rating=True, kinds=_HEAT_PUMPS, evidence=IDENTIFIES
+        ),
+        Quantity("cop", "COP", (("cop", _ONE),), rating=True, kinds=_HEAT_PUMPS, evidence=IDENTIFIES),
+        Quantity("eer", "EER", (("eer2", _ONE), ("eer", _ONE)), rating=True, kinds=_COOLING, evidence=SUGGESTS),
+        Quantity("afue", "% AFUE", (("afue", _ONE),), rating=True, kinds=_BURNERS, evidence=IDENTIFIES),
+        Quantity(
+            "uef", "UEF", (("uef", _ONE), ("ef", _ONE)), rating=True, kinds=("water-heater",), evidence=IDENTIFIES
+        ),
+        Quantity(
+            "first_hour_rating",
+            "gal/h",
+            (("first_hour_rating", _ONE), ("fhr", _ONE)),
+            kinds=("water-heater",),
+            evidence=IDENTIFIES,
+        ),
+        Quantity("merv", "MERV", (("merv", _ONE),), kinds=("air-filter",), evidence=IDENTIFIES),
+        Quantity(
+            "gallons",
+            "gal",
+            (("gallons", _ONE), ("capacity_gallons", _ONE), ("tank_gallons", _ONE)),
+            kinds=("tank-water-heater",),  # a water heater that holds gallons has a tank
+            evidence=SUGGESTS,
+        ),
         Quantity("gpm", "GPM", (("gpm", _ONE), ("flow_gpm", _ONE), ("max_gpm", _ONE))),
         Quantity("horsepower", "HP", (("hp", _ONE), ("horsepower", _ONE)), text_specs=True),
         Quantity("grains", "grains", (("grains", _ONE), ("grain_capacity", _ONE))),
         Quantity("amps", "A", (("amps", _ONE), ("amperage", _ONE))),
-        Quantity("filter_size", "in", (("size", _ONE), ("filter_size", _ONE)), implies="air-filter", text_specs=True),
+        Quantity(
+            "filter_size",
+            "in",
+            (("size", _ONE), ("filter_size", _ONE)),
+            text_specs=True,
+            kinds=("air-filter",),
+            evidence=IDENTIFIES,
+        ),
         # Stated by catalogs (toilets, water heaters) and shown on the pricing page (mirror/catalog/product_facts.py).
         Quantity("gpf", "GPF", (("gpf", _ONE),), rating=True),
         Quantity("warranty", "years", (("warranty_years", _ONE),)),
@@ -85,6 +135,7 @@ UNIT_PHRASES: dict[str, tuple[str, Decimal]] = {
     "btu h": (CAPACITY, _ONE),
     "btu hr": (CAPACITY, _ONE),
     "btu per hour": (CAPACITY, _ONE),
+    "mbh": (CAPACITY, Decimal(1000)),  # thousands of BTU/h, as equipment sheets write them ("60 MBH")
     "seer": ("seer", _ONE),
     "seer2": ("seer", _ONE),
     "hspf": ("hspf", _ONE),
@@ -122,6 +173,9 @@ UNIT_PHRASES: dict[str, tuple[str, Decimal]] = {
 UNIT_FIRST = frozenset({"merv", "seer", "seer2", "afue", "uef", "hspf", "hspf2"})
 # Words that multiply the number before them ("24 thousand BTU", "5 grand").
 MULTIPLIERS = {"k": Decimal(1000), "thousand": Decimal(1000), "grand": Decimal(1000)}
+# A catalog's number in thousands with no unit ("DMS, 24K", "furnace 80k") is a capacity: the trades size
+# equipment in thousands of BTU/h (a question's "24k" alone stays a number: it may be a budget).
+BARE_THOUSANDS = CAPACITY
 CURRENCY_WORDS = frozenset({"dollar", "dollars", "buck", "bucks", "usd"})
 NUMBER_WORDS = {
     "one": 1,

@@ -11,9 +11,21 @@ with, the concepts of a trade).
 
 - `Concept.names`: phrases that name the thing in a question AND in a
   contractor's product names and category names ("heat pump", "central air").
-- `Concept.typed`: phrases only people type: abbreviations, misspellings and
-  run-together spellings ("hp", "furnance", "heatpump"). They are never looked
-  for in a catalog ("HP" there is often horsepower).
+- `Concept.typed`: phrases only people type: misspellings, run-together
+  spellings and loose words ("furnance", "heatpump", "cooling"). A catalog is
+  read for those that are spellings of the concept's names ("heatpump",
+  "furnce": within the spelling step's edit distance, mirror/query/spelling.py),
+  never for the loose words ("hot water" is no water heater in a catalog).
+- `Concept.abbreviations`: the trade's own abbreviations of it ("hp", "ah",
+  "wh", "dms"), read in a catalog's text (a product's name, category and
+  slug, model numbers) as whole tokens, where unambiguous among the
+  contractor's trades (a question reads those also in `typed`: "furn" in a
+  question is as likely a SKU's piece as a furnace): never right after a number
+  ("1/2 HP" is a motor), never for a contractor none of whose trades sells
+  the concept, never when a concept of another of its trades lists it too,
+  never against a name of another trade in the same text. An abbreviation
+  listed by several concepts stands for all of them ("acgf": an A/C and a gas
+  furnace). mirror/query/product_reading.py reads them at sync time.
 - `Concept.hints`: words that suggest the concept and stay keywords as well
   (a brand such as "nest", a rating such as "merv").
 - `Concept.parents`: the broader concepts it belongs to (a tankless water
@@ -43,9 +55,10 @@ class Concept:
     kind: str | None  # SYSTEM (an installed system), ACCESSORY (mirror.catalog.trades), or None for a group of concepts
     trades: tuple[str, ...]  # mirror.catalog.trades slugs; () for what none of the trades sells
     names: tuple[str, ...]  # in questions and in catalogs
-    typed: tuple[str, ...] = ()  # in questions only
+    typed: tuple[str, ...] = ()  # in questions (and in catalogs, those that spell a name)
     hints: tuple[str, ...] = ()  # suggest the concept, and stay keywords
     parents: tuple[str, ...] = ()
+    abbreviations: tuple[str, ...] = ()  # the trade's, in catalogs (guarded by the contractor's trades)
 
 
 HVAC, PLUMBING, ELECTRICAL, ROOFING = "hvac", "plumbing", "electrical", "roofing"
@@ -86,6 +99,7 @@ CONCEPTS: tuple[Concept, ...] = (
             "centralair",
             "central aircon",
         ),
+        abbreviations=("cond", "acgf"),  # a condenser; an A/C and gas furnace system
     ),
     Concept(
         "heat-pump",
@@ -95,6 +109,7 @@ CONCEPTS: tuple[Concept, ...] = (
         names=("heat pump", "air source heat pump", "heat pump system"),
         typed=("hp", "heatpump", "heat-pump", "heatpumps", "ashp", "heat pmp", "heet pump", "heatpump system"),
         parents=("heating",),
+        abbreviations=("hp",),
     ),
     Concept(
         "furnace",
@@ -104,6 +119,7 @@ CONCEPTS: tuple[Concept, ...] = (
         names=("furnace", "gas furnace", "electric furnace", "oil furnace", "forced air furnace"),
         typed=("furnance", "furnace unit", "furnaces unit", "furnce", "furnase", "gas heat", "forced air heat"),
         parents=("heating",),
+        abbreviations=("furn", "acgf"),
     ),
     Concept(
         "ductless-mini-split",
@@ -120,6 +136,7 @@ CONCEPTS: tuple[Concept, ...] = (
         ),
         typed=("minisplit", "mini-splits", "ductless minisplit", "mini spilt", "ductless split"),
         parents=("heating",),
+        abbreviations=("dms", "mini"),
     ),
     Concept(
         "geothermal",
@@ -155,6 +172,7 @@ CONCEPTS: tuple[Concept, ...] = (
         (HVAC,),
         names=("air handler", "air handling unit", "fan coil"),
         typed=("airhandler", "ahu"),
+        abbreviations=("ah",),
     ),
     Concept(
         "packaged-unit",
@@ -202,6 +220,7 @@ CONCEPTS: tuple[Concept, ...] = (
         names=("thermostat", "smart thermostat", "programmable thermostat", "wifi thermostat", "learning thermostat"),
         typed=("t-stat", "tstat", "thermo stat", "thermostst", "thermastat", "themostat", "thermostate", "termostat"),
         hints=("nest", "ecobee"),
+        abbreviations=("t-stat", "tstat"),
     ),
     Concept(
         "uv-light",
@@ -303,6 +322,7 @@ CONCEPTS: tuple[Concept, ...] = (
             "hwh",
             "hot water",
         ),
+        abbreviations=("wh",),
     ),
     Concept(
         "tank-water-heater",
@@ -335,6 +355,7 @@ CONCEPTS: tuple[Concept, ...] = (
         ),
         typed=("tankles", "tank less", "on demand hot water", "on-demand", "tankless heater", "tankless system"),
         parents=("water-heater",),
+        abbreviations=("twh",),
     ),
     Concept(
         "heat-pump-water-heater",

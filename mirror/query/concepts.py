@@ -11,6 +11,9 @@
   pump, and a "Water Heater Drain Pan" is a drain pan; nobody has to list
   those exclusions by hand.
 - `trade_concepts(trade, kind)`: the concrete concepts of a trade.
+- `CATALOG_NAMES` and `ABBREVIATIONS`: what a catalog's own text is read
+  for at sync time (mirror/query/product_reading.py): the concepts' names
+  and the typed spellings of them, and the trade's abbreviations.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from mirror.catalog.vocabulary import (
     TRADE_WORDS,
     Concept,
 )
-from mirror.query.text import WORD, key, phrase_words, tokenize
+from mirror.query.text import WORD, edit_distance, key, phrase_words, tokenize
 
 Phrase = tuple[str, ...]
 
@@ -123,8 +126,18 @@ def _check_references() -> None:
     if set(TIER_WORDS) - set(TIERS) or set(TRADE_WORDS) - set(TRADES):
         raise ValueError("vocabulary: tier and trade words must use mirror/catalog/trades.py's slugs")
     for quantity in units.QUANTITIES.values():
-        if quantity.implies is not None and quantity.implies not in BY_SLUG:
-            raise ValueError(f"units: {quantity.slug} implies an unknown concept {quantity.implies}")
+        unknown = [slug for slug in quantity.kinds if slug not in BY_SLUG]
+        if unknown or (quantity.evidence is not None and not quantity.kinds):
+            raise ValueError(f"units: {quantity.slug} names unknown kinds {unknown} or none")
+
+
+def _abbreviated() -> dict[Phrase, tuple[str, ...]]:
+    """Each abbreviation (its comparison key) and the concepts that list it, in the vocabulary's order."""
+    found: dict[Phrase, list[str]] = {}
+    for concept in CONCEPTS:
+        for phrase in concept.abbreviations:
+            found.setdefault(phrase_key(phrase_words(phrase)), []).append(concept.slug)
+    return {phrase: tuple(slugs) for phrase, slugs in found.items()}
 
 
 _check_references()
@@ -226,3 +239,49 @@ def trade_concepts(trade: str, kind: str | None = None) -> tuple[str, ...]:
     return tuple(
         c.slug for c in CONCEPTS if trade in c.trades and c.kind is not None and (kind is None or c.kind == kind)
     )
+
+
+# --- what a catalog's own text is read for (mirror/query/product_reading.py) ----------
+
+
+def _compact(words: Phrase) -> str:
+    return "".join(words)
+
+
+def _spells_a_name(typed: Phrase, names: tuple[Phrase, ...]) -> bool:
+    """Whether a typed phrase is a spelling of one of the names (spaces aside, within the spelling step's
+    edits: one, two from seven letters on), not a loose word for the thing ("hot water", "cooling")."""
+    for name in names:
+        target = _compact(name)
+        limit = 1 if len(target) < 7 else 2
+        if edit_distance(_compact(typed), target, limit) <= limit:
+            return True
+    return False
+
+
+def _catalog_names() -> dict[Phrase, str]:
+    table: dict[Phrase, str] = {}
+    for concept in CONCEPTS:
+        names = tuple(phrase_key(phrase_words(name)) for name in concept.names)
+        table.update(dict.fromkeys(names, concept.slug))
+        spellings = (phrase_key(phrase_words(p)) for p in concept.typed)
+        table.update({p: concept.slug for p in spellings if _spells_a_name(p, names)})
+    return table
+
+
+# A concept's names and the typed spellings of them, by comparison key: what a catalog's text names.
+CATALOG_NAMES: dict[Phrase, str] = _catalog_names()
+LONGEST_CATALOG_NAME = max(len(words) for words in CATALOG_NAMES)
+# The longest catalog name starting with each word: a word starting none is passed at once.
+CATALOG_NAME_STARTS: dict[str, int] = {}
+for _words in CATALOG_NAMES:
+    CATALOG_NAME_STARTS[_words[0]] = max(CATALOG_NAME_STARTS.get(_words[0], 0), len(_words))
+# The trade's abbreviations (comparison keys) and the concepts each stands for.
+ABBREVIATIONS: dict[Phrase, tuple[str, ...]] = _abbreviated()
+LONGEST_ABBREVIATION = max(len(words) for words in ABBREVIATIONS)
+ABBREVIATION_STARTS = frozenset(words[0] for words in ABBREVIATIONS)
+
+
+def ancestors(slug: str) -> tuple[str, ...]:
+    """A concept and every concept above it."""
+    return tuple(other.slug for other in CONCEPTS if slug in descendants(other.slug))

@@ -32,6 +32,7 @@ GLUED_UNITS = frozenset(
         "btu",
         "btus",
         "btuh",
+        "mbh",
         "gal",
         "gals",
         "gallon",
@@ -129,6 +130,8 @@ def phrase_words(phrase: str) -> tuple[str, ...]:
 
 
 def _chunk_tokens(chunk: str) -> list[Token]:
+    if chunk.isascii() and chunk.isalpha():  # a plain word, as most are: what the patterns below would make of it
+        return [Token(WORD, chunk)]
     money = _MONEY.match(chunk)
     if money:
         value = number_value(money.group(1))

@@ -16,8 +16,12 @@ decides which products are searched.
 
 What matches:
 - a question that names concepts (or a trade): the products that are one of
-  them, by their names and categories (a product only mentioning "furnace"
-  in its description is not a furnace);
+  them, by the kinds the sync read and stored with each product
+  (`products.kinds`, mirror/query/product_reading.py: from its name,
+  category, model numbers, specs keys and the trade's abbreviations; a
+  product only mentioning "furnace" in its description is not a furnace); a
+  product of which the sync could read no kind, by its names and category on
+  the full-text index;
 - otherwise its keywords and sizes: products matching any of them;
 - a question of price, tier or kind words alone ("cheapest system"): every
   product (of that kind).
@@ -25,14 +29,18 @@ The order, best first:
 1. products that are more of the concepts asked ("furnace and AC": the
    A/C & furnace systems first);
 2. products of the kind asked (a system question: systems before accessories);
-3. products matching more of the rest: each keyword, each size (from the
-   name or from `specs`), the tier asked ("best air conditioner");
-4. price, when the question asks for an order ("cheapest heat pump");
-5. a model number equal to the keywords, separators ignored (`ML17XP1-036`);
-6. with keywords, their relevance: a word in the name or model numbers
+3. products matching more of the rest: each keyword, each size (its stored
+   `measures`: from `specs`, else the name), the tier asked ("best air
+   conditioner");
+4. for each size asked, the nearest measure first;
+5. the products that are only the kinds asked before those that are also
+   another (an air conditioner before an A/C and furnace system);
+6. price, when the question asks for an order ("cheapest heat pump");
+7. a model number equal to the keywords, separators ignored (`ML17XP1-036`);
+8. with keywords, their relevance: a word in the name or model numbers
    (weight A), the brand (B), the category, SKU or tier (C) outweighs one
    only in the description (D); concepts without keywords: the cheapest first;
-7. then price, name and SKU, so ties are stable.
+9. then price, name and SKU, so ties are stable.
 Words are stemmed (filters = filter) and keywords match by prefix from three
 letters. When a keyword matched nothing, the catalog's spelling list
 (mirror/read/words.py) corrects or splits it, and the search runs again with
@@ -61,6 +69,7 @@ from sqlalchemy import (
     select,
     union,
 )
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from mirror.catalog.public_products import public_products_filter, select_public_products
@@ -308,11 +317,12 @@ def _match_params(plan: _Plan) -> dict:
     Postgres and told nothing the order did not.
     """
     params: dict = {}
-    concepts = [ft.pg_concept_query(c, ft.CONCEPT_WEIGHTS) for c in plan.concepts]
+    concepts = [ft.pg_concept_query(c, ft.CONCEPT_WEIGHTS) for c in plan.concepts]  # for a product of no kind read
     terms = [ft.pg_term_query(t) for t in plan.terms]
     sizes = [ft.pg_any_phrase(s.name_phrases(), "ABC") for s in plan.sizes]
     if plan.mode == CONCEPTS:
         params["any_match"] = " | ".join(f"({c})" for c in concepts)
+        params["any_kinds"] = kinds_parameter(m.slug for part in plan.concepts for m in part)
     elif plan.mode == WORDS:
         params["any_match"] = " | ".join(f"({t})" for t in (*terms, *sizes))
     if _all_terms(plan.mode, len(terms), len(sizes)):
@@ -320,8 +330,9 @@ def _match_params(plan: _Plan) -> dict:
     ranked_by = [*terms, *sizes] if plan.mode == WORDS else terms  # relevance is the keywords' (and sizes')
     if ranked_by:
         params["rank_query"] = " | ".join(f"({t})" for t in ranked_by)
-    for i, text in enumerate(concepts):
+    for i, (text, part) in enumerate(zip(concepts, plan.concepts, strict=True)):
         params[f"concept_{i}"] = text
+        params[f"kinds_{i}"] = kinds_parameter(m.slug for m in part)
     for i, text in enumerate(terms):
         params[f"term_{i}"] = text
     for i, (size, text) in enumerate(zip(plan.sizes, sizes, strict=True)):
@@ -332,6 +343,11 @@ def _match_params(plan: _Plan) -> dict:
         for j, form in enumerate(size.spec_texts()):
             params[f"size_{i}_text_{j}"] = form.lower()
     return params
+
+
+def kinds_parameter(slugs) -> str:
+    """Concept slugs as one array parameter ('{heat-pump,ductless-mini-split}': letters and hyphens only)."""
+    return "{" + ",".join(sorted(set(slugs))) + "}"
 
 
 _COLUMNS = (
@@ -356,7 +372,7 @@ def _statement(shape: _Shape):
     the database takes to answer it.
     """
     match = _pg_matcher()
-    concept_hits = [ft.as_int(match(f"concept_{i}")) for i in range(shape.concepts)]
+    concept_hits = [ft.as_int(of_kinds(f"kinds_{i}", match(f"concept_{i}"))) for i in range(shape.concepts)]
     term_hits = [ft.as_int(match(f"term_{i}")) for i in range(shape.terms)]
     size_matches = [
         _size_match(quantity, i, texts, match(f"size_{i}")) for i, (quantity, texts) in enumerate(shape.sizes)
@@ -396,6 +412,8 @@ def _statement(shape: _Shape):
         order.append(_sum(parts).desc())
     # Then the sizes nearest the one asked: "4-ton heat pump" where the largest is 3 ton lists the 3-ton first.
     order += [_size_distance(quantity, i).nulls_last() for i, (quantity, _) in enumerate(shape.sizes)]
+    if concept_hits:  # then what is only what was asked: an air conditioner before an A/C and furnace system
+        order.append(func.coalesce(func.cardinality(Product.kinds), 1) - _sum(concept_hits))
     if shape.order == "price_low":
         order.append(Product.price_cents)
     elif shape.order == "price_high":
@@ -481,63 +499,63 @@ def _candidates(shape: _Shape, words: list):
     # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
     indexed = not words or not shape.sizes
     candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if indexed else or_(*words)
+    if shape.mode == CONCEPTS:
+        candidates = of_kinds("any_kinds", candidates)
     if not ranked:
         return candidates, None
     rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, ft.pg_tsquery(None, "rank_query"))
     return candidates, rank.desc()
 
 
+def of_kinds(kinds: str, unread):
+    """Whether a product is one of the kinds in the array parameter `kinds` (its stored kinds, read by the sync);
+    for a product of which the sync read no kind, `unread` (its names and category on the full-text index)."""
+    asked = cast(bindparam(kinds, type_=String), ARRAY(String))
+    return or_(Product.kinds.overlap(asked), and_(func.coalesce(func.cardinality(Product.kinds), 0) == 0, unread))
+
+
 def _size_match(quantity: str, i: int, texts: int, in_name):
-    """Whether a product is size `i`: by its `specs` when they state the quantity, else by its name.
+    """Whether a product is size `i`: by its stored measure of the quantity (from its `specs`, else its name,
+    read by the sync), else by its name on the index.
 
-    Specs are the catalog's own figures; a name's numbers can mislead the index ("3.5 ton" holds the
-    words "5 ton").
+    A name's numbers read on the index can mislead ("3.5 ton" holds the words "5 ton"); the measures are
+    the catalog's own figures.
     """
-    stated = or_(*(_spec_number(key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
+    stated = _measure(quantity).is_not(None)
     if QUANTITIES[quantity].text_specs:
-        stated = or_(stated, *(_spec_text(key).is_not(None) for key, _ in QUANTITIES[quantity].spec_keys))
-    return case((stated, _spec_match(quantity, i, texts)), else_=in_name)
+        stated = or_(stated, _measure_text(quantity).is_not(None))
+    return case((stated, _measure_match(quantity, i, texts)), else_=in_name)
 
 
-def _spec_match(quantity: str, i: int, texts: int):
-    """Whether a product's `specs` state size `i` (of `quantity`): a number in [low, high), or one of its texts."""
+def _measure_match(quantity: str, i: int, texts: int):
+    """Whether a product's measure of `quantity` is size `i`: a number in [low, high), or one of its texts."""
     low = cast(bindparam(f"size_{i}_low", type_=String), Numeric)
     high = cast(bindparam(f"size_{i}_high", type_=String), Numeric)
-    conditions = []
-    for key, factor in QUANTITIES[quantity].spec_keys:
-        value = _spec_in_unit(key, factor)
-        conditions.append(and_(value >= low, value < high))
-        for j in range(texts):
-            conditions.append(func.lower(_spec_text(key)) == bindparam(f"size_{i}_text_{j}", type_=String))
+    value = _measure(quantity)
+    conditions = [and_(value >= low, value < high)]
+    for j in range(texts):
+        conditions.append(func.lower(_measure_text(quantity)) == bindparam(f"size_{i}_text_{j}", type_=String))
     # A value that is no number is NULL, and `x OR NULL` is NULL: false instead (NULL sorts first, descending).
     return func.coalesce(or_(*conditions), false())
 
 
 def _size_distance(quantity: str, i: int):
-    """How far a product's `specs` figure for `quantity` is from size `i` (in its unit); NULL when they state none.
+    """How far a product's measure of `quantity` is from size `i` (in its unit); NULL when it has none.
 
     The exact sizes come first anyway (the size hits); this orders what is left, nearest first.
     """
     wanted = cast(bindparam(f"size_{i}_value", type_=String), Numeric)
-    distances = [func.abs(_spec_in_unit(key, factor) - wanted) for key, factor in QUANTITIES[quantity].spec_keys]
-    return func.coalesce(*distances) if len(distances) > 1 else distances[0]
+    return func.abs(_measure(quantity) - wanted)
 
 
-def _spec_in_unit(key: str, factor):
-    """specs[key] in its quantity's unit (a tonnage times 12,000 is BTU/h), NULL when it is no number."""
-    return _spec_number(key) * literal_column(str(factor))
+def _measure(quantity: str):
+    """The product's stored measure of `quantity` (in its unit) when it is a number, else NULL."""
+    value = Product.measures[quantity]
+    return case((func.json_typeof(value) == "number", cast(value.as_string(), Numeric)), else_=None)
 
 
-def _spec_number(key: str):
-    """specs[key] when it is a JSON number, else NULL (never an error on odd values)."""
-    return case(
-        (func.json_typeof(Product.specs[key]) == "number", cast(Product.specs[key].as_string(), Numeric)),
-        else_=None,
-    )
-
-
-def _spec_text(key: str):
-    return Product.specs[key].as_string()
+def _measure_text(quantity: str):
+    return Product.measures[quantity].as_string()
 
 
 def _exact_model():

@@ -3,9 +3,9 @@
 "How much does a heat pump cost near 63376?" is answered from the public
 products of the feed's businesses (`Company.in_feed`, the set the provider
 tools and the directory agent answer for) whose service area lists the ZIP
-and that are one of the kinds of product the question names (by their names
-and categories, exactly as the catalog search decides what a product is:
-mirror/query's concept matches on the full-text index). One statement,
+and that are one of the kinds of product the question names (their stored
+kinds, exactly as the catalog search matches them: mirror/read/catalog.py
+`of_kinds`). One statement,
 built once per shape with SQLAlchemy and run by mirror.store.db.statement_rows;
 the answer (mirror/answers/directory.py) narrows by size, tier and price and
 reports each business's own range, never an average.
@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from mirror.catalog.public_products import any_public_product
 from mirror.query import UnderstoodQuery
+from mirror.read.catalog import kinds_parameter, of_kinds
 from mirror.store import fulltext as ft
 from mirror.store.db import statement_rows
 from mirror.store.models import Company, Product
@@ -74,6 +75,7 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
     params: dict = {"postal_code": postal_code}
     for i, members in enumerate(parts):
         params[f"concept_{i}"] = ft.pg_concept_query(members, ft.CONCEPT_WEIGHTS)
+        params[f"kinds_{i}"] = kinds_parameter(m.slug for m in members)
     rows = statement_rows(session, _statement(len(parts)), params)
     return [
         FeedProduct(
@@ -95,7 +97,7 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
 @lru_cache(maxsize=16)
 def _statement(concepts: int):
     """The statement for `concepts` parts of a question (every value a bound parameter)."""
-    matches = [ft.pg_matches("products", None, f"concept_{i}") for i in range(concepts)]
+    matches = [of_kinds(f"kinds_{i}", ft.pg_matches("products", None, f"concept_{i}")) for i in range(concepts)]
     return (
         select(*_COLUMNS)
         .join_from(Product, _SELLER, _SELLER.c.plugin_key == Product.plugin_key)

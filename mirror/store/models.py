@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Index, Integer, String, Text
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
 from mirror.store.db import Base
@@ -28,6 +29,7 @@ MODEL_NUMBERS_MAX = 20  # model numbers kept per product (the first ones)
 SPECS_MAX_BYTES = 8192  # a product's specs object, as compact JSON
 SPECS_MAX_DEPTH = 4  # levels of nesting in a product's specs object
 SERVICE_AREA_MAX_POSTAL_CODES = 3000  # distinct ZIPs a company serves (the largest state has about 2,700)
+CONCEPT_LENGTH = 64  # a concept slug of the vocabulary (mirror/query/concepts.py)
 # Keys sort in byte order (the C collation).
 KEY = String(KEY_LENGTH, collation="C")
 
@@ -94,12 +96,20 @@ class Product(Base):
     specs: Mapped[dict] = mapped_column(JSON, default=dict)
     upstream_updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     record_hash: Mapped[str] = mapped_column(String(32))
+    # What the product is, read by the sync from everything its catalog says (mirror/query/product_reading.py,
+    # migration 0011): its kinds (vocabulary concept slugs, the most specific), its sizes and ratings in each
+    # quantity's unit ({"capacity": 36000, "seer": 16.2}), and the evidence that decided the kinds.
+    kinds: Mapped[list[str] | None] = mapped_column(ARRAY(String(CONCEPT_LENGTH)))
+    measures: Mapped[dict | None] = mapped_column(JSON)
+    kind_evidence: Mapped[dict | None] = mapped_column(JSON)
 
     # The products of one company's category: what a sync summarises again
     # into that offer group (migration 0005).
     __table_args__ = (
         Index("ix_products_plugin_key_category_slug", "plugin_key", "category_slug"),
         Index("ix_products_plugin_key_price_cents", "plugin_key", "price_cents"),  # a browse in price order
+        # A search's "is it a heat pump": the products of the kinds asked, from the index (migration 0011).
+        Index("ix_products_kinds", "kinds", postgresql_using="gin", postgresql_with={"gin_pending_list_limit": 256}),
     )
 
 
@@ -126,7 +136,6 @@ class OfferGroup(Base):
 
 
 WORD_LENGTH = 64  # the longest word a company's word list keeps
-CONCEPT_LENGTH = 64  # a concept slug of the vocabulary (mirror/query/concepts.py)
 
 
 class CompanyWord(Base):

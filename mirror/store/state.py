@@ -26,6 +26,8 @@ STATE_VERSION = "state_version"
 CONCEPTS_VERSION = "concepts_version"
 # The word rule the companies' spelling lists were made with (mirror/sync/words.py).
 WORDS_VERSION = "words_version"
+# The rules the products' kinds and measures were read with (mirror/sync/facts.py).
+FACTS_VERSION = "facts_version"
 
 
 def read_state(session: Session) -> dict[str, str]:

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from mirror.catalog.offers import record_hash
 from mirror.catalog.records import CompanyRecord, InvalidRecord, ProductRecord, Tombstone, parse_company, parse_product
 from mirror.store.models import Company, CompanyConcept, CompanyWord, OfferGroup, Product
+from mirror.sync import facts
 from mirror.sync.bulk import batches, insert_rows, keys_in, refusal_reason, update_rows
 from mirror.sync.rebuild import next_generation
 from mirror.sync.runstate import RunState, skip_invalid
@@ -91,7 +92,9 @@ def apply_companies(session: Session, run: RunState, raw_records: list) -> None:
     held = {
         row.plugin_key: row
         for row in session.execute(
-            select(Company.plugin_key, Company.record_hash, Company.generation).where(Company.plugin_key.in_(latest))
+            select(Company.plugin_key, Company.record_hash, Company.generation, Company.trades).where(
+                Company.plugin_key.in_(latest)
+            )
         )
     }
     inserts, updates = [], []
@@ -102,6 +105,9 @@ def apply_companies(session: Session, run: RunState, raw_records: list) -> None:
             skip_invalid(run, "company", key, f"unusable ({type(error).__name__})")
             continue
         old = held.get(key)
+        run.company_trades[key] = tuple(record.trades)
+        if old is not None and tuple(old.trades or ()) != tuple(record.trades):
+            run.retraded.add(key)  # what its products' abbreviations mean may have changed
         if old is None:
             inserts.append({"plugin_key": key, **NEW_COMPANY_BOOKKEEPING, "generation": run.generation, **values})
             run.new_companies.add(key)
@@ -231,6 +237,9 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
     """Insert, update or delete what changed; `maybe_held`: the only keys that can be held (default: all)."""
     lookup = list(latest) if maybe_held is None else [k for k in maybe_held if k in latest]
     held = _held_products(session, lookup) if lookup else {}
+    unread = {key for key, _ in latest if key not in run.company_trades}
+    if unread:
+        run.company_trades.update(facts.company_trades(session, unread))
     inserts, updates, deletes = [], [], []
     for (key, sku), record in latest.items():
         # The last version read wins, whatever its stamp says (docs/core.md, apply rules): the upstream
@@ -245,12 +254,15 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
         except _RECORD_VALUE_ERRORS as error:
             skip_invalid(run, "product", f"{key}/{sku}", f"unusable ({type(error).__name__})")
             continue
+        if old is not None and old.record_hash == values["record_hash"]:
+            continue
+        # What it is, read from the record (not part of its hash: a change of the reading's rules or of the
+        # company's trades reads the products again when the run finishes, mirror/sync/facts.py).
+        values.update(facts.record_values(record, run.company_trades.get(key)))
         if old is None:
             inserts.append({"plugin_key": key, "sku": sku, **values})
-        elif old.record_hash != values["record_hash"]:
-            updates.append({"plugin_key": key, "sku": sku, **values})
         else:
-            continue
+            updates.append({"plugin_key": key, "sku": sku, **values})
         run.touched_catalogs.add(key)
         slugs = run.touched_groups.setdefault(key, set())
         slugs.add(values["category_slug"])

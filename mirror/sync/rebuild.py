@@ -17,7 +17,7 @@ from mirror.catalog.offers import (
 )
 from mirror.store import state as st
 from mirror.store.models import Company, OfferGroup
-from mirror.sync import concepts, words
+from mirror.sync import concepts, facts, words
 from mirror.sync.bulk import batches, insert_rows, keys_in, update_rows
 from mirror.sync.runstate import RunState
 
@@ -36,6 +36,7 @@ def finish(session: Session, run: RunState, finished_at: datetime, company_key: 
         session.execute(text("SET LOCAL work_mem = '128MB'"))  # the rebuild sorts a batch's products in memory
     for some in batches(touched, REBUILD_BATCH):
         _rebuild(session, run, some, finished_at, feed_stamp)
+    facts.refresh(session, sorted(run.retraded))  # what the products are, where more than their records moved
     words.refresh(session, touched)  # the spelling lists and concept tags, with the catalogs they read
     concepts.refresh(session, touched)
     if run.feed_moved or run.feed_departure:

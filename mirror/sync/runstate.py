@@ -83,6 +83,10 @@ class RunState:
     # Whether the mirror holds a company, for the keys this run has looked up
     # (products of companies it does not hold are orphans).
     held_companies: dict[str, bool] = field(default_factory=dict)
+    # The trades of the companies whose products this run reads (mirror/sync/facts.py), and the companies
+    # whose trades it changed (their products are read again when it finishes).
+    company_trades: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    retraded: set[str] = field(default_factory=set)
     first_server_time: datetime | None = None
     feed_moved: bool = False  # some feed record changed, joined or left
     feed_departure: bool = False  # some business left the feed

@@ -251,9 +251,10 @@ def test_the_report_counts_hits_by_label_and_endpoint(app, client, site):
     client.get("/companies/page-co/pricing.json?source=wordpress")
     client.get("/companies/page-co/pricing.json?source=wordpress")
     hits(app)
+    # The report is stdout; the invocation log (stderr, written after each request by its listener) is not part of it.
     result = _report(app)
     assert result.exit_code == 0, result.output
-    rows = [line.split() for line in result.output.strip().splitlines()]
+    rows = [line.split() for line in result.stdout.strip().splitlines()]
     assert rows[0] == ["label", "count", "endpoint"]
     assert rows[1:] == [
         ["chatgpt", "3", "/v1/businesses"],
@@ -279,7 +280,7 @@ def test_the_report_since(app, client, mirror, site):
         session.commit()
     client.get("/v1/businesses?source=new-campaign")
     hits(app)
-    everything = _report(app).output
+    everything = _report(app).stdout
     assert "old-campaign" in everything and "new-campaign" in everything
     for since in ("1d", "24h", "90m", (datetime.now(UTC) - timedelta(days=1)).isoformat()):
         recent = _report(app, "--since", since)
@@ -294,7 +295,7 @@ def test_the_report_prints_hostile_labels_harmlessly(app, client, site):
     client.get("/v1/businesses?source=%1b%5b2J%1b%5d0;pwned%07")
     client.get("/v1/businesses?source=" + quote("<b>🔧</b> \u202eevil"))
     hits(app)
-    output = _report(app).output
+    output = _report(app).stdout
     assert "\x1b" not in output and "\x07" not in output and "\u202e" not in output
     assert "?[2J?]0;pwned?" in output
     assert "<b>🔧</b> ?evil" in output

@@ -1,0 +1,137 @@
+"""What each product is (`products.kinds`, `measures`, `kind_evidence`, migration 0011), read by the sync that writes it.
+
+Every product a run writes is read there (mirror/query/product_reading.py:
+its kinds from its name, category, slug, model numbers and specs keys, and
+the trade abbreviations its contractor's trades read; its sizes and ratings),
+and the reading goes into the same rows, in the run's one transaction. A
+reading depends on more than the product's record, so when a run finishes
+(mirror/sync/rebuild.py) the products are read again where that moved:
+
+- every product, when the reading's rules (the vocabulary, the units table,
+  the reader: `rules_version`) differ from those the stored readings were made
+  with (the first run of a release that changed them; 0.1 ms a product);
+- a company's products, when its trades changed (an abbreviation it reads
+  may mean something else to it now).
+
+Only the rows whose reading changed are written, set-wise, without touching
+the columns the search vector is made of. `explain` is the operator's view of
+one product's reading (`flask --app wsgi products explain KEY SKU`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mirror.catalog.records import ProductRecord
+from mirror.query.product_reading import read_product, rules_version
+from mirror.store import state as st
+from mirror.store.models import Company, Product
+from mirror.sync.bulk import batches, keys_in, update_rows
+
+COLUMNS = ("kinds", "measures", "kind_evidence")
+
+
+def reading_values(
+    name: str, category_name: str, category_slug: str, model_numbers, specs, trades: Iterable[str] | None
+) -> dict:
+    """The stored columns of a product's reading (COLUMNS)."""
+    reading = read_product(name, category_name, category_slug, model_numbers, specs, trades)
+    return {"kinds": list(reading.kinds), "measures": reading.measures, "kind_evidence": reading.evidence_record()}
+
+
+def record_values(record: ProductRecord, trades: Iterable[str] | None) -> dict:
+    """The reading of a product record the sync is about to write."""
+    return reading_values(
+        record.name, record.category_name, record.category_slug, record.model_numbers, record.specs, trades
+    )
+
+
+def company_trades(session: Session, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The trades of the companies `keys` the mirror holds."""
+    wanted = sorted(set(keys))
+    found: dict[str, tuple[str, ...]] = {}
+    for some in batches(wanted):
+        statement = select(Company.plugin_key, Company.trades).where(keys_in(Company.plugin_key, some))
+        found.update((key, tuple(trades or ())) for key, trades in session.execute(statement))
+    return found
+
+
+def refresh(session: Session, keys: Iterable[str]) -> None:
+    """Read again the products of the companies `keys`; of every company when the rules changed since the
+    stored readings were made (see the module docstring)."""
+    if st.read_state(session).get(st.FACTS_VERSION) != rules_version():
+        keys = list(session.scalars(select(Company.plugin_key).order_by(Company.plugin_key)))
+        st.put(session, st.FACTS_VERSION, rules_version())
+    for some in batches(sorted(set(keys))):
+        _refresh_some(session, list(some))
+
+
+def _refresh_some(session: Session, keys: list[str]) -> None:
+    trades = company_trades(session, keys)
+    columns = (
+        Product.plugin_key,
+        Product.sku,
+        Product.name,
+        Product.category_name,
+        Product.category_slug,
+        Product.model_numbers,
+        Product.specs,
+        *(getattr(Product, column) for column in COLUMNS),
+    )
+    changed = []
+    for row in session.execute(select(*columns).where(keys_in(Product.plugin_key, keys))):
+        key, sku, name, category_name, category_slug, models, specs, *stored = row
+        values = reading_values(name, category_name, category_slug, models, specs, trades.get(key))
+        if [values[column] for column in COLUMNS] != stored:
+            changed.append({"plugin_key": key, "sku": sku, **values})
+    update_rows(session, Product, changed)
+
+
+@dataclass(frozen=True)
+class Explained:
+    """A product's stored reading, beside the one today's rules make of its stored record (`products explain`)."""
+
+    plugin_key: str
+    sku: str
+    name: str
+    category_name: str
+    category_slug: str
+    trades: tuple[str, ...]
+    stored: dict  # the COLUMNS as stored (None when never read)
+    current: dict  # the COLUMNS as the rules read the product now
+
+    @property
+    def up_to_date(self) -> bool:
+        """Whether the stored reading is the one today's rules make (else the next sync stores that one)."""
+        return self.stored == self.current
+
+
+def explain(session: Session, plugin_key: str, sku: str) -> Explained | None:
+    """What the mirror holds a product to be and why; None when it holds no such product."""
+    columns = (
+        Product.name,
+        Product.category_name,
+        Product.category_slug,
+        Product.model_numbers,
+        Product.specs,
+        *(getattr(Product, column) for column in COLUMNS),
+    )
+    row = session.execute(select(*columns).where(Product.plugin_key == plugin_key, Product.sku == sku)).first()
+    if row is None:
+        return None
+    name, category_name, category_slug, models, specs, *stored = row
+    trades = company_trades(session, [plugin_key]).get(plugin_key, ())
+    return Explained(
+        plugin_key=plugin_key,
+        sku=sku,
+        name=name,
+        category_name=category_name,
+        category_slug=category_slug,
+        trades=trades,
+        stored=dict(zip(COLUMNS, stored, strict=True)),
+        current=reading_values(name, category_name, category_slug, models, specs, trades),
+    )

@@ -1,0 +1,154 @@
+"""What each product is, stored by the sync with its rows (mirror/sync/facts.py, migration 0011), and explained.
+
+The sync reads every product it writes (mirror/query/product_reading.py) in
+the run's transaction; it reads a company's products again when its trades
+change and every product when the reading's rules change; migration 0011
+reads the rows already there on upgrade; the directory's concept tags are the
+stored kinds; `flask --app wsgi products explain` says which evidence decided.
+"""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import select, text, update
+
+from mirror.query.product_reading import rules_version
+from mirror.store import state as st
+from mirror.store.models import CompanyConcept, Product
+from tests.commands.test_cli_errors import error_line, run_cli
+from tests.surface_helpers import add_company, set_product
+
+KEY = "readings-test"
+HP = {"name": "HP & Air Handler", "slug": "hp-air-handler", "kind": "system"}
+CATALOG = (
+    {
+        "sku": "HPAH-2T-GOOD",
+        "name": "Lennox Good HP & Air Handler, 2 ton",
+        "brand": "Lennox",
+        "category": HP,
+        "tier": "good",
+        "price": "9400",
+        "specs": {"tonnage": 2, "seer2": 14, "hspf2": 7.5},
+    },
+    {
+        "sku": "FURN-HP",  # a name that says furnace, specs that say heat pump
+        "name": "Goodman Gas Furnace, 60K BTU",
+        "brand": "Goodman",
+        "category": {"name": "Furnace", "slug": "furnace", "kind": "system"},
+        "tier": "good",
+        "price": "5100",
+        "specs": {"hspf2": 8.1},
+    },
+)
+
+
+def _sync(mirror) -> None:
+    result = mirror.sync()
+    assert result.status == "success", result.error
+
+
+def stored(mirror, sku: str, key: str = KEY) -> tuple:
+    with mirror.Session() as session:
+        row = session.execute(
+            select(Product.kinds, Product.measures, Product.kind_evidence).where(
+                Product.plugin_key == key, Product.sku == sku
+            )
+        ).one()
+    return tuple(row)
+
+
+def tags(mirror, key: str = KEY) -> set[str]:
+    with mirror.Session() as session:
+        return set(session.scalars(select(CompanyConcept.concept).where(CompanyConcept.plugin_key == key)))
+
+
+def test_the_sync_stores_what_each_product_is(mirror, upstream):
+    add_company(upstream, CATALOG, plugin_key=KEY, trades=["hvac"])
+    _sync(mirror)
+    kinds, measures, evidence = stored(mirror, "HPAH-2T-GOOD")
+    assert kinds == ["heat-pump", "air-handler"] and measures == {"capacity": 24000, "seer": 14, "hspf": 7.5}
+    assert ["heat-pump", "name", "hp", "abbreviation"] in evidence["decided_by"]
+    kinds, _, evidence = stored(mirror, "FURN-HP")
+    assert kinds == ["heat-pump"] and {tuple(e[:1] + e[-1:]) for e in evidence["overruled"]} == {("furnace", "hspf2")}
+    assert tags(mirror) == {"heat-pump", "air-handler"}  # the directory's tags are the stored kinds
+    with mirror.Session() as session:
+        assert st.read_state(session)[st.FACTS_VERSION] == rules_version()
+    # Every product of the demo catalog has its reading, in the same commit as its row.
+    with mirror.engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM products WHERE kinds IS NULL")).scalar() == 0
+    # A changed record is read again.
+    set_product(upstream, KEY, "FURN-HP", specs={"afue": 96}, price="5200")
+    _sync(mirror)
+    assert stored(mirror, "FURN-HP")[0] == ["furnace"]
+    assert tags(mirror) == {"heat-pump", "air-handler", "furnace"}
+
+
+def test_a_change_of_trades_or_of_the_rules_reads_the_products_again(mirror, upstream):
+    platform_style = {**CATALOG[0], "specs": {"tonnage": 2, "seer2": 14}}  # no HSPF2: the words alone say it
+    add_company(upstream, [platform_style], plugin_key=KEY, trades=["plumbing"])
+    _sync(mirror)
+    assert stored(mirror, "HPAH-2T-GOOD")[0] == ["air-handler"]  # a plumber's "HP" is no heat pump
+    upstream.catalog.touch_company(KEY, trades=["hvac"])
+    _sync(mirror)
+    assert stored(mirror, "HPAH-2T-GOOD")[0] == ["heat-pump", "air-handler"]
+    # A reading made by other rules (another release's) is made again by the next run, whatever it touched.
+    with mirror.Session() as session:
+        session.execute(update(Product).where(Product.plugin_key == KEY).values(kinds=["boiler"]))
+        st.put(session, st.FACTS_VERSION, "another release")
+        session.commit()
+    _sync(mirror)
+    assert stored(mirror, "HPAH-2T-GOOD")[0] == ["heat-pump", "air-handler"]
+    assert "boiler" not in tags(mirror)
+
+
+def test_migration_0011_reads_the_rows_already_there(mirror, upstream, database_url):
+    from alembic import command
+
+    from mirror.store.migrate import alembic_config
+
+    add_company(upstream, CATALOG, plugin_key=KEY, trades=["hvac"])
+    _sync(mirror)
+    readings = {sku: stored(mirror, sku) for sku in ("HPAH-2T-GOOD", "FURN-HP")}
+    every = text("SELECT plugin_key, sku, kinds, measures::text, kind_evidence::text FROM products ORDER BY 1, 2")
+    with mirror.engine.connect() as connection:
+        before = connection.execute(every).all()
+    config = alembic_config(database_url)
+    command.downgrade(config, "0010")
+    with mirror.engine.connect() as connection:
+        columns = connection.execute(
+            text("SELECT column_name FROM information_schema.columns WHERE table_name = 'products'")
+        )
+        assert "kinds" not in set(columns.scalars())
+        assert connection.execute(text("SELECT count(*) FROM products")).scalar() == len(before)  # data in it
+    mirror.dispose()
+    command.upgrade(config, "head")
+    command.check(config)
+    with mirror.engine.connect() as connection:
+        assert connection.execute(every).all() == before
+    assert {sku: stored(mirror, sku) for sku in readings} == readings
+    with mirror.Session() as session:
+        assert st.read_state(session)[st.FACTS_VERSION] == rules_version()
+
+
+def test_products_explain_says_which_evidence_decided(mirror, upstream, database_url):
+    add_company(upstream, CATALOG, plugin_key=KEY, trades=["hvac"])
+    _sync(mirror)
+    result = run_cli("products", "explain", KEY, "FURN-HP", database_url=database_url)
+    assert result.returncode == 0, result.stderr
+    assert [" ".join(line.split()) for line in result.stdout.splitlines()] == [
+        f"Goodman Gas Furnace, 60K BTU ({KEY} / FURN-HP)",
+        "category Furnace (furnace)",
+        "trades hvac",
+        "kinds heat-pump",
+        "measures capacity 60000, hspf 8.1",
+        "evidence heat-pump identifies specs 'hspf2'",
+        "overruled furnace name name 'gas furnace' (the specs' 'hspf2' say otherwise)",
+        "furnace name category 'furnace' (the specs' 'hspf2' say otherwise)",
+    ]
+    as_json = json.loads(
+        run_cli("products", "explain", KEY, "HPAH-2T-GOOD", "--json", database_url=database_url).stdout
+    )
+    assert as_json["kinds"] == ["heat-pump", "air-handler"] and as_json["up_to_date"] is True
+    missing = run_cli("products", "explain", KEY, "NOPE", database_url=database_url)
+    assert missing.returncode == 8 and "holds no product 'NOPE'" in error_line(missing)
