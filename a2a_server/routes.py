@@ -94,7 +94,11 @@ def root_agent() -> Response:
 
 def _company_context(company) -> CompanyContext:
     return CompanyContext(
-        session=db(), company=company, settings=settings(), renderings=renderings(company), follow=following(company)
+        session=db(),
+        company=company,
+        settings=settings(),
+        renderings=renderings(company, options=False),
+        follow=following(company),
     )
 
 

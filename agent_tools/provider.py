@@ -79,7 +79,7 @@ class ProviderContext:
 
     def view_of(self, company: Company) -> CompanyView:
         """The company's public view, read in this request's snapshot."""
-        return load_company_snapshot(self.session, company.plugin_key).view(self.settings)
+        return load_company_snapshot(self.session, company.plugin_key, options=False).view(self.settings)
 
 
 # --- request_service ---------------------------------------------------------------

@@ -31,7 +31,7 @@ _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"
 def company_jsonld(key: str):
     """The company's complete graph, ready to paste verbatim into a script tag."""
     company = gate(key, CHANNEL)
-    rendered = renderings(company).body("jsonld", render_jsonld)
+    rendered = renderings(company, options=False).body("jsonld", render_jsonld)
     return conditional(
         rendered.body, mimetype=MIMETYPE, cache_control=CACHE_CONTROL, etag=rendered.etag, expose_etag=True
     )

@@ -82,7 +82,7 @@ def bidi_safe(text: str) -> str:
 def pricing_page(key: str):
     """The reference pricing page."""
     company = gate(key, PRICING_CHANNEL, html=True)
-    rendered = renderings(company).body(
+    rendered = renderings(company, options=True).body(
         "pricing.html", lambda view: _page("pricing.html", view, company, view.categories)
     )
     return _html(rendered)
@@ -92,7 +92,7 @@ def pricing_page(key: str):
 def quote_page(key: str):
     """A 302 to the contractor's own quote funnel, else the quote page."""
     company = gate(key, QUOTE_CHANNEL, html=True)
-    cached = renderings(company)
+    cached = renderings(company, options=True)
     view = cached.view
     funnel = redirect_target(view.funnel_url)
     if funnel:
@@ -123,6 +123,7 @@ def page_context(view: CompanyView, company: GateEntry, marked_up: list[Category
     when the jsonld switch is off).
     """
     base = settings().public_base_url
+    view = view.complete()  # the pages list every option: never from a summary view
     shown = [page_category(category, view.currency, base) for category in view.categories]
     # The graph as the .jsonld document writes it (one serialiser for both),
     # already script-safe: Markup, so autoescaping leaves it as it is.

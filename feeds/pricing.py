@@ -25,7 +25,7 @@ CACHE_CONTROL = "public, max-age=300"
 def pricing_json(key: str):
     """The company's pricing document, with ETag / If-None-Match support."""
     company = gate(key, CHANNEL)
-    rendered = renderings(company).body("pricing.json", render_pricing_json)
+    rendered = renderings(company, options=True).body("pricing.json", render_pricing_json)
     # Browser clients may read the validator cross-origin too (expose_etag).
     return conditional(
         rendered.body, mimetype="application/json", cache_control=CACHE_CONTROL, etag=rendered.etag, expose_etag=True

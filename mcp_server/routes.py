@@ -45,7 +45,9 @@ WEBMCP_CALLS = flask_rule(WEBMCP_MCP)
 def _company_catalog(key: str, channel: str) -> Response:
     """One JSON-RPC message to a contractor's catalog server, behind `channel`'s gate."""
     company = gate(key, channel, mcp=True)
-    return serve(company_server(db(), company, settings(), renderings(company), follow=following(company)))
+    return serve(
+        company_server(db(), company, settings(), renderings(company, options=False), follow=following(company))
+    )
 
 
 @bp.post(flask_rule(COMPANY_MCP), provide_automatic_options=False)

@@ -72,7 +72,11 @@ def company_ask(key: str) -> Response:
     except Refused as refused:
         return refused.response
     context = CompanyContext(
-        session=db(), company=company, settings=settings(), renderings=renderings(company), follow=following(company)
+        session=db(),
+        company=company,
+        settings=settings(),
+        renderings=renderings(company, options=False),
+        follow=following(company),
     )
 
     def run(ctx: CompanyContext) -> tuple[str, list[dict]]:

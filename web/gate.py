@@ -12,7 +12,9 @@
 3. the per-company rate limit (web/limits.py), which therefore never sees,
    counts or refuses a key that is not public;
 4. serve: the view renders from the company's renderings (`renderings()`),
-   which the render cache holds for the state's stamp.
+   which the render cache holds for the state's stamp: complete for the
+   documents that list every option (pricing.json, the hosted pages), the
+   summary for everything else (mirror/render/cache.py).
 
 Every keyed view calls `gate()` first and serves from `renderings()` (all
 but `/companies/{key}/webmcp.json`, which by design answers `{"enabled":
@@ -78,8 +80,12 @@ def gate(key: str, channel: Channel | str, *, html: bool = False, mcp: bool = Fa
     return company
 
 
-def renderings(company: GateEntry) -> CompanyRenderings:
+def renderings(company: GateEntry, *, options: bool) -> CompanyRenderings:
     """The gated company's renderings at the gate's state (no query when the render cache holds them).
+
+    `options`: the caller renders every option (pricing.json, the hosted
+    pages); False: the summary view (tools, JSON-LD), whose miss costs the
+    same whatever the catalog's size.
 
     When the database is already past that state for the company (a sync
     committed since the last poll), the state is refreshed and the company
@@ -88,7 +94,7 @@ def renderings(company: GateEntry) -> CompanyRenderings:
     state = g.gate_state
     for _attempt in range(MAX_ATTEMPTS):
         try:
-            return render_cache().entry(db(), company, state)
+            return render_cache().entry(db(), company, state, options=options)
         except StateMoved:
             company, state = _gated_again(company)
     raise StateMoved(company.plugin_key)  # it kept moving under every poll: a 503, retry (web/health.py)
@@ -100,25 +106,27 @@ def named_view(key: str) -> CompanyView | None:
     From the render cache at the process's gate state, like every keyed
     surface (no channel is gated and no limit charged here: the request was
     charged for the question); read from the database when the state moved
-    past the process's (a sync committed since the last poll).
+    past the process's (a sync committed since the last poll). The summary:
+    an answer shows a business and its categories, never their options.
     """
     state = gate_state()
     company = state.open_company(key)
     if company is not None:
         try:
-            return render_cache().entry(db(), company, state).view
+            return render_cache().entry(db(), company, state, options=False).view
         except StateMoved:
             pass
-    snapshot = load_company_snapshot(db(), key)
+    snapshot = load_company_snapshot(db(), key, options=False)
     return snapshot.view(current_app.extensions["mirror"].settings) if snapshot is not None else None
 
 
 def following(company: GateEntry) -> Callable[[], tuple[GateEntry, CompanyRenderings]]:
-    """For a tool layer that met StateMoved: the company gated again at a refreshed state, and its renderings."""
+    """For a tool layer that met StateMoved: the company gated again at a refreshed state, and its renderings
+    (the summary: tools show no options)."""
 
     def follow() -> tuple[GateEntry, CompanyRenderings]:
         moved, _state = _gated_again(company)
-        return moved, renderings(moved)
+        return moved, renderings(moved, options=False)
 
     return follow
 

@@ -56,7 +56,7 @@ def _profile_response(endpoint: str, version: str, profile_url: str) -> Response
 def company_ucp_mcp(key: str) -> Response:
     """One JSON-RPC message to a company's UCP Catalog endpoint."""
     company = gate(key, CHANNEL, mcp=True)
-    return serve(ucp_server(db(), company, settings(), renderings(company), following(company)))
+    return serve(ucp_server(db(), company, settings(), renderings(company, options=False), following(company)))
 
 
 @bp.route(flask_rule(UCP_MCP), methods=["OPTIONS"])
@@ -95,7 +95,7 @@ def company_ucp_profile_of(key: str, version: str) -> Response:
 def host_ucp_mcp() -> Response:
     """The UCP endpoint of the company mapped to this Host."""
     company = gate(company_for_host(settings(), request.host) or "", CHANNEL, mcp=True)
-    return serve(ucp_server(db(), company, settings(), renderings(company), following(company)))
+    return serve(ucp_server(db(), company, settings(), renderings(company, options=False), following(company)))
 
 
 @bp.route(flask_rule(HOST_UCP_MCP), methods=["OPTIONS"])

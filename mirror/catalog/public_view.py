@@ -48,6 +48,13 @@ DATA_PROVENANCE = (
 FreshnessState = Literal["fresh", "stale", "unavailable"]
 
 
+class IncompleteView(RuntimeError):
+    """A summary view (read without the products) asked for what only the complete one holds: a programming error."""
+
+    def __init__(self, plugin_key: str) -> None:
+        super().__init__(f"the view of {plugin_key} is a summary (read without options); read it with options=True")
+
+
 class _View(BaseModel):
     # Closed: a view holds exactly its declared public facts, and its JSON
     # Schema (OpenAPI, MCP outputSchema) says so.
@@ -294,6 +301,20 @@ class CompanyView(PricingDocument):
     pricing_url: str
     mcp_url: str
     generation: int
+    # False: a summary, read without the products (mirror.read.company): every category's options and the
+    # glossary are empty. Tools, JSON-LD and answers never show them; documents that do ask `complete()`.
+    with_options: bool = Field(default=True, exclude=True)
+
+    def complete(self) -> CompanyView:
+        """This view, when it holds every category's options and the glossary; IncompleteView for a summary.
+
+        Every document that lists options (pricing.json, the hosted pages)
+        renders from `view.complete()`, so a summary can never be published
+        as a catalog without products.
+        """
+        if not self.with_options:
+            raise IncompleteView(self.business.plugin_key)
+        return self
 
     def category(self, slug_or_name: str) -> CategoryView | None:
         """A category by slug, or by name (case-insensitive)."""
@@ -309,7 +330,7 @@ class CompanyView(PricingDocument):
 
     def pricing_document(self) -> dict:
         """pricing.json: this view serialised as a PricingDocument, in the published key order."""
-        dumped = _PRICING.dump_python(self, mode="json")
+        dumped = _PRICING.dump_python(self.complete(), mode="json")
         return {name: dumped[name] for name in PRICING_ORDER}
 
     def provenance(self) -> dict:
@@ -341,13 +362,20 @@ def company_urls(settings: Settings, plugin_key: str) -> dict[str, str]:
 
 
 def company_view(
-    company, groups, synced: datetime | None, settings: Settings, now: datetime | None = None
+    company,
+    groups,
+    synced: datetime | None,
+    settings: Settings,
+    now: datetime | None = None,
+    *,
+    with_options: bool = True,
 ) -> CompanyView:
     """The public view from already-loaded facts: the row, its offer groups and the sync time (no query).
 
     `company` and `groups` are anything with the columns of the companies
     and offer_groups tables as attributes, each group with its public
-    products as `options` too (mirror.read.company's rows).
+    products as `options` too (mirror.read.company's rows); `with_options`
+    False: the groups were read without them (a summary view).
     """
     now = now or datetime.now(UTC)
     categories = sorted((_category_view(g) for g in groups), key=lambda c: category_order(c.kind, c.name, c.slug))
@@ -357,7 +385,9 @@ def company_view(
     return CompanyView(
         business=_business_view(company),
         categories=categories,
-        glossary=[GlossaryEntry(term=term.term, meaning=term.meaning) for term in glossary(_worded(categories))],
+        glossary=[GlossaryEntry(term=term.term, meaning=term.meaning) for term in glossary(_worded(categories))]
+        if with_options
+        else [],
         currency=company.currency,
         price_description=company.price_description,
         data_provenance=DATA_PROVENANCE,
@@ -369,6 +399,7 @@ def company_view(
         freshness_state=freshness(synced, settings.freshness_threshold_seconds, now),
         content_version=company.content_version,
         generation=company.generation,
+        with_options=with_options,
         **urls,
     )
 

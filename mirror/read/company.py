@@ -1,6 +1,12 @@
 """One company as the database holds it: its row, its offer groups (each with its public products) and the last
 whole run, in one statement.
 
+Two reads of it, by what the reader shows: the *complete* snapshot carries
+every public product as its category's options (pricing.json and the hosted
+pages list them), the *summary* leaves them out (every tool, the JSON-LD and
+the answers show categories, never options). A summary costs the same on a
+catalog of 20 products and of 100,000; the complete one grows with it.
+
 The render cache's miss path (mirror/render/cache.py) builds a company's view
 from this snapshot, and so do the few callers that need a view without a
 cache (the provider tools, which answer for any feed business; the peer in
@@ -58,6 +64,7 @@ class CompanySnapshot:
     company: CompanyRow
     last_success_at: datetime | None
     groups: tuple[GroupRow, ...]
+    with_options: bool  # whether each group carries its public products (the complete read) or None (the summary)
 
     @property
     def last_synced_at(self) -> datetime | None:
@@ -65,8 +72,10 @@ class CompanySnapshot:
         return effective_synced_at(self.company, self.last_success_at)
 
     def view(self, settings: Settings, now: datetime | None = None) -> CompanyView:
-        """The company's public view, from this snapshot alone."""
-        return company_view(self.company, self.groups, self.last_synced_at, settings, now)
+        """The company's public view, from this snapshot alone (a summary view when read without options)."""
+        return company_view(
+            self.company, self.groups, self.last_synced_at, settings, now, with_options=self.with_options
+        )
 
 
 class json_objects(FunctionElement):
@@ -103,26 +112,36 @@ _OPTIONS = (
     .scalar_subquery()
 )
 
-_SNAPSHOT = (
-    select(
-        *_COMPANY.columns,
-        select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery(),
-        *_GROUPS.columns,
-        _OPTIONS,
+
+def _snapshot_statement(options: bool):
+    return (
+        select(
+            *_COMPANY.columns,
+            select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery(),
+            *_GROUPS.columns,
+            *([_OPTIONS] if options else []),
+        )
+        .select_from(_COMPANY.outerjoin(_GROUPS, _GROUPS.c.plugin_key == _COMPANY.c.plugin_key))
+        .where(_COMPANY.c.plugin_key == bindparam("key"))
     )
-    .select_from(_COMPANY.outerjoin(_GROUPS, _GROUPS.c.plugin_key == _COMPANY.c.plugin_key))
-    .where(_COMPANY.c.plugin_key == bindparam("key"))
-)
 
 
-def load_company_snapshot(session: Session, plugin_key: str) -> CompanySnapshot | None:
-    """Everything a company's view is built from, in one indexed statement; None when the mirror holds no such company."""
+_SNAPSHOTS = {options: _snapshot_statement(options) for options in (True, False)}
+
+
+def load_company_snapshot(session: Session, plugin_key: str, *, options: bool) -> CompanySnapshot | None:
+    """Everything a company's view is built from, in one indexed statement; None when the mirror holds no such company.
+
+    `options`: read every public product as its category's options (the
+    complete view pricing.json and the hosted pages need); False reads the
+    summary (categories without options: what tools, JSON-LD and answers show).
+    """
     if not valid_key(plugin_key):
         return None
-    return _snapshot_from_rows(statement_rows(session, _SNAPSHOT, {"key": plugin_key}))
+    return _snapshot_from_rows(statement_rows(session, _SNAPSHOTS[options], {"key": plugin_key}), options)
 
 
-def _snapshot_from_rows(rows: list) -> CompanySnapshot | None:
+def _snapshot_from_rows(rows: list, options: bool) -> CompanySnapshot | None:
     """The snapshot in the statement's rows (one per offer group; none: no company)."""
     if not rows:
         return None
@@ -130,12 +149,12 @@ def _snapshot_from_rows(rows: list) -> CompanySnapshot | None:
     first = rows[0]
     last_success = first[width]
     groups = tuple(
-        GroupRow(*row[width + 1 :])
+        GroupRow(*row[width + 1 :]) if options else GroupRow(*row[width + 1 :], options=None)
         for row in rows
         if row[width + 1] is not None  # the group's key: NULL when there is no group
     )
     return CompanySnapshot(
-        CompanyRow(*first[:width]), parse_rfc3339(last_success) if last_success is not None else None, groups
+        CompanyRow(*first[:width]), parse_rfc3339(last_success) if last_success is not None else None, groups, options
     )
 
 
@@ -169,10 +188,10 @@ def open_company_view(
 ) -> CompanyView | None:
     """The view of a company read now, when it is public with `channel` open (None: public at all); else None.
 
-    For callers without a process-wide gate state (the provider tools answer
-    for any feed business; the benchmark's peer server): one statement.
+    For callers without a process-wide gate state (tests comparing
+    documents): one statement, the complete view.
     """
-    snapshot = load_company_snapshot(session, plugin_key)
+    snapshot = load_company_snapshot(session, plugin_key, options=True)
     if snapshot is None or not company_open(snapshot.company, channel):
         return None
     return snapshot.view(settings, now)

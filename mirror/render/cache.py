@@ -36,6 +36,15 @@ together with the ETag computed from those very bytes.
 Memory is bounded: at most `max_companies` entries (least recently used
 evicted first), each holding its few bodies and at most `max_results` tool
 results (an LRU keyed by the tool's normalised arguments).
+
+A caller says whether it needs the company's options (`options=True`:
+pricing.json and the hosted pages list every public product). The others —
+every tool, the JSON-LD, the answers — are served from a *summary* entry,
+read without the products, so their miss costs the same on a catalog of 20
+products and of 100,000 (a 100,000-product view takes seconds to build; a
+search must not pay for it whenever cold companies pushed that entry out).
+A complete entry serves both kinds of caller; a summary entry is replaced by
+the complete one when a caller needs the options.
 """
 
 from __future__ import annotations
@@ -132,6 +141,10 @@ class CompanyEntry:
         self.base_view = base_view
         self.current: CompanyRenderings | None = None
 
+    def serves(self, content: tuple, options: bool) -> bool:
+        """Whether this entry answers a caller at `content` that does (or does not) need the options."""
+        return self.content == content and (self.base_view.with_options or not options)
+
 
 class RenderCache:
     """Per-process cache of company renderings (an LRU of `CompanyEntry`)."""
@@ -157,13 +170,15 @@ class RenderCache:
         return len(self._entries)
 
     def entry(
-        self, session: Session, gated: GateEntry, state: MirrorState, now: datetime | None = None
+        self, session: Session, gated: GateEntry, state: MirrorState, now: datetime | None = None, *, options: bool
     ) -> CompanyRenderings:
         """The renderings of a gated company at the process's gate `state`.
 
-        A hit costs no query. A content miss reads the company in one
-        statement of `session` and raises `StateMoved` when the database is
-        not at `state` for it (the caller refreshes the state and asks again).
+        `options`: the caller renders the company's options (pricing.json,
+        the hosted pages); False serves it from the summary. A hit costs no
+        query. A content miss reads the company in one statement of
+        `session` and raises `StateMoved` when the database is not at
+        `state` for it (the caller refreshes the state and asks again).
         """
         now = now or datetime.now(UTC)
         synced = effective_synced_at(gated, state.last_success_at)
@@ -171,15 +186,15 @@ class RenderCache:
         key = gated.plugin_key
         with self._lock:
             entry = self._entries.get(key)
-            if entry is not None and entry.content == gated.content:
+            if entry is not None and entry.serves(gated.content, options):
                 current = entry.current
                 if current is not None and current.timing == timing:
                     return current
-        if entry is None or entry.content != gated.content:
-            entry = self._rebuild_once(session, gated, now)
+        if entry is None or not entry.serves(gated.content, options):
+            entry = self._rebuild_once(session, gated, now, options)
         return self._retime(entry, timing)
 
-    def _rebuild_once(self, session: Session, gated: GateEntry, now: datetime) -> CompanyEntry:
+    def _rebuild_once(self, session: Session, gated: GateEntry, now: datetime, options: bool) -> CompanyEntry:
         """A content miss, built by one thread of the process at a time per company; the others wait for it.
 
         The view of a 100,000-product catalog takes seconds to build: built by
@@ -196,18 +211,18 @@ class RenderCache:
         try:
             with self._lock:
                 entry = self._entries.get(key)
-            if entry is not None and entry.content == gated.content:
+            if entry is not None and entry.serves(gated.content, options):
                 return entry  # built by the thread this one waited for
-            return self._rebuild(session, gated, now)
+            return self._rebuild(session, gated, now, options)
         finally:
             building.release()
             with self._lock:
                 if not building.locked():
                     self._building.pop(key, None)  # bounded by the builds under way, not by the companies seen
 
-    def _rebuild(self, session: Session, gated: GateEntry, now: datetime) -> CompanyEntry:
+    def _rebuild(self, session: Session, gated: GateEntry, now: datetime, options: bool) -> CompanyEntry:
         """A content miss: the view from ONE snapshot, kept when that snapshot is the gate's state."""
-        snapshot = load_company_snapshot(session, gated.plugin_key)
+        snapshot = load_company_snapshot(session, gated.plugin_key, options=options)
         if snapshot is None or content_of(snapshot.company) != gated.content:
             raise StateMoved(gated.plugin_key)
         entry = CompanyEntry(gated.content, snapshot.view(self.settings, now))

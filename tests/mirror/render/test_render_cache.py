@@ -16,7 +16,10 @@ import time
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
+import pytest
 from sqlalchemy import text
+
+from feeds.pages import page_context
 
 from mirror.render.cache import RenderCache, arguments_key
 from tests.mirror_helpers import postgres_statements
@@ -333,6 +336,55 @@ def test_a_cold_request_builds_the_view_once(upstream, mirror, client, app):
         client.get(path.format(key=key))
     search(client, key, "filter")
     assert cache(app).views_built == built + 1
+
+
+def test_tools_and_json_ld_are_served_from_the_summary_the_pages_from_the_complete_view(upstream, mirror, client, app):
+    """A tool's or the JSON-LD's miss never reads the options (on a 100,000-product catalog they take seconds);
+    the first document that lists them reads the complete view once, which then serves every caller."""
+    key = add_company(upstream)
+    sync(mirror)
+    built = cache(app).views_built
+    search(client, key, "heat pump")
+    client.get(f"/companies/{key}.jsonld")
+    summary = cache(app).peek(key).base_view
+    assert cache(app).views_built == built + 1
+    assert not summary.with_options
+    assert summary.categories and all(category.options == [] for category in summary.categories)
+
+    document = client.get(f"/companies/{key}/pricing.json").get_json()
+    assert cache(app).views_built == built + 2
+    assert all(category["options"] for category in document["categories"])
+    assert cache(app).peek(key).base_view.with_options
+    for path in SURFACES:
+        assert client.get(path.format(key=key)).status_code == 200
+    search(client, key, "filter")
+    assert cache(app).views_built == built + 2
+
+
+def test_a_summary_view_is_never_published_as_a_document(upstream, mirror, app):
+    """pricing.json and the hosted pages render from `view.complete()`, which refuses a summary."""
+    from mirror.catalog.public_view import IncompleteView
+    from mirror.read.company import load_company_snapshot
+
+    key = add_company(upstream)
+    sync(mirror)
+    with mirror.Session() as session:
+        summary = load_company_snapshot(session, key, options=False).view(mirror.settings)
+        complete = load_company_snapshot(session, key, options=True).view(mirror.settings)
+    assert complete.complete() is complete
+    assert complete.pricing_document()["categories"][0]["options"]
+    with pytest.raises(IncompleteView):
+        summary.pricing_document()
+    with app.test_request_context(), pytest.raises(IncompleteView):
+        page_context(summary, mirror.gate_state.current().open_company(key), summary.categories)
+
+
+def test_the_summary_read_names_no_product():
+    """Its cost does not grow with the catalog: the statement reads the company and its offer groups only."""
+    from mirror.read.company import _SNAPSHOTS
+
+    assert "products" in str(_SNAPSHOTS[True])
+    assert "products" not in str(_SNAPSHOTS[False])
 
 
 # --- freshness and bounds -----------------------------------------------------------
