@@ -233,6 +233,36 @@ def test_the_page_shows_every_category_and_tier_price_as_pricing_json_has_them(s
     assert document["data_provenance"] in section
 
 
+def test_the_page_explains_the_live_mirrors_plain_words_and_names_abbreviated_categories(site, demo):
+    """Every glossary entry of the mirror's live pricing.json is in the page's list with its meaning; a term the
+    page shows is marked where it first appears, with that meaning; each category that abbreviates its kind shows
+    the mirror's plain name beneath its own name (the plugin keeps no words of its own)."""
+    document = pricing_document(demo)
+    assert document["glossary"], "the demo's Tudi uses SEER2, AFUE, HP..."
+    section = plugin_section(site.page(BLOCK_PAGE))
+
+    listed = [
+        (entry.find("dt").text_content(), entry.find("dd").text_content())
+        for entry in section.find_class("contractor-pricing__glossary")[0].iter("div")
+    ]
+    assert listed == [(entry["term"], entry["meaning"]) for entry in document["glossary"]]
+
+    marks = [(mark.text_content(), mark.get("title")) for mark in section.find_class("contractor-pricing__term")]
+    meanings = {(entry["term"], entry["meaning"]) for entry in document["glossary"]}
+    assert marks and set(marks) <= meanings
+    assert len({term for term, _ in marks}) == len(marks), "each term marked once, where it first appears"
+
+    plain = {
+        category.find_class("contractor-pricing__category-name")[0].text_content(): [
+            p.text_content() for p in category.find_class("contractor-pricing__plain-name")
+        ]
+        for category in section.find_class("contractor-pricing__category")
+    }
+    for category in document["categories"]:
+        assert plain[category["name"]] == ([category["plain_name"]] if category["plain_name"] else [])
+    assert any(category["plain_name"] for category in document["categories"]), "Tudi's HP & Air Handler"
+
+
 def test_the_quote_button_is_the_quote_url_with_the_site_as_its_source(site, demo):
     document = pricing_document(demo)
     [button, *_] = plugin_section(site.page(BLOCK_PAGE)).find_class("contractor-pricing__quote")
