@@ -14,7 +14,9 @@ and off, interleaved round by round so both see the same machine:
 - `autocommit reader`: mirror/store/db.py's raw libpq reader for the
   one-statement reads (a cold render: the render cache emptied before each
   request) against the same statement through a SQLAlchemy connection in
-  AUTOCOMMIT.
+  AUTOCOMMIT, and through one whose psycopg connections prepare every
+  statement server-side on first use (`prepare_threshold=0`: the driver's
+  own prepared statements, SQLAlchemy's compiled cache).
 
 It prints the median microseconds per request of each side and the ratio.
 A benchmark, not a test: the figures go to docs/performance.md with the
@@ -174,6 +176,23 @@ def main() -> int:
         return run
 
     compare("autocommit reader (cold)", cold(raw), cold(through_sqlalchemy), args.rounds)
+
+    # The library way issue 31 names: SQLAlchemy's compiled cache and psycopg's own server-side prepared
+    # statements (prepare_threshold=0: prepared on first use, per connection), in AUTOCOMMIT.
+    prepared = mirror_db.make_engine(
+        mirror.engine.url.render_as_string(hide_password=False),
+        isolation_level="AUTOCOMMIT",
+        connect_args={"prepare_threshold": 0},
+    )
+
+    def through_prepared(session, statement, params):
+        if session.in_transaction():
+            return raw(session, statement, params)
+        with prepared.connect() as connection:
+            return [tuple(row) for row in connection.execute(statement, params)]
+
+    compare("autocommit reader vs prepare_threshold=0 (cold)", cold(raw), cold(through_prepared), args.rounds)
+    prepared.dispose()
     print(f"load average after: {load_average()}")
     upstream.stop()
     return 0
