@@ -69,4 +69,34 @@ class SettingsTest extends Contractor_Pricing_TestCase {
 			$this->assertSame( 'homepage', $saved( $refused ), 'a refused label keeps the saved one' );
 		}
 	}
+
+	/**
+	 * Issue 32's walkthrough: a newcomer pastes the pricing.json address `make run` prints (or the hosted page's)
+	 * as the mirror address. The mirror's own address before `/companies` is saved, the key after it fills an
+	 * empty key field (never a typed one), and the page says what was saved; a mirror under a path keeps it.
+	 */
+	public function test_a_companys_own_address_saves_the_mirrors_address_and_says_so() {
+		global $wp_settings_errors;
+		if ( ! function_exists( 'add_settings_error' ) ) {
+			require_once ABSPATH . 'wp-admin/includes/template.php'; // The Settings API's messages, as on the settings page.
+		}
+		$saved = function ( $url, $key ) use ( &$wp_settings_errors ) {
+			$wp_settings_errors = array();
+			$clean = Contractor_Pricing_Settings::sanitize( array( 'mirror_url' => $url, 'plugin_key' => $key ) );
+			return array( $clean['mirror_url'], $clean['plugin_key'], wp_list_pluck( get_settings_errors( Contractor_Pricing_Settings::OPTION ), 'type' ) );
+		};
+		$json = 'http://127.0.0.1:8721/companies/000qeNvgDSrmHEbIejt1beAWureP3Z5HrsB3NZFq/pricing.json';
+		$this->assertSame( array( 'http://127.0.0.1:8721', '000qeNvgDSrmHEbIejt1beAWureP3Z5HrsB3NZFq', array( 'success' ) ), $saved( $json, '' ) );
+		$this->assertSame( array( 'http://127.0.0.1:8721', self::KEY, array( 'success' ) ), $saved( $json, self::KEY ), 'a typed key stays' );
+		$this->assertSame( array( 'https://mirror.example/catalog', self::KEY, array( 'success' ) ), $saved( 'https://mirror.example/catalog/companies/tudi-test/pricing', '' ) );
+		$this->assertSame( array( 'https://mirror.example', '', array( 'success' ) ), $saved( 'https://mirror.example/companies/', '' ) );
+		$said = get_settings_errors( Contractor_Pricing_Settings::OPTION );
+		$this->assertSame( 'The mirror address is saved as https://mirror.example: the plugin adds /companies/KEY/pricing.json to it itself.', $said[0]['message'] );
+
+		// A mirror's own address, under a path or not, is saved as typed, without a word.
+		foreach ( array( 'https://mirror.example', 'https://mirror.example/catalog', 'https://mirror.example/companies-mirror' ) as $mirror ) {
+			$this->assertSame( array( $mirror, self::KEY, array() ), $saved( $mirror . '/', self::KEY ) );
+		}
+		$wp_settings_errors = array();
+	}
 }

@@ -683,8 +683,16 @@ def test_the_settings_page_checks_its_nonce_and_its_values(site, demo):
     # A bad address and a bad key are refused, one line each naming the fix; the saved values stay.
     page = save_settings(site, mirror_url="javascript:alert(1)", plugin_key="not a key</script>")
     errors = " ".join(text_of(page, "//div[contains(@class, 'notice-error') or contains(@class, 'error')]"))
-    assert "The mirror address must be an http:// or https:// address" in errors
-    assert "The plugin key has letters, digits" in errors
+    # Each said once: WordPress prints a Settings page's messages itself (the page printed them a second time).
+    assert errors.count("The mirror address must be an http:// or https:// address") == 1
+    assert errors.count("The plugin key has letters, digits") == 1
+    assert site.option("contractor_pricing_settings") == settings
+    # The pricing.json address pasted whole (as `make run` prints it) saves the mirror's own address, and says so.
+    page = save_settings(site, mirror_url=f"{demo.url}/companies/{TUDI_KEY}/pricing.json", plugin_key=TUDI_KEY)
+    said = [text.strip() for text in text_of(page, "//div[contains(@class, 'notice-success')]")]
+    assert said == [
+        f"The mirror address is saved as {demo.url}: the plugin adds /companies/KEY/pricing.json to it itself."
+    ]
     assert site.option("contractor_pricing_settings") == settings
     # A visitor sees no settings.
     assert "contractor_pricing_settings" not in site.get("/wp-admin/options-general.php?page=contractor-pricing").text

@@ -142,8 +142,9 @@ final class Contractor_Pricing_Settings_Page {
 		if ( ! current_user_can( 'manage_options' ) ) {
 			return;
 		}
+		// No settings_errors() here: a page under Settings gets them from WordPress (wp-admin/options-head.php),
+		// and a second call showed each refused field twice.
 		echo '<div class="wrap"><h1>' . esc_html( get_admin_page_title() ) . '</h1>';
-		settings_errors( Contractor_Pricing_Settings::OPTION );
 		self::render_check_result();
 		echo '<form method="post" action="' . esc_url( admin_url( 'options.php' ) ) . '">';
 		settings_fields( Contractor_Pricing_Settings::GROUP );

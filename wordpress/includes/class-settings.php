@@ -160,7 +160,8 @@ final class Contractor_Pricing_Settings {
 
 	/**
 	 * The one rule for every settings field: the whole submitted option, as the settings form sends it
-	 * (an unticked box is absent). A bad address or key keeps the saved one and says why.
+	 * (an unticked box is absent). A bad address or key keeps the saved one and says why; a company's own
+	 * address (its pricing.json's) is cut to the mirror's, and says so.
 	 *
 	 * @param mixed $input The submitted settings.
 	 * @return array
@@ -173,14 +174,30 @@ final class Contractor_Pricing_Settings {
 		$url = self::normalise_mirror_url( isset( $input['mirror_url'] ) ? $input['mirror_url'] : '' );
 		if ( null === $url ) {
 			$url = $current['mirror_url'];
-			self::refuse( 'mirror_url', __( 'The mirror address must be an http:// or https:// address with a host, such as https://catalog.example.com; the saved address is kept.', 'contractor-pricing' ) );
+			self::tell( 'mirror_url', __( 'The mirror address must be an http:// or https:// address with a host, such as https://catalog.example.com; the saved address is kept.', 'contractor-pricing' ) );
+		}
+		$key = isset( $input['plugin_key'] ) && is_scalar( $input['plugin_key'] ) ? trim( (string) $input['plugin_key'] ) : '';
+
+		// A company's own address pasted whole (its pricing.json, its hosted page): the mirror is what comes before
+		// `/companies/`, and the key after it serves when the key field is empty.
+		$company = '' === (string) $url ? null : self::split_company_address( $url );
+		if ( null !== $company ) {
+			$url = $company[0];
+			if ( '' === $key ) {
+				$key = $company[1];
+			}
+			self::tell(
+				'mirror_url',
+				/* translators: 1: the mirror's address as saved, 2: the route the plugin adds to it. */
+				sprintf( __( 'The mirror address is saved as %1$s: the plugin adds %2$s to it itself.', 'contractor-pricing' ), esc_html( $url ), esc_html( str_replace( '{key}', 'KEY', self::PRICING_JSON_PATH ) ) ),
+				'success'
+			);
 		}
 		$clean['mirror_url'] = $url;
 
-		$key = isset( $input['plugin_key'] ) && is_scalar( $input['plugin_key'] ) ? trim( (string) $input['plugin_key'] ) : '';
 		if ( '' !== $key && ! preg_match( self::KEY_PATTERN, $key ) ) {
 			$key = $current['plugin_key'];
-			self::refuse( 'plugin_key', __( 'The plugin key has letters, digits, "-" and "_" only (at most 128); the saved key is kept.', 'contractor-pricing' ) );
+			self::tell( 'plugin_key', __( 'The plugin key has letters, digits, "-" and "_" only (at most 128); the saved key is kept.', 'contractor-pricing' ) );
 		}
 		$clean['plugin_key'] = $key;
 
@@ -188,7 +205,7 @@ final class Contractor_Pricing_Settings {
 		if ( null === $label ) {
 			$label = $current['quote_source'];
 			/* translators: %d: the most characters a label may have. */
-			self::refuse( 'quote_source', sprintf( __( 'The quote link\'s source label has at most %d characters and no control characters; the saved label is kept.', 'contractor-pricing' ), self::QUOTE_SOURCE_MAX ) );
+			self::tell( 'quote_source', sprintf( __( 'The quote link\'s source label has at most %d characters and no control characters; the saved label is kept.', 'contractor-pricing' ), self::QUOTE_SOURCE_MAX ) );
 		}
 		$clean['quote_source'] = $label;
 
@@ -225,14 +242,33 @@ final class Contractor_Pricing_Settings {
 	}
 
 	/**
-	 * Tell the settings page why a field was not saved (outside the admin, nobody is listening).
+	 * A mirror address that names a company's route (`https://host/companies/KEY/pricing.json`, the hosted page,
+	 * or `/companies` alone): the mirror's own address before it and the key after it ('' when it names none,
+	 * or nothing a key can be); null for a mirror's own address.
+	 *
+	 * @param string $url A normalised mirror address (normalise_mirror_url()).
+	 * @return array|null [ mirror address, key ]
+	 */
+	public static function split_company_address( $url ) {
+		$companies = rtrim( strstr( self::PRICING_JSON_PATH, '{key}', true ), '/' );
+		if ( ! preg_match( '#^(https?://[^/]+.*?)' . preg_quote( $companies, '#' ) . '(?:/([^/]*).*)?$#', (string) $url, $found ) ) {
+			return null;
+		}
+		$key = isset( $found[2] ) ? rawurldecode( $found[2] ) : '';
+		return array( $found[1], preg_match( self::KEY_PATTERN, $key ) ? $key : '' );
+	}
+
+	/**
+	 * Tell the settings page why a field was not saved, or how it was (outside the admin, nobody is listening).
+	 * WordPress prints these messages as HTML: escape what the contractor typed.
 	 *
 	 * @param string $field   The field's name.
-	 * @param string $message What to fix.
+	 * @param string $message What to fix, or what was done.
+	 * @param string $type    'error', or 'success' for a value saved in another form.
 	 */
-	private static function refuse( $field, $message ) {
+	private static function tell( $field, $message, $type = 'error' ) {
 		if ( function_exists( 'add_settings_error' ) ) {
-			add_settings_error( self::OPTION, 'contractor-pricing-' . $field, $message );
+			add_settings_error( self::OPTION, 'contractor-pricing-' . $field, $message, $type );
 		}
 	}
 }
