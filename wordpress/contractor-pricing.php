@@ -2,7 +2,7 @@
 /**
  * Plugin Name:       Contractor Pricing
  * Description:       Your own installed-prices page, its structured data and its sitemap entry, from the pricing.json your catalog mirror publishes. Add the "Contractor pricing" block or the [contractor_pricing] shortcode to a page.
- * Version:           1.3.0
+ * Version:           1.3.1
  * Requires at least: 5.5
  * Requires PHP:      7.4
  * License:           GPL-2.0-or-later
@@ -14,7 +14,7 @@
 
 defined( 'ABSPATH' ) || exit;
 
-define( 'CONTRACTOR_PRICING_VERSION', '1.3.0' );
+define( 'CONTRACTOR_PRICING_VERSION', '1.3.1' );
 define( 'CONTRACTOR_PRICING_FILE', __FILE__ );
 
 require_once __DIR__ . '/includes/class-settings.php';
