@@ -88,7 +88,8 @@ install_site() {  # PORT MIRROR_URL PLUGIN_KEY
     || die "MariaDB is not answering on $MYSQL_HOST:$MYSQL_PORT as $MYSQL_USER (scripts/ensure_services.sh starts it)"
   remove_site
   mkdir -p "$SITE/wp-content/plugins" "$SITE/wp-content/themes" "$SITE/wp-content/mu-plugins" "$SITE/wp-content/uploads"
-  ln -s "$ROOT/wordpress" "$SITE/wp-content/plugins/contractor-pricing"
+  # A copy, not a link: deleting the plugin in wp-admin deletes its folder, which must never be this checkout's.
+  cp -R "$ROOT/wordpress" "$SITE/wp-content/plugins/contractor-pricing"
   ln -s "$WORDPRESS/wp-content/themes/twentytwentythree" "$SITE/wp-content/themes/twentytwentythree"
   ln -s "$ROOT/scripts/wordpress/local-site.php" "$SITE/wp-content/mu-plugins/local-site.php"
   echo "$port" >"$SITE/port"
