@@ -13,7 +13,9 @@
    - the peer: bench/peer_fastmcp.py (mcp 2.3.0 MCPServer, stateless JSON
      mode, the same search over the same database) under `uvicorn --workers 2`;
    - nginx (Debian's nginx-light, 2 worker processes) serving that
-     pricing.json as a static file, for scale.
+     pricing.json as a static file, for scale;
+   - nginx running deploy/nginx-site.conf itself in front of the app (the
+     documents' cache, docs/operations.md), for the "nginx cache" rows.
 3. Measures each endpoint with `wrk` (Debian's; installed with apt-get when
    missing) from a separate process: 1 thread, 16 keep-alive connections.
    After a warm-up, the peak is `--slices` short runs, each right after a
@@ -66,6 +68,7 @@ from sqlalchemy import create_engine, text  # noqa: E402
 
 from bench import bounds  # noqa: E402
 from bench.machine import DISK_SHARE, DiskWaitMeter, QuietMeter  # noqa: E402
+from bench.nginx_site import deploy_site  # noqa: E402
 from bench.pyspy import print_profile, start_profile  # noqa: E402
 from bench.sync import TOKEN as UPSTREAM_TOKEN  # noqa: E402
 from bench.sync import _free_port, child_sync, fresh_database, start_upstream  # noqa: E402
@@ -305,6 +308,30 @@ http {{
     return config
 
 
+def cached_nginx_config(directory: Path, port: int, app_port: int) -> Path:
+    """nginx running deploy/nginx-site.conf (the documents' cache in front of the app), beside the static one."""
+    folder = directory / "cached"
+    folder.mkdir()
+    (folder / "site.conf").write_text(deploy_site(app_port, port, folder / "cache"))
+    config = folder / "nginx.conf"
+    config.write_text(f"""
+worker_processes {WORKERS};
+daemon off;
+pid {folder}/nginx.pid;
+error_log {folder}/nginx-error.log warn;
+user root;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {folder}/tmp; proxy_temp_path {folder}/tmp; fastcgi_temp_path {folder}/tmp;
+    uwsgi_temp_path {folder}/tmp; scgi_temp_path {folder}/tmp;
+    include {folder}/site.conf;
+}}
+""")
+    (folder / "tmp").mkdir()
+    return config
+
+
 # --- what is measured ----------------------------------------------------------------
 
 
@@ -478,7 +505,27 @@ def all_endpoints(
         ),
     ]
     rows += cold_endpoints(cold_keys)
+    if with_nginx:
+        rows += cached_endpoints(keys, cold_keys)
     return rows
+
+
+def cached_endpoints(keys: list[str], cold_keys: list[str]) -> list[Endpoint]:
+    """pricing.json through deploy/nginx-site.conf's documents' cache (docs/operations.md, "The cache in front")."""
+    return [
+        Endpoint(
+            "nginx cache: pricing.json",
+            "cached",
+            [{"path": f"/companies/{k}/pricing.json"} for k in keys],
+            notes=[f"{len(keys)} companies in turn: each a stored copy after the first"],
+        ),
+        Endpoint(
+            "nginx cache: cold pricing.json",
+            "cached",
+            [{"path": f"/companies/{k}/pricing.json"} for k in cold_keys],
+            notes=[f"{len(cold_keys):,} companies, each request a new one: a miss, passed to the app"],
+        ),
+    ]
 
 
 def measure(
@@ -649,6 +696,16 @@ def verdicts(rows: list[Endpoint]) -> list[str]:
         lines.append(_verdict("MCP search_catalog, every query new, >= 3x peer rps", fresh >= 3, f"{fresh:.2f}x"))
         lines.append(_verdict("(issue 15's older aim: the same >= 4x peer rps)", fresh >= 4, f"{fresh:.2f}x"))
     lines += _bound_verdicts(row)
+    cached, static = row("nginx cache: pricing.json"), row("nginx: static")
+    if cached and static:
+        share = cached.peak.rps / static.peak.rps
+        lines.append(
+            _verdict(
+                "nginx cache: pricing.json >= 0.5x nginx serving the file (rows measured minutes apart)",
+                share >= 0.5,
+                f"{share:.2f}x ({cached.peak.rps:,.0f} vs {static.peak.rps:,.0f} rps)",
+            )
+        )
     ours = [r for r in rows if r.server == "app"]
     if ours:
         worst = max(ours, key=lambda r: r.half.p99_ms)
@@ -759,7 +816,7 @@ def start_servers(stack: ExitStack, url: str, key: str, work: Path, nginx: bool)
 
     Returns the base URLs by name and the app's gunicorn master pid.
     """
-    ports = {name: _free_port() for name in ("app", "ceiling", "peer", "nginx")}
+    ports = {name: _free_port() for name in ("app", "ceiling", "peer", "nginx", "cached")}
     bases = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
     app = start(
         stack,
@@ -799,7 +856,9 @@ def start_servers(stack: ExitStack, url: str, key: str, work: Path, nginx: bool)
         (work / "www").mkdir()
         (work / "www" / "pricing.json").write_bytes(body)
         start(stack, ["nginx", "-p", str(work), "-c", str(nginx_config(work, ports["nginx"]))], {}, work / "nginx.log")
-    for name in ("ceiling",) + (("nginx",) if nginx else ()):
+        cached = cached_nginx_config(work, ports["cached"], ports["app"])
+        start(stack, ["nginx", "-p", str(cached.parent), "-c", str(cached)], {}, work / "cached.log")
+    for name in ("ceiling",) + (("nginx", "cached") if nginx else ()):
         wait_until_up(bases[name] + "/")
     wait_until_up(bases["peer"] + "/mcp", method="GET")
     return bases, app.pid

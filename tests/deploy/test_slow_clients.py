@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from bench.nginx_site import deploy_site
 from tests import REPO_ROOT
 from tests.ops_helpers import free_port, process_env
 
@@ -76,15 +77,7 @@ def deploy_nginx(app_port: int, cache_seconds: int | None = None):
     assert Path(NGINX).exists(), "nginx is not installed: run scripts/install_nginx.sh (make test does)"
     port = free_port()
     prefix = Path(tempfile.mkdtemp(prefix="mirror-nginx-"))
-    site = (REPO_ROOT / "deploy" / "nginx-site.conf").read_text()
-    site = site.replace("server 127.0.0.1:8000;", f"server 127.0.0.1:{app_port};")
-    site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
-    site = site.replace("/var/cache/nginx/mirror", str(prefix / "cache"))
-    if cache_seconds is not None:
-        assert "proxy_cache_valid 200 10s;" in site
-        site = site.replace("proxy_cache_valid 200 10s;", f"proxy_cache_valid 200 {cache_seconds}s;")
-    assert f"127.0.0.1:{app_port}" in site and f"127.0.0.1:{port}" in site and str(prefix / "cache") in site
-    (prefix / "site.conf").write_text(site)
+    (prefix / "site.conf").write_text(deploy_site(app_port, port, prefix / "cache", cache_seconds))
     user = "user root;" if os.geteuid() == 0 else ""
     (prefix / "nginx.conf").write_text(f"""
 {user}
