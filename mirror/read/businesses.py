@@ -199,9 +199,9 @@ def _shape_and_values(understood: UnderstoodQuery | None, postal_code: str | Non
             trades += 1
         found = list(dict.fromkeys(ft.Term.of(words) for words in map(ft.words, understood.keywords) if words))
         for i, term in enumerate(found[: ft.MAX_TERMS]):
-            params[f"name_{i}"] = ft.pg_term_query(term, "A", compact=False)
-            params[f"trades_{i}"] = ft.pg_term_query(term, "B", compact=False)
-            params[f"category_{i}"] = ft.pg_term_query(term, compact=False)
+            params[f"name_{i}"] = ft.term_query(term, "A", compact=False)
+            params[f"trades_{i}"] = ft.term_query(term, "B", compact=False)
+            params[f"category_{i}"] = ft.term_query(term, compact=False)
             terms += 1
     if postal_code is not None:
         params["postal_code"] = postal_code
@@ -216,7 +216,7 @@ def _slugs(members: tuple) -> list[str]:
 
 
 def _trade_query(trade: str) -> str:
-    return ft.pg_term_query(ft.Term.of([trade]), "B", compact=False)
+    return ft.term_query(ft.Term.of([trade]), "B", compact=False)
 
 
 @lru_cache(maxsize=256)
@@ -356,17 +356,17 @@ _TAGS = (
 
 def _has_trade(name: str):
     """Whether the business lists the trade bound as `name` (its full-text query) among its trades."""
-    return ft.pg_matches("companies", None, name)
+    return ft.matches("companies", None, name)
 
 
 def _term_matches(i: int):
     """(in the name, in the trades, in a category sold) for the `i`th keyword term."""
     in_category = exists().where(
         OfferGroup.plugin_key == Company.plugin_key,
-        ft.pg_matches("offer_groups", None, f"category_{i}"),
+        ft.matches("offer_groups", None, f"category_{i}"),
     )
     return (
-        ft.pg_matches("companies", None, f"name_{i}"),
-        ft.pg_matches("companies", None, f"trades_{i}"),
+        ft.matches("companies", None, f"name_{i}"),
+        ft.matches("companies", None, f"trades_{i}"),
         in_category,
     )

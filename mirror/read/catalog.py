@@ -8,8 +8,8 @@ Catalog search answers what a question asks for (docs/search.md). The query
 step (mirror/query) reads the question: the kinds of product it names
 (concepts: "central air" is an air conditioner, "furnace filter" an air
 filter), trades, sizes, tiers, price words, and the keywords left (brands,
-model numbers). One statement over the database's full-text index (mirror/
-fulltext.py; migration 0003: `ts_rank_cd` over a weighted tsvector under a
+model numbers). One statement over the database's full-text index
+(mirror/store/fulltext.py; migration 0003: `ts_rank_cd` over a weighted tsvector under a
 GIN index) returns the page of hits and
 the number of matches, whatever the catalog size; only mirror.catalog.public_products's rule
 decides which products are searched.
@@ -85,7 +85,7 @@ from mirror.store.models import Product
 
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
 # same word repeated throughout a description.
-PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
+RANK_WEIGHTS = "{0.02,0.2,0.6,1.0}"
 MAX_SIZES = 4
 MAX_TIERS = 3
 # Matches ranked per search at most: beyond, the best are chosen among the products matching every
@@ -317,9 +317,9 @@ def _match_params(plan: _Plan) -> dict:
     Postgres and told nothing the order did not.
     """
     params: dict = {}
-    concepts = [ft.pg_concept_query(c, ft.CONCEPT_WEIGHTS) for c in plan.concepts]  # for a product of no kind read
-    terms = [ft.pg_term_query(t) for t in plan.terms]
-    sizes = [ft.pg_any_phrase(s.name_phrases(), "ABC") for s in plan.sizes]
+    concepts = [ft.concept_query(c, ft.CONCEPT_WEIGHTS) for c in plan.concepts]  # for a product of no kind read
+    terms = [ft.term_query(t) for t in plan.terms]
+    sizes = [ft.any_phrase(s.name_phrases(), "ABC") for s in plan.sizes]
     if plan.mode == CONCEPTS:
         params["any_match"] = " | ".join(f"({c})" for c in concepts)
         params["any_kinds"] = kinds_parameter(m.slug for part in plan.concepts for m in part)
@@ -371,7 +371,7 @@ def _statement(shape: _Shape):
     Built once per shape and reused: constructing it costs about as much as
     the database takes to answer it.
     """
-    match = _pg_matcher()
+    match = _matcher()
     concept_hits = [ft.as_int(of_kinds(f"kinds_{i}", match(f"concept_{i}"))) for i in range(shape.concepts)]
     term_hits = [ft.as_int(match(f"term_{i}")) for i in range(shape.terms)]
     size_matches = [
@@ -437,7 +437,7 @@ def _pool(base: list, candidates, *, all_terms: bool):
     """
     pool = select(Product.sku).where(*base, candidates).limit(MAX_RANKED + 1)
     if all_terms:
-        everything = select(Product.sku).where(*base, ft.pg_matches("products", None, "all_match"))
+        everything = select(Product.sku).where(*base, ft.matches("products", None, "all_match"))
         pool = union(everything.limit(MAX_RANKED + 1), pool)
     return pool.cte("pool").prefix_with("MATERIALIZED")
 
@@ -481,8 +481,8 @@ def _caller_filters(shape: _Shape) -> list:
     return filters
 
 
-def _pg_matcher():
-    return lambda name: ft.pg_matches("products", None, name)
+def _matcher():
+    return lambda name: ft.matches("products", None, name)
 
 
 def _candidates(shape: _Shape, words: list):
@@ -493,17 +493,17 @@ def _candidates(shape: _Shape, words: list):
     (`rank_query`) only when there are keywords or sizes to rank by.
     """
     ranked = shape.terms > 0 or (shape.mode == WORDS and bool(shape.sizes))
-    vector = ft.pg_vector("products")
+    vector = ft.vector("products")
     # Sizes are also read from `specs`, which no index holds: with one asked, each row is tested. Without,
     # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
     # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
     indexed = not words or not shape.sizes
-    candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if indexed else or_(*words)
+    candidates = vector.op("@@")(ft.tsquery(None, "any_match")) if indexed else or_(*words)
     if shape.mode == CONCEPTS:
         candidates = of_kinds("any_kinds", candidates)
     if not ranked:
         return candidates, None
-    rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, ft.pg_tsquery(None, "rank_query"))
+    rank = func.ts_rank_cd(literal_column(f"'{RANK_WEIGHTS}'::float4[]"), vector, ft.tsquery(None, "rank_query"))
     return candidates, rank.desc()
 
 

@@ -74,7 +74,7 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
         return []
     params: dict = {"postal_code": postal_code}
     for i, members in enumerate(parts):
-        params[f"concept_{i}"] = ft.pg_concept_query(members, ft.CONCEPT_WEIGHTS)
+        params[f"concept_{i}"] = ft.concept_query(members, ft.CONCEPT_WEIGHTS)
         params[f"kinds_{i}"] = kinds_parameter(m.slug for m in members)
     rows = statement_rows(session, _statement(len(parts)), params)
     return [
@@ -97,7 +97,7 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
 @lru_cache(maxsize=16)
 def _statement(concepts: int):
     """The statement for `concepts` parts of a question (every value a bound parameter)."""
-    matches = [of_kinds(f"kinds_{i}", ft.pg_matches("products", None, f"concept_{i}")) for i in range(concepts)]
+    matches = [of_kinds(f"kinds_{i}", ft.matches("products", None, f"concept_{i}")) for i in range(concepts)]
     return (
         select(*_COLUMNS)
         .join_from(Product, _SELLER, _SELLER.c.plugin_key == Product.plugin_key)

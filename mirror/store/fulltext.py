@@ -137,20 +137,20 @@ def is_search_index_object(name: str | None, type_: str) -> bool:
 # --- tsquery text ------------------------------------------------------------------
 
 
-def _pg_word(word: str, weights: str = "") -> str:
+def _word(word: str, weights: str = "") -> str:
     return f"{word}:*{weights}" if len(word) >= PREFIX_FROM else (f"{word}:{weights}" if weights else word)
 
 
-def pg_term_query(term: Term, weights: str = "", *, compact: bool = True) -> str:
+def term_query(term: Term, weights: str = "", *, compact: bool = True) -> str:
     """to_tsquery text for one term (`weights` such as "A" restricts the fields;
     `compact` also matches the term's compact model form)."""
-    every = " & ".join(_pg_word(part, weights) for part in term.parts)
+    every = " & ".join(_word(part, weights) for part in term.parts)
     if term.compact == term.parts[0] or not compact:
         return f"({every})"
-    return f"({_pg_word(term.compact, weights)} | ({every}))"
+    return f"({_word(term.compact, weights)} | ({every}))"
 
 
-def pg_tsquery(query_text: str | None, name: str) -> ColumnElement:
+def tsquery(query_text: str | None, name: str) -> ColumnElement:
     """`(SELECT to_tsquery('mirror_search', :name))` bound to `query_text` (None: given at execution).
 
     As a scalar subquery, the query text is parsed once per execution (an
@@ -164,14 +164,14 @@ def pg_tsquery(query_text: str | None, name: str) -> ColumnElement:
     return select(parsed).scalar_subquery()
 
 
-def pg_vector(table: str) -> ColumnElement:
+def vector(table: str) -> ColumnElement:
     """A table's generated tsvector column."""
     return literal_column(f"{table}.{VECTOR_COLUMN}")
 
 
-def pg_matches(table: str, query_text: str | None, name: str) -> ColumnElement[bool]:
+def matches(table: str, query_text: str | None, name: str) -> ColumnElement[bool]:
     """`table.search_vector @@ to_tsquery(...)`."""
-    return pg_vector(table).op("@@")(pg_tsquery(query_text, name))
+    return vector(table).op("@@")(tsquery(query_text, name))
 
 
 # --- phrases: what a concept or a size is called in a catalog ---------------------
@@ -186,29 +186,29 @@ def pg_matches(table: str, query_text: str | None, name: str) -> ColumnElement[b
 CONCEPT_WEIGHTS = "AC"
 
 
-def _pg_lexeme(word: str, weights: str) -> str:
+def _lexeme(word: str, weights: str) -> str:
     if word.endswith("*"):
         return f"{word[:-1]}:*{weights}"
     return f"{word}:{weights}" if weights else word
 
 
-def pg_phrase(words: tuple[str, ...], weights: str = "") -> str:
+def phrase(words: tuple[str, ...], weights: str = "") -> str:
     """to_tsquery text of one phrase: adjacent words (`<->`), restricted to `weights` if any."""
-    return " <-> ".join(_pg_lexeme(word, weights) for word in words)
+    return " <-> ".join(_lexeme(word, weights) for word in words)
 
 
-def pg_any_phrase(phrases, weights: str = "") -> str:
+def any_phrase(phrases, weights: str = "") -> str:
     """to_tsquery text matching any of the phrases."""
-    return "(" + " | ".join(f"({pg_phrase(p, weights)})" for p in phrases) + ")"
+    return "(" + " | ".join(f"({phrase(p, weights)})" for p in phrases) + ")"
 
 
-def pg_concept_query(members, weights: str = "") -> str:
+def concept_query(members, weights: str = "") -> str:
     """to_tsquery text of a concept: any member's names, none inside a longer name that is not the member."""
     parts = []
     for member in members:
-        text = pg_any_phrase(member.names, weights)
+        text = any_phrase(member.names, weights)
         for longer in member.not_within:
-            text += f" & !({pg_phrase(longer, weights)})"
+            text += f" & !({phrase(longer, weights)})"
         parts.append(f"({text})")
     return " | ".join(parts)
 
