@@ -80,7 +80,7 @@ from mirror.read.gate import GateEntry
 from mirror.read.words import CatalogLexicon
 from mirror.runtime.deadline import check_deadline
 from mirror.store import fulltext as ft
-from mirror.store.db import planned_per_call, statement_rows
+from mirror.store.db import planned_per_call, rows_by_name, statement_rows
 from mirror.store.models import Product
 
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
@@ -266,15 +266,16 @@ def _search(
         **{f"want_tier_{i}": tier for i, tier in enumerate(plan.tiers)},
         **_match_params(plan),
     }
-    rows = statement_rows(session, _statement(shape), params)
-    check_stamp(session, gated, rows, len(_COLUMNS))
-    total = rows[0][-1] if rows else 0  # the last column: the ranked pool's count
+    statement = _statement(shape)
+    rows = rows_by_name(statement, statement_rows(session, statement, params))
+    check_stamp(session, gated, statement, rows)
+    first = rows[0] if rows else None
+    total = first.total if first else 0  # the ranked pool's count
     complete = total <= MAX_RANKED
-    first_any = len(_COLUMNS) + 3  # after the columns and the stamp: each term's max over all matches
     unmatched = tuple(
         keyword
         for i, keyword in enumerate(_term_keywords(understood, terms))
-        if keyword is not None and (not rows or not rows[0][first_any + i])
+        if keyword is not None and (first is None or not getattr(first, _matched(i)))
     )
     return CatalogSearch(
         hits=[_hit(row) for row in rows],
@@ -284,6 +285,11 @@ def _search(
         unmatched=unmatched,
         complete=complete,
     )
+
+
+def _matched(i: int) -> str:
+    """The search statement's column saying whether term `i` matched any product (its max over all matches)."""
+    return f"matched_{i}"
 
 
 def _term_keywords(understood: UnderstoodQuery, terms: list[ft.Term]) -> list[str | None]:
@@ -386,7 +392,7 @@ def _statement(shape: _Shape):
     kind_hit = ft.as_int(Product.category_kind == bindparam("kind", type_=String)) if shape.kind else None
 
     stamp = stamp_columns(bindparam("plugin_key"))
-    term_any = [func.max(hit).over() for hit in term_hits]
+    term_any = [func.max(hit).over().label(_matched(i)) for i, hit in enumerate(term_hits)]
     base = [public_products_filter(bindparam("plugin_key")), *_caller_filters(shape)]
     relevance = None
     if shape.mode == CONCEPTS or shape.mode == WORDS:
@@ -599,18 +605,19 @@ _CATEGORY_PRODUCTS = (
 def category_products(session: Session, company: GateEntry | str, category_slug: str) -> list[TierProduct]:
     """A category's public products, cheapest first (then by name and SKU), in one statement."""
     gated, plugin_key = _company(company)
-    rows = statement_rows(session, _CATEGORY_PRODUCTS, {"plugin_key": plugin_key, "category_slug": category_slug})
-    check_stamp(session, gated, rows, len(_TIER_COLUMNS))
+    params = {"plugin_key": plugin_key, "category_slug": category_slug}
+    rows = rows_by_name(_CATEGORY_PRODUCTS, statement_rows(session, _CATEGORY_PRODUCTS, params))
+    check_stamp(session, gated, _CATEGORY_PRODUCTS, rows)
     return [
         TierProduct(
-            sku=row[0],
-            name=row[1],
-            brand=row[2],
-            tier=row[3],
-            price_cents=row[4],
-            model_numbers=_models(row[5]),
-            description=row[6],
-            specs=row[7] if isinstance(row[7], dict) else {},
+            sku=row.sku,
+            name=row.name,
+            brand=row.brand,
+            tier=row.tier,
+            price_cents=row.price_cents,
+            model_numbers=_models(row.model_numbers),
+            description=row.description,
+            specs=row.specs if isinstance(row.specs, dict) else {},
         )
         for row in rows
     ]
@@ -621,17 +628,16 @@ def _models(value) -> list[str]:
 
 
 def _hit(row) -> CatalogHit:
-    """A hit from a result row: `_COLUMNS` in order (a Row or a plain tuple), then the rest."""
-    sku, name, brand, category_name, category_slug, category_kind, tier, price_cents, models, description = row[:10]
+    """A hit from a result row (read by name: `_COLUMNS`, then the stamp and counts)."""
     return CatalogHit(
-        sku=sku,
-        name=name,
-        brand=brand,
-        category_name=category_name,
-        category_slug=category_slug,
-        category_kind=category_kind,
-        tier=tier,
-        price_cents=price_cents,
-        model_numbers=_models(models),
-        description=description,
+        sku=row.sku,
+        name=row.name,
+        brand=row.brand,
+        category_name=row.category_name,
+        category_slug=row.category_slug,
+        category_kind=row.category_kind,
+        tier=row.tier,
+        price_cents=row.price_cents,
+        model_numbers=_models(row.model_numbers),
+        description=row.description,
     )
