@@ -195,20 +195,6 @@ def open_company_row(
     return company, effective_synced_at(company, _time(first.last_success_at))
 
 
-def open_company_view(
-    session: Session, plugin_key: str, channel: str | None, settings: Settings, now: datetime | None = None
-) -> CompanyView | None:
-    """The view of a company read now, when it is public with `channel` open (None: public at all); else None.
-
-    For callers without a process-wide gate state (tests comparing
-    documents): one statement, the complete view.
-    """
-    snapshot = load_company_snapshot(session, plugin_key, options=True)
-    if snapshot is None or not company_open(snapshot.company, channel):
-        return None
-    return snapshot.view(settings, now)
-
-
 # --- reads checked against the gate state -------------------------------------------
 
 

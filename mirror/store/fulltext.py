@@ -46,46 +46,6 @@ POSTAL_CODES_INDEX = "ix_companies_service_postal_codes"  # migration 0009: GIN 
 RETIRED = frozenset({"search_words", "ix_search_words_trigram"})
 MAX_TERMS = 8
 PREFIX_FROM = 3  # shorter words match whole only ("13" is not "130")
-# Words that carry no product meaning in questions such as "what do air
-# filters cost?"; dropped unless nothing else is left.
-STOP_WORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "any",
-        "are",
-        "can",
-        "cost",
-        "costs",
-        "do",
-        "does",
-        "for",
-        "have",
-        "how",
-        "i",
-        "in",
-        "installed",
-        "is",
-        "it",
-        "me",
-        "much",
-        "my",
-        "of",
-        "on",
-        "or",
-        "price",
-        "prices",
-        "show",
-        "the",
-        "to",
-        "what",
-        "which",
-        "with",
-        "you",
-        "your",
-    }
-)
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
@@ -107,13 +67,6 @@ class Term:
         is left to the compact form rather than required as a word."""
         parts = [w for w in chunk_words if not (len(w) == 1 and w.isalpha())] or chunk_words
         return cls(parts=tuple(parts), compact="".join(chunk_words))
-
-
-def search_terms(query: str) -> list[Term]:
-    """The distinct terms of a query, stop words dropped unless nothing else is left."""
-    chunks = [Term.of(found) for found in map(words, query.split()) if found]
-    meaningful = [t for t in chunks if not (len(t.parts) == 1 and t.parts[0] in STOP_WORDS)] or chunks
-    return list(dict.fromkeys(meaningful))[:MAX_TERMS]
 
 
 def is_search_index_object(name: str | None, type_: str) -> bool:
