@@ -33,7 +33,7 @@ from feeds.blueprint import bp
 from mirror.catalog.feed_facts import funnel_url
 from mirror.catalog.public_view import AddressView, GeoView, company_urls
 from mirror.catalog.urls import BUSINESS_FEED, flask_rule, redirect_target, stamp_referrer
-from mirror.read.feed import RECORD_FIELDS, FeedIndex, read_feed_page
+from mirror.read.feed import FeedIndex, FeedRecord, read_feed_page
 from mirror.runtime.config import Settings
 from mirror.store.models import KEY_LENGTH
 from mirror.values.jsontext import dumps
@@ -233,9 +233,9 @@ class RecordBytes:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def record(self, row: tuple, config: Settings) -> bytes | None:
+    def record(self, row: FeedRecord, config: Settings) -> bytes | None:
         """The record's bytes for this row (None: it failed validation and is left out)."""
-        key = row[0]
+        key = row.plugin_key
         with self._lock:
             found = self._entries.get(key)
         if found is not None and found[0] == row:
@@ -247,8 +247,8 @@ class RecordBytes:
         return rendered
 
 
-def _render_record(row: tuple, config: Settings) -> bytes | None:
-    company = SimpleNamespace(**dict(zip(RECORD_FIELDS, row, strict=True)))
+def _render_record(row: FeedRecord, config: Settings) -> bytes | None:
+    company = SimpleNamespace(**row._asdict())
     company.address = json.loads(company.address) if company.address is not None else None
     try:
         return dumps(feed_record(company, config)).encode("utf-8")

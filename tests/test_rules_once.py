@@ -11,7 +11,9 @@ repeat fails too. The definitions:
 - money: mirror/values/money.py (the currency signs, cents to an amount and back);
 - a Decimal as a JSON number: mirror/values/jsontext.py (decimal_number);
 - a naive time read as UTC: mirror/values/timestamps.py (aware);
-- text cut at a word boundary: mirror/values/storable.py (cut_at_word).
+- text cut at a word boundary: mirror/values/storable.py (cut_at_word);
+- a result row read by name, never by position: mirror/store/db.py (rows_by_name, for the
+  tuples statement_rows gives; a SQLAlchemy row by attribute).
 
 The demo upstream is left out on purpose: it shares no code with the mirror
 (an import contract) and spells the upstream's records as the platform does.
@@ -147,6 +149,30 @@ def _word_cuts(_name: str, tree: ast.Module) -> list[int]:
     ]
 
 
+def _rows_by_position(_name: str, tree: ast.Module) -> list[int]:
+    """`row[0]`, `row[width + 1:]`, `rows[0][-1]`: a result row read by position (a string key is a name)."""
+
+    def positional(index: ast.AST) -> bool:
+        return (
+            isinstance(index, ast.Slice | ast.BinOp)
+            or (isinstance(index, ast.Constant) and isinstance(index.value, int))
+            or (isinstance(index, ast.UnaryOp) and isinstance(index.operand, ast.Constant))
+        )
+
+    def a_row(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in ("row", "first") or node.id.endswith("_row")
+        return (
+            isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in ("rows", "found")
+        )
+
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Subscript) and a_row(node.value) and positional(node.slice)
+    ]
+
+
 # Each rule: where it is defined, the finder of a second spelling, and that spelling in the code it replaced.
 RULES = {
     "category kinds": (
@@ -172,6 +198,11 @@ RULES = {
     ),
     "naive time as UTC": ("mirror/values/timestamps.py", _naive_as_utc, "t = t if t.tzinfo else t.replace(tzinfo=UTC)"),
     "cut at a word": ("mirror/values/storable.py", _word_cuts, "cut = text[:240].rsplit(' ', 1)[0].rstrip(',.;:')"),
+    "rows by name": (
+        "mirror/store/db.py",
+        _rows_by_position,
+        "total = rows[0][-1]; hit = rows[0][first_any + i]; sku, name = row[0], row[1]; rest = row[2:]",
+    ),
 }
 
 

@@ -18,10 +18,10 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from mirror.read.catalog import category_products
-from tests.mcp_helpers import call_tool, module_database, serve_app
+from tests.mcp_helpers import call_tool, module_database
 from tests.nlweb_server.test_ask import answer, sentence
 from tests.surface_helpers import add_company
-from tests.ucp_helpers import UcpLive, insecure_profiles, profile_server
+from tests.ucp_helpers import demo_ucp_live
 
 HVAC_KEY, PLUMBER_KEY = "abbrev-hvac", "abbrev-plumber"
 HP = {"name": "HP & Air Handler", "slug": "hp-air-handler", "kind": "system"}
@@ -105,22 +105,17 @@ def _water_heaters() -> list[dict]:
     return products
 
 
+def _abbreviated(upstream) -> None:
+    add_company(upstream, _systems(), plugin_key=HVAC_KEY, name="Abbreviated Mechanical", trades=["hvac"])
+    add_company(upstream, _water_heaters(), plugin_key=PLUMBER_KEY, name="Abbreviated Plumbing", trades=["plumbing"])
+
+
 @pytest.fixture(scope="module")
 def live(request):
     """The two abbreviated catalogs synced; the app on a real port, UCP on."""
-    from demo.catalog import DemoCatalog
-    from demo.server import start_in_thread
-
-    upstream = start_in_thread(DemoCatalog(companies=0, products=0, seed=34, examples=False))
-    add_company(upstream, _systems(), plugin_key=HVAC_KEY, name="Abbreviated Mechanical", trades=["hvac"])
-    add_company(upstream, _water_heaters(), plugin_key=PLUMBER_KEY, name="Abbreviated Plumbing", trades=["plumbing"])
-    database = module_database(request)
-    try:
-        with profile_server() as agents, serve_app(database, upstream.url, **insecure_profiles(agents.host)) as app:
-            assert app.mirror.sync().status == "success"
-            yield UcpLive(live=app, profiles=agents)
-    finally:
-        upstream.stop()
+    catalog = {"companies": 0, "products": 0, "seed": 34, "examples": False}
+    with demo_ucp_live(module_database(request), before_sync=_abbreviated, **catalog) as app:
+        yield app
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,8 @@ from agent_tools import COMPANY_TOOLS
 from demo.examples import EXAMPLE_KEYS, STOREFRONT_ONLY_KEY, TUDI_KEY
 from mirror.read.catalog import category_products
 from tests.a2a_server.test_a2a import data_part, send, text_of
-from tests.mcp_helpers import call_tool, module_database, serve_app
-from tests.ucp_helpers import UcpLive, insecure_profiles, profile_server
+from tests.mcp_helpers import call_tool, module_database
+from tests.ucp_helpers import demo_ucp_live
 
 HP, ACGF, FILTERS = "hp-air-handler", "ac-gas-furnace", "air-filters"
 SEARCH_SCHEMA = next(t.output_schema for t in COMPANY_TOOLS if t.name == "search_catalog")
@@ -33,17 +33,8 @@ SEARCH_SCHEMA = next(t.output_schema for t in COMPANY_TOOLS if t.name == "search
 @pytest.fixture(scope="module")
 def demo(request):
     """The demo's example companies (and a few seeded ones) synced; the app on a real port, UCP on."""
-    from demo.catalog import DemoCatalog
-    from demo.server import start_in_thread
-
-    upstream = start_in_thread(DemoCatalog(companies=2, products=8, seed=7, examples=True))
-    database = module_database(request)
-    try:
-        with profile_server() as agents, serve_app(database, upstream.url, **insecure_profiles(agents.host)) as live:
-            assert live.mirror.sync().status == "success"
-            yield UcpLive(live=live, profiles=agents)
-    finally:
-        upstream.stop()
+    with demo_ucp_live(module_database(request), companies=2, products=8, seed=7, examples=True) as live:
+        yield live
 
 
 @pytest.fixture(scope="module")

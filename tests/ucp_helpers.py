@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 
 from mcp_server.ucp.agent_profile import FetchPolicy, fetch_policy
 from mirror.runtime.config import load_settings
-from tests.mcp_helpers import post
+from tests.mcp_helpers import post, serve_app
 
 V0408, V0825 = "2026-04-08", "2026-08-25"
 RELEASES = (V0408, V0825)
@@ -294,6 +294,28 @@ class UcpLive:
         body = self.call(tool, catalog, **kwargs)
         assert "error" in body and "result" not in body, body
         return body["error"]
+
+
+@contextmanager
+def demo_ucp_live(database_url: str, *, before_sync=None, **catalog):
+    """A demo upstream serving `DemoCatalog(**catalog)` (and what `before_sync(upstream)` adds to it), synced
+    into `database_url`; the app on a real port with UCP on (loopback agent profiles): a `UcpLive`."""
+    from demo.catalog import DemoCatalog
+    from demo.server import start_in_thread
+
+    upstream = start_in_thread(DemoCatalog(**catalog))
+    try:
+        if before_sync is not None:
+            before_sync(upstream)
+        with (
+            profile_server() as agents,
+            serve_app(database_url, upstream.url, **insecure_profiles(agents.host)) as live,
+        ):
+            result = live.mirror.sync()
+            assert result.status == "success", result.error
+            yield UcpLive(live=live, profiles=agents)
+    finally:
+        upstream.stop()
 
 
 @contextmanager

@@ -205,7 +205,7 @@ _SUMMARY_VS_STORED = (
 def changed_offer_groups_query(plugin_keys: list[str], pairs: list[tuple[str, str]] = ()) -> CompoundSelect:
     """The groups `offer_groups_query()` makes that differ from the stored ones, and the stored ones it no longer makes.
 
-    Same scope as `offer_groups_query()`. Each row is (gone, *GROUP_COLUMNS):
+    Same scope as `offer_groups_query()`. Each row is `gone` and GROUP_COLUMNS, each under its name:
     a group to write (new, or one of its values changed, the company's
     currency included) with `gone` false, or a stored group of the scope
     that no product makes any more, with `gone` true and only its
@@ -228,7 +228,7 @@ def changed_offer_groups_query(plugin_keys: list[str], pairs: list[tuple[str, st
             s.category_name,
             s.kind,
             company.currency,
-            *(s[made] for made, _ in _SUMMARY_VS_STORED[2:]),
+            *(s[made].label(stored) for made, stored in _SUMMARY_VS_STORED[2:]),
         )
         .select_from(
             summary.join(Company.__table__, company.plugin_key == s.plugin_key).outerjoin(

@@ -4,7 +4,9 @@ Surfaces (feeds/, mcp_server/, webmcp/, a2a_server/) ask here for what they
 show and only format it; none of them writes SQL or imports SQLAlchemy.
 Every statement is built once with SQLAlchemy; where speed needs a raw
 string (one autocommit round trip), it is compiled from that
-same statement (mirror.store.db.statement_rows).
+same statement (mirror.store.db.statement_rows). Rows are read by name,
+never by position: the statement's labels (mirror.store.db.rows_by_name),
+or a SQLAlchemy row's attributes.
 
 - `gate`: which companies are open, held in memory per process and kept
   within a second of the database (the warm path reads nothing else);

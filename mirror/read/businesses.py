@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.concepts import catalog_match, trade_concepts
 from mirror.store import fulltext as ft
-from mirror.store.db import planned_per_call, statement_rows
+from mirror.store.db import planned_per_call, rows_by_name, statement_rows
 from mirror.store.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup
 
 
@@ -153,31 +153,26 @@ def search_feed_businesses(
         postal_code = understood.postal_code
     shape, params = _shape_and_values(understood, postal_code, category)
     page, spread_statement = _statements(shape)
-    rows = _named(page, statement_rows(session, page, params | {"limit": limit}))
+    rows = rows_by_name(page, statement_rows(session, page, params | {"limit": limit}))
     matches = [_match(row) for row in rows]
-    total = rows[0]["total"] if rows else 0
+    total = rows[0].total if rows else 0
     spread = None
     if spread_statement is not None and matches:
-        spread = _spread(_named(spread_statement, statement_rows(session, spread_statement, params))[0], matches)
+        spread = _spread(rows_by_name(spread_statement, statement_rows(session, spread_statement, params))[0], matches)
     return BusinessSearch(matches, total, postal_code, understood, spread)
 
 
-_BUSINESS_COLUMNS = tuple(getattr(Company, field.name) for field in fields(FeedBusiness))
+_BUSINESS_FIELDS = tuple(field.name for field in fields(FeedBusiness))
+_BUSINESS_COLUMNS = tuple(getattr(Company, name) for name in _BUSINESS_FIELDS)
 _GROUP_FIELDS = tuple(field.name for field in fields(CategoryPrices))
 
 
-def _named(statement, rows: list[tuple]) -> list[dict]:
-    """Each row as a mapping from the statement's column names (rows are read by name, never by position)."""
-    names = statement.selected_columns.keys()
-    return [dict(zip(names, row, strict=True)) for row in rows]
-
-
-def _match(row: dict) -> BusinessMatch:
-    group = row.get("asked_group")
+def _match(row) -> BusinessMatch:
+    group = getattr(row, "asked_group", None)  # a column only when a category is asked
     return BusinessMatch(
-        company=FeedBusiness(**{field.name: row[field.name] for field in fields(FeedBusiness)}),
+        company=FeedBusiness(**{name: getattr(row, name) for name in _BUSINESS_FIELDS}),
         group=CategoryPrices(**{name: group[name] for name in _GROUP_FIELDS}) if group else None,
-        category_count=row["categories"],
+        category_count=row.categories,
     )
 
 
@@ -199,9 +194,9 @@ def _shape_and_values(understood: UnderstoodQuery | None, postal_code: str | Non
             trades += 1
         found = list(dict.fromkeys(ft.Term.of(words) for words in map(ft.words, understood.keywords) if words))
         for i, term in enumerate(found[: ft.MAX_TERMS]):
-            params[f"name_{i}"] = ft.pg_term_query(term, "A", compact=False)
-            params[f"trades_{i}"] = ft.pg_term_query(term, "B", compact=False)
-            params[f"category_{i}"] = ft.pg_term_query(term, compact=False)
+            params[f"name_{i}"] = ft.term_query(term, "A", compact=False)
+            params[f"trades_{i}"] = ft.term_query(term, "B", compact=False)
+            params[f"category_{i}"] = ft.term_query(term, compact=False)
             terms += 1
     if postal_code is not None:
         params["postal_code"] = postal_code
@@ -216,7 +211,7 @@ def _slugs(members: tuple) -> list[str]:
 
 
 def _trade_query(trade: str) -> str:
-    return ft.pg_term_query(ft.Term.of([trade]), "B", compact=False)
+    return ft.term_query(ft.Term.of([trade]), "B", compact=False)
 
 
 @lru_cache(maxsize=256)
@@ -285,13 +280,13 @@ def _spread_statement(matched):
     )
 
 
-def _spread(row: dict, page: list[BusinessMatch]) -> PriceSpread | None:
+def _spread(row, page: list[BusinessMatch]) -> PriceSpread | None:
     """The asked category's prices across every business matched (not only the page)."""
     first = next((m.group for m in page if m.group is not None), None)
-    if not row["businesses"] or first is None:
+    if not row.businesses or first is None:
         return None
-    currency = row["currency"] if row["currencies"] == 1 else None
-    return PriceSpread(first.category_name, row["low"], row["high"], row["businesses"], currency)
+    currency = row.currency if row.currencies == 1 else None
+    return PriceSpread(first.category_name, row.low, row.high, row.businesses, currency)
 
 
 def _serves():
@@ -356,17 +351,17 @@ _TAGS = (
 
 def _has_trade(name: str):
     """Whether the business lists the trade bound as `name` (its full-text query) among its trades."""
-    return ft.pg_matches("companies", None, name)
+    return ft.matches("companies", None, name)
 
 
 def _term_matches(i: int):
     """(in the name, in the trades, in a category sold) for the `i`th keyword term."""
     in_category = exists().where(
         OfferGroup.plugin_key == Company.plugin_key,
-        ft.pg_matches("offer_groups", None, f"category_{i}"),
+        ft.matches("offer_groups", None, f"category_{i}"),
     )
     return (
-        ft.pg_matches("companies", None, f"name_{i}"),
-        ft.pg_matches("companies", None, f"trades_{i}"),
+        ft.matches("companies", None, f"name_{i}"),
+        ft.matches("companies", None, f"trades_{i}"),
         in_category,
     )

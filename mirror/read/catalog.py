@@ -8,8 +8,8 @@ Catalog search answers what a question asks for (docs/search.md). The query
 step (mirror/query) reads the question: the kinds of product it names
 (concepts: "central air" is an air conditioner, "furnace filter" an air
 filter), trades, sizes, tiers, price words, and the keywords left (brands,
-model numbers). One statement over the database's full-text index (mirror/
-fulltext.py; migration 0003: `ts_rank_cd` over a weighted tsvector under a
+model numbers). One statement over the database's full-text index
+(mirror/store/fulltext.py; migration 0003: `ts_rank_cd` over a weighted tsvector under a
 GIN index) returns the page of hits and
 the number of matches, whatever the catalog size; only mirror.catalog.public_products's rule
 decides which products are searched.
@@ -80,12 +80,12 @@ from mirror.read.gate import GateEntry
 from mirror.read.words import CatalogLexicon
 from mirror.runtime.deadline import check_deadline
 from mirror.store import fulltext as ft
-from mirror.store.db import planned_per_call, statement_rows
+from mirror.store.db import planned_per_call, rows_by_name, statement_rows
 from mirror.store.models import Product
 
 # ts_rank_cd weights for {D, C, B, A}: one word in the name outweighs the
 # same word repeated throughout a description.
-PG_WEIGHTS = "{0.02,0.2,0.6,1.0}"
+RANK_WEIGHTS = "{0.02,0.2,0.6,1.0}"
 MAX_SIZES = 4
 MAX_TIERS = 3
 # Matches ranked per search at most: beyond, the best are chosen among the products matching every
@@ -266,15 +266,16 @@ def _search(
         **{f"want_tier_{i}": tier for i, tier in enumerate(plan.tiers)},
         **_match_params(plan),
     }
-    rows = statement_rows(session, _statement(shape), params)
-    check_stamp(session, gated, rows, len(_COLUMNS))
-    total = rows[0][-1] if rows else 0  # the last column: the ranked pool's count
+    statement = _statement(shape)
+    rows = rows_by_name(statement, statement_rows(session, statement, params))
+    check_stamp(session, gated, statement, rows)
+    first = rows[0] if rows else None
+    total = first.total if first else 0  # the ranked pool's count
     complete = total <= MAX_RANKED
-    first_any = len(_COLUMNS) + 3  # after the columns and the stamp: each term's max over all matches
     unmatched = tuple(
         keyword
         for i, keyword in enumerate(_term_keywords(understood, terms))
-        if keyword is not None and (not rows or not rows[0][first_any + i])
+        if keyword is not None and (first is None or not getattr(first, _matched(i)))
     )
     return CatalogSearch(
         hits=[_hit(row) for row in rows],
@@ -284,6 +285,11 @@ def _search(
         unmatched=unmatched,
         complete=complete,
     )
+
+
+def _matched(i: int) -> str:
+    """The search statement's column saying whether term `i` matched any product (its max over all matches)."""
+    return f"matched_{i}"
 
 
 def _term_keywords(understood: UnderstoodQuery, terms: list[ft.Term]) -> list[str | None]:
@@ -317,9 +323,9 @@ def _match_params(plan: _Plan) -> dict:
     Postgres and told nothing the order did not.
     """
     params: dict = {}
-    concepts = [ft.pg_concept_query(c, ft.CONCEPT_WEIGHTS) for c in plan.concepts]  # for a product of no kind read
-    terms = [ft.pg_term_query(t) for t in plan.terms]
-    sizes = [ft.pg_any_phrase(s.name_phrases(), "ABC") for s in plan.sizes]
+    concepts = [ft.concept_query(c, ft.CONCEPT_WEIGHTS) for c in plan.concepts]  # for a product of no kind read
+    terms = [ft.term_query(t) for t in plan.terms]
+    sizes = [ft.any_phrase(s.name_phrases(), "ABC") for s in plan.sizes]
     if plan.mode == CONCEPTS:
         params["any_match"] = " | ".join(f"({c})" for c in concepts)
         params["any_kinds"] = kinds_parameter(m.slug for part in plan.concepts for m in part)
@@ -371,7 +377,7 @@ def _statement(shape: _Shape):
     Built once per shape and reused: constructing it costs about as much as
     the database takes to answer it.
     """
-    match = _pg_matcher()
+    match = _matcher()
     concept_hits = [ft.as_int(of_kinds(f"kinds_{i}", match(f"concept_{i}"))) for i in range(shape.concepts)]
     term_hits = [ft.as_int(match(f"term_{i}")) for i in range(shape.terms)]
     size_matches = [
@@ -386,7 +392,7 @@ def _statement(shape: _Shape):
     kind_hit = ft.as_int(Product.category_kind == bindparam("kind", type_=String)) if shape.kind else None
 
     stamp = stamp_columns(bindparam("plugin_key"))
-    term_any = [func.max(hit).over() for hit in term_hits]
+    term_any = [func.max(hit).over().label(_matched(i)) for i, hit in enumerate(term_hits)]
     base = [public_products_filter(bindparam("plugin_key")), *_caller_filters(shape)]
     relevance = None
     if shape.mode == CONCEPTS or shape.mode == WORDS:
@@ -437,7 +443,7 @@ def _pool(base: list, candidates, *, all_terms: bool):
     """
     pool = select(Product.sku).where(*base, candidates).limit(MAX_RANKED + 1)
     if all_terms:
-        everything = select(Product.sku).where(*base, ft.pg_matches("products", None, "all_match"))
+        everything = select(Product.sku).where(*base, ft.matches("products", None, "all_match"))
         pool = union(everything.limit(MAX_RANKED + 1), pool)
     return pool.cte("pool").prefix_with("MATERIALIZED")
 
@@ -481,8 +487,8 @@ def _caller_filters(shape: _Shape) -> list:
     return filters
 
 
-def _pg_matcher():
-    return lambda name: ft.pg_matches("products", None, name)
+def _matcher():
+    return lambda name: ft.matches("products", None, name)
 
 
 def _candidates(shape: _Shape, words: list):
@@ -493,17 +499,17 @@ def _candidates(shape: _Shape, words: list):
     (`rank_query`) only when there are keywords or sizes to rank by.
     """
     ranked = shape.terms > 0 or (shape.mode == WORDS and bool(shape.sizes))
-    vector = ft.pg_vector("products")
+    vector = ft.vector("products")
     # Sizes are also read from `specs`, which no index holds: with one asked, each row is tested. Without,
     # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
     # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
     indexed = not words or not shape.sizes
-    candidates = vector.op("@@")(ft.pg_tsquery(None, "any_match")) if indexed else or_(*words)
+    candidates = vector.op("@@")(ft.tsquery(None, "any_match")) if indexed else or_(*words)
     if shape.mode == CONCEPTS:
         candidates = of_kinds("any_kinds", candidates)
     if not ranked:
         return candidates, None
-    rank = func.ts_rank_cd(literal_column(f"'{PG_WEIGHTS}'::float4[]"), vector, ft.pg_tsquery(None, "rank_query"))
+    rank = func.ts_rank_cd(literal_column(f"'{RANK_WEIGHTS}'::float4[]"), vector, ft.tsquery(None, "rank_query"))
     return candidates, rank.desc()
 
 
@@ -599,18 +605,19 @@ _CATEGORY_PRODUCTS = (
 def category_products(session: Session, company: GateEntry | str, category_slug: str) -> list[TierProduct]:
     """A category's public products, cheapest first (then by name and SKU), in one statement."""
     gated, plugin_key = _company(company)
-    rows = statement_rows(session, _CATEGORY_PRODUCTS, {"plugin_key": plugin_key, "category_slug": category_slug})
-    check_stamp(session, gated, rows, len(_TIER_COLUMNS))
+    params = {"plugin_key": plugin_key, "category_slug": category_slug}
+    rows = rows_by_name(_CATEGORY_PRODUCTS, statement_rows(session, _CATEGORY_PRODUCTS, params))
+    check_stamp(session, gated, _CATEGORY_PRODUCTS, rows)
     return [
         TierProduct(
-            sku=row[0],
-            name=row[1],
-            brand=row[2],
-            tier=row[3],
-            price_cents=row[4],
-            model_numbers=_models(row[5]),
-            description=row[6],
-            specs=row[7] if isinstance(row[7], dict) else {},
+            sku=row.sku,
+            name=row.name,
+            brand=row.brand,
+            tier=row.tier,
+            price_cents=row.price_cents,
+            model_numbers=_models(row.model_numbers),
+            description=row.description,
+            specs=row.specs if isinstance(row.specs, dict) else {},
         )
         for row in rows
     ]
@@ -621,17 +628,16 @@ def _models(value) -> list[str]:
 
 
 def _hit(row) -> CatalogHit:
-    """A hit from a result row: `_COLUMNS` in order (a Row or a plain tuple), then the rest."""
-    sku, name, brand, category_name, category_slug, category_kind, tier, price_cents, models, description = row[:10]
+    """A hit from a result row (read by name: `_COLUMNS`, then the stamp and counts)."""
     return CatalogHit(
-        sku=sku,
-        name=name,
-        brand=brand,
-        category_name=category_name,
-        category_slug=category_slug,
-        category_kind=category_kind,
-        tier=tier,
-        price_cents=price_cents,
-        model_numbers=_models(models),
-        description=description,
+        sku=row.sku,
+        name=row.name,
+        brand=row.brand,
+        category_name=row.category_name,
+        category_slug=row.category_slug,
+        category_kind=row.category_kind,
+        tier=row.tier,
+        price_cents=row.price_cents,
+        model_numbers=_models(row.model_numbers),
+        description=row.description,
     )

@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections import namedtuple
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
-from sqlalchemy import JSON, ColumnElement, FunctionElement, bindparam, select
+from sqlalchemy import JSON, ColumnElement, FunctionElement, bindparam, null, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 
@@ -34,7 +35,7 @@ from mirror.catalog.public_view import CompanyView, company_view, effective_sync
 from mirror.read.gate import GateEntry, StateMoved
 from mirror.runtime.config import Settings
 from mirror.store import state as st
-from mirror.store.db import statement_rows
+from mirror.store.db import rows_by_name, statement_rows
 from mirror.store.models import KEY_LENGTH, Company, OfferGroup, Product, SyncState
 from mirror.values.storable import storable
 from mirror.values.timestamps import parse_rfc3339
@@ -112,14 +113,21 @@ _OPTIONS = (
     .scalar_subquery()
 )
 
+# The last whole run's success, beside a company's row.
+_LAST_SUCCESS = (
+    select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery().label("last_success_at")
+)
+# The offer group's columns are labelled `group_<name>` (a group and its company share some names).
+_GROUP = "group_"
+
 
 def _snapshot_statement(options: bool):
     return (
         select(
             *_COMPANY.columns,
-            select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery(),
-            *_GROUPS.columns,
-            *([_OPTIONS] if options else []),
+            _LAST_SUCCESS,
+            *(column.label(_GROUP + column.name) for column in _GROUPS.columns),
+            (_OPTIONS if options else null()).label(_GROUP + "options"),  # the summary: NULL, read as None
         )
         .select_from(_COMPANY.outerjoin(_GROUPS, _GROUPS.c.plugin_key == _COMPANY.c.plugin_key))
         .where(_COMPANY.c.plugin_key == bindparam("key"))
@@ -138,29 +146,33 @@ def load_company_snapshot(session: Session, plugin_key: str, *, options: bool) -
     """
     if not valid_key(plugin_key):
         return None
-    return _snapshot_from_rows(statement_rows(session, _SNAPSHOTS[options], {"key": plugin_key}), options)
+    statement = _SNAPSHOTS[options]
+    return _snapshot_from_rows(statement, statement_rows(session, statement, {"key": plugin_key}), options)
 
 
-def _snapshot_from_rows(rows: list, options: bool) -> CompanySnapshot | None:
+def _snapshot_from_rows(statement, rows: list, options: bool) -> CompanySnapshot | None:
     """The snapshot in the statement's rows (one per offer group; none: no company)."""
     if not rows:
         return None
-    width = len(CompanyRow._fields)
-    first = rows[0]
-    last_success = first[width]
+    (company,) = rows_by_name(statement, rows[:1], CompanyRow)
+    (first,) = rows_by_name(statement, rows[:1], _LastSuccess)
     groups = tuple(
-        GroupRow(*row[width + 1 :]) if options else GroupRow(*row[width + 1 :], options=None)
-        for row in rows
-        if row[width + 1] is not None  # the group's key: NULL when there is no group
+        group
+        for group in rows_by_name(statement, rows, GroupRow, prefix=_GROUP)
+        if group.plugin_key is not None  # NULL when the company has no group
     )
-    return CompanySnapshot(
-        CompanyRow(*first[:width]), parse_rfc3339(last_success) if last_success is not None else None, groups, options
-    )
+    return CompanySnapshot(company, _time(first.last_success_at), groups, options)
 
 
-_OPEN_ROW = select(
-    *_COMPANY.columns, select(SyncState.value).where(SyncState.name == st.LAST_SUCCESS_AT).scalar_subquery()
-).where(_COMPANY.c.plugin_key == bindparam("key"))
+class _LastSuccess(NamedTuple):
+    last_success_at: str | None  # as sync_state stores it (RFC 3339)
+
+
+def _time(stored: str | None) -> datetime | None:
+    return parse_rfc3339(stored) if stored is not None else None
+
+
+_OPEN_ROW = select(*_COMPANY.columns, _LAST_SUCCESS).where(_COMPANY.c.plugin_key == bindparam("key"))
 
 
 def open_company_row(
@@ -173,33 +185,29 @@ def open_company_row(
     """
     if not valid_key(plugin_key):
         return None
-    rows = statement_rows(session, _OPEN_ROW, {"key": plugin_key})
+    rows = statement_rows(session, _OPEN_ROW, {"key": plugin_key})[:1]
     if not rows:
         return None
-    company = CompanyRow(*rows[0][:-1])
+    (company,) = rows_by_name(_OPEN_ROW, rows, CompanyRow)
     if not company_open(company, channel):
         return None
-    last_success = rows[0][-1]
-    return company, effective_synced_at(company, parse_rfc3339(last_success) if last_success is not None else None)
-
-
-def open_company_view(
-    session: Session, plugin_key: str, channel: str | None, settings: Settings, now: datetime | None = None
-) -> CompanyView | None:
-    """The view of a company read now, when it is public with `channel` open (None: public at all); else None.
-
-    For callers without a process-wide gate state (tests comparing
-    documents): one statement, the complete view.
-    """
-    snapshot = load_company_snapshot(session, plugin_key, options=True)
-    if snapshot is None or not company_open(snapshot.company, channel):
-        return None
-    return snapshot.view(settings, now)
+    (first,) = rows_by_name(_OPEN_ROW, rows, _LastSuccess)
+    return company, effective_synced_at(company, _time(first.last_success_at))
 
 
 # --- reads checked against the gate state -------------------------------------------
 
-_STAMP_COLUMNS = ("generation", "record_hash", "content_version")
+
+class Stamp(NamedTuple):
+    """A company's rendering stamp, as `GateEntry.content` spells it; in a statement, its columns are
+    labelled `stamp_<field>` (`stamp_columns`)."""
+
+    generation: int
+    record_hash: str | None
+    content_version: str | None
+
+
+_STAMP_LABEL = "stamp_"
 
 
 def stamp_columns(key: ColumnElement) -> list[ColumnElement]:
@@ -208,11 +216,14 @@ def stamp_columns(key: ColumnElement) -> list[ColumnElement]:
     A per-company read (a search, a category's tiers) carries them, so the
     same snapshot that answers says which state it answered from.
     """
-    return [select(_COMPANY.c[name]).where(_COMPANY.c.plugin_key == key).scalar_subquery() for name in _STAMP_COLUMNS]
+    return [
+        select(_COMPANY.c[name]).where(_COMPANY.c.plugin_key == key).scalar_subquery().label(_STAMP_LABEL + name)
+        for name in Stamp._fields
+    ]
 
 
-def check_stamp(session: Session, company: GateEntry | None, rows: list, at: int) -> None:
-    """StateMoved unless the rows (whose columns `at`.. are `stamp_columns`) answered from `company`'s state.
+def check_stamp(session: Session, company: GateEntry | None, statement, rows: list) -> None:
+    """StateMoved unless `statement`'s rows (its columns include `stamp_columns`) answered from `company`'s state.
 
     With no rows the stamp is read on its own; `company` None (a caller
     without a gate state: the benchmark's peer, tests) checks nothing.
@@ -220,15 +231,20 @@ def check_stamp(session: Session, company: GateEntry | None, rows: list, at: int
     if company is None:
         return
     if rows:
-        stamp = tuple(rows[0][at : at + len(_STAMP_COLUMNS)])
+        (stamp,) = rows_by_name(statement, rows[:1], Stamp, prefix=_STAMP_LABEL)
     else:
-        found = statement_rows(session, _STAMP, {"key": company.plugin_key})
-        stamp = tuple(found[0]) if found else None
+        found = rows_by_name(_STAMP, statement_rows(session, _STAMP, {"key": company.plugin_key}), Stamp)
+        stamp = found[0] if found else None
     if stamp != company.content:
         raise StateMoved(company.plugin_key)
 
 
-_STAMP = select(*(_COMPANY.c[name] for name in _STAMP_COLUMNS)).where(_COMPANY.c.plugin_key == bindparam("key"))
+def check_stamp_alone(session: Session, company: GateEntry | None) -> None:
+    """StateMoved unless the session reads `company`'s state: its stamp, read on its own."""
+    check_stamp(session, company, _STAMP, [])
+
+
+_STAMP = select(*(_COMPANY.c[name] for name in Stamp._fields)).where(_COMPANY.c.plugin_key == bindparam("key"))
 
 
 def valid_key(plugin_key: str) -> bool:

@@ -28,21 +28,41 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from cachetools import LRUCache
 from sqlalchemy import Text, and_, bindparam, cast, select, true
 from sqlalchemy.orm import Session
 
 from mirror.store import state as st
-from mirror.store.db import statement_rows
+from mirror.store.db import rows_by_name, statement_rows
 from mirror.store.models import Company, SyncState
 
 log = logging.getLogger(__name__)
 
 _COMPANIES = Company.__table__
-# Only what a feed record shows, and the address as its stored text: it is
-# decoded only when the record has to be rendered again (feeds/business_feed.py).
-RECORD_FIELDS = ("plugin_key", "name", "address", "phone", "website", "estimate_url", "shop_url")
+
+
+class FeedRecord(NamedTuple):
+    """One business of a page: only what a feed record shows, and the address as its stored text (it is
+    decoded only when the record has to be rendered again: feeds/business_feed.py)."""
+
+    plugin_key: str
+    name: str
+    address: str | None
+    phone: str | None
+    website: str | None
+    estimate_url: str | None
+    shop_url: str | None
+
+
+class _FeedState(NamedTuple):
+    """The feed clocks a one-statement page reads beside its rows (as sync_state stores them)."""
+
+    clock: str | None
+    departed: str | None
+
+
 INDEX_CAPACITY = 8  # feed states (and token times) whose key lists a process keeps
 
 
@@ -73,11 +93,11 @@ class FeedRead:
     clock_ms: int
     walk: Walk
     total: int
-    rows: list[tuple]  # RECORD_FIELDS, the address as its stored JSON text
+    rows: list[FeedRecord]
 
 
 def _record_columns(table) -> list:
-    return [cast(table.c.address, Text) if name == "address" else table.c[name] for name in RECORD_FIELDS]
+    return [cast(table.c.address, Text) if name == "address" else table.c[name] for name in FeedRecord._fields]
 
 
 def _in_walk(table, since: bool) -> list:
@@ -181,11 +201,16 @@ def _page_in_one_statement(
         return None
     wanted = keys[(page - 1) * page_size : page * page_size]
     params = {"first": wanted[0] if wanted else None, "last": wanted[-1] if wanted else None, "since": walk.since_ms}
-    found = statement_rows(session, _STATE_AND_ROWS[walk.since_ms is not None], params)
-    if not found or (int(found[0][0] or 0), int(found[0][1] or 0)) != guess:
+    statement = _STATE_AND_ROWS[walk.since_ms is not None]
+    found = statement_rows(session, statement, params)
+    if not found:
         return None
-    rows = [tuple(row[2:]) for row in found if row[2] is not None]
-    if tuple(row[0] for row in rows) != wanted:
+    (state,) = rows_by_name(statement, found[:1], _FeedState)
+    if (int(state.clock or 0), int(state.departed or 0)) != guess:
+        return None
+    # An empty range is one row of NULLs beside the clocks.
+    rows = [row for row in rows_by_name(statement, found, FeedRecord) if row.plugin_key is not None]
+    if tuple(row.plugin_key for row in rows) != wanted:
         return None
     return FeedRead(guess[0], walk, len(keys), rows)
 
@@ -200,7 +225,7 @@ def _page_in_a_transaction(
     keys = index.keys(session, clock_ms, walk)
     wanted = keys[(page - 1) * page_size : page * page_size]
     rows = _rows_of(session, walk, wanted)
-    if tuple(r[0] for r in rows) != wanted:
+    if tuple(row.plugin_key for row in rows) != wanted:
         # Only possible if something other than the sync changed the feed
         # without moving its clock: re-read the keys in this snapshot.
         log.warning("business feed index disagreed with the table at clock %s; rebuilding", clock_ms)
@@ -210,8 +235,9 @@ def _page_in_a_transaction(
     return FeedRead(clock_ms, walk, len(keys), rows)
 
 
-def _rows_of(session: Session, walk: Walk, wanted: tuple[str, ...]) -> list[tuple]:
+def _rows_of(session: Session, walk: Walk, wanted: tuple[str, ...]) -> list[FeedRecord]:
     if not wanted:
         return []
     params = {"first": wanted[0], "last": wanted[-1], "since": walk.since_ms}
-    return [tuple(row) for row in session.execute(_PAGE_ROWS[walk.since_ms is not None], params)]
+    statement = _PAGE_ROWS[walk.since_ms is not None]
+    return rows_by_name(statement, session.execute(statement, params), FeedRecord)

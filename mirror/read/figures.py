@@ -40,8 +40,8 @@ class SyncFigures:
 def sync_figures(session: Session) -> SyncFigures:
     """The sync runs by outcome, the latest finished ones, the last success and the companies by state."""
     by_outcome = session.execute(
-        select(SyncRun.mode, SyncRun.status, func.count()).group_by(SyncRun.mode, SyncRun.status)
-    ).all()
+        select(SyncRun.mode, SyncRun.status, func.count().label("runs")).group_by(SyncRun.mode, SyncRun.status)
+    )
     recent = session.scalars(
         select(SyncRun).where(SyncRun.finished_at.is_not(None)).order_by(SyncRun.id.desc()).limit(RECENT_RUNS)
     ).all()
@@ -49,7 +49,7 @@ def sync_figures(session: Session) -> SyncFigures:
     # `in_feed` already says public, quote and feed open, contact data complete (mirror/catalog/feed_facts.py).
     in_feed = session.scalar(select(func.count()).select_from(_COMPANIES).where(_COMPANIES.c.in_feed.is_(True)))
     return SyncFigures(
-        runs_by_outcome=[tuple(row) for row in by_outcome],
+        runs_by_outcome=[(row.mode, row.status, row.runs) for row in by_outcome],
         recent_runs=list(recent),
         last_success_at=st.get_time(st.read_state(session), st.LAST_SUCCESS_AT),
         public_companies=public,
@@ -83,26 +83,24 @@ def usage_rows(session: Session, since: datetime | None = None, company: str | N
     failed = case((Invocation.outcome.in_(("ok",)), 0), else_=1)
     query = select(
         Invocation.company_key,
-        what,
+        what.label("what"),
         Invocation.protocol,
-        func.count(),
-        func.count(func.distinct(Invocation.agent)),
-        func.sum(failed),
-        func.avg(Invocation.duration_ms),
+        func.count().label("calls"),
+        func.count(func.distinct(Invocation.agent)).label("agents"),
+        func.sum(failed).label("errors"),
+        func.avg(Invocation.duration_ms).label("mean_ms"),
     ).group_by(Invocation.company_key, what, Invocation.protocol)
     rows = [
         {
-            "company": key,
-            "what": name,
-            "protocol": protocol,
-            "calls": calls,
-            "agents": agents,
-            "errors": int(errors or 0),
-            "mean_ms": float(mean or 0),
+            "company": row.company_key,
+            "what": row.what,
+            "protocol": row.protocol,
+            "calls": row.calls,
+            "agents": row.agents,
+            "errors": int(row.errors or 0),
+            "mean_ms": float(row.mean_ms or 0),
         }
-        for key, name, protocol, calls, agents, errors, mean in session.execute(
-            _since_and_company(query, since, company)
-        )
+        for row in session.execute(_since_and_company(query, since, company))
     ]
     return sorted(rows, key=lambda r: (r["company"] or "", -r["calls"], r["what"], r["protocol"]))
 
@@ -111,18 +109,21 @@ def platform_rows(
     session: Session, since: datetime | None = None, company: str | None = None
 ) -> list[tuple[str, int, int]]:
     """(platform, calls, distinct agents), busiest first."""
-    query = select(Invocation.platform, func.count(), func.count(func.distinct(Invocation.agent))).group_by(
-        Invocation.platform
-    )
+    query = select(
+        Invocation.platform,
+        func.count().label("calls"),
+        func.count(func.distinct(Invocation.agent)).label("agents"),
+    ).group_by(Invocation.platform)
     found = session.execute(_since_and_company(query, since, company))
-    return sorted(((p, c, a) for p, c, a in found), key=lambda r: (-r[1], r[0]))
+    rows = sorted(found, key=lambda row: (-row.calls, row.platform))
+    return [(row.platform, row.calls, row.agents) for row in rows]
 
 
 def source_rows(session: Session, since: datetime | None = None) -> list[tuple[str, str, int]]:
     """(label, endpoint, hits) of `?source=`-tagged requests, most hits first."""
-    query = select(SourceHit.label, SourceHit.endpoint, func.count()).group_by(SourceHit.label, SourceHit.endpoint)
+    hits = func.count().label("hits")
+    query = select(SourceHit.label, SourceHit.endpoint, hits).group_by(SourceHit.label, SourceHit.endpoint)
     if since is not None:
         query = query.where(SourceHit.recorded_at >= since)
-    return [
-        tuple(row) for row in session.execute(query.order_by(func.count().desc(), SourceHit.label, SourceHit.endpoint))
-    ]
+    found = session.execute(query.order_by(hits.desc(), SourceHit.label, SourceHit.endpoint))
+    return [(row.label, row.endpoint, row.hits) for row in found]

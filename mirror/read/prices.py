@@ -24,7 +24,7 @@ from mirror.catalog.public_products import any_public_product
 from mirror.query import UnderstoodQuery
 from mirror.read.catalog import kinds_parameter, of_kinds
 from mirror.store import fulltext as ft
-from mirror.store.db import statement_rows
+from mirror.store.db import rows_by_name, statement_rows
 from mirror.store.models import Company, Product
 
 MAX_CONCEPTS = 4  # parts of a question matched (each a concept or a trade): more are ignored
@@ -51,7 +51,7 @@ class FeedProduct:
 
 _COLUMNS = (
     _SELLER.c.plugin_key,
-    _SELLER.c.name,
+    _SELLER.c.name.label("business_name"),
     _SELLER.c.currency,
     Product.sku,
     Product.name,
@@ -74,30 +74,30 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
         return []
     params: dict = {"postal_code": postal_code}
     for i, members in enumerate(parts):
-        params[f"concept_{i}"] = ft.pg_concept_query(members, ft.CONCEPT_WEIGHTS)
+        params[f"concept_{i}"] = ft.concept_query(members, ft.CONCEPT_WEIGHTS)
         params[f"kinds_{i}"] = kinds_parameter(m.slug for m in members)
-    rows = statement_rows(session, _statement(len(parts)), params)
+    statement = _statement(len(parts))
     return [
         FeedProduct(
-            plugin_key=row[0],
-            business_name=row[1],
-            currency=row[2],
-            sku=row[3],
-            name=row[4],
-            category_name=row[5],
-            category_slug=row[6],
-            tier=row[7],
-            price_cents=row[8],
-            specs=row[9] if isinstance(row[9], dict) else {},
+            plugin_key=row.plugin_key,
+            business_name=row.business_name,
+            currency=row.currency,
+            sku=row.sku,
+            name=row.name,
+            category_name=row.category_name,
+            category_slug=row.category_slug,
+            tier=row.tier,
+            price_cents=row.price_cents,
+            specs=row.specs if isinstance(row.specs, dict) else {},
         )
-        for row in rows
+        for row in rows_by_name(statement, statement_rows(session, statement, params))
     ]
 
 
 @lru_cache(maxsize=16)
 def _statement(concepts: int):
     """The statement for `concepts` parts of a question (every value a bound parameter)."""
-    matches = [of_kinds(f"kinds_{i}", ft.pg_matches("products", None, f"concept_{i}")) for i in range(concepts)]
+    matches = [of_kinds(f"kinds_{i}", ft.matches("products", None, f"concept_{i}")) for i in range(concepts)]
     return (
         select(*_COLUMNS)
         .join_from(Product, _SELLER, _SELLER.c.plugin_key == Product.plugin_key)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from sqlalchemy.orm import Session
 
 from mirror.catalog.public_products import select_public_products
-from mirror.read.company import check_stamp
+from mirror.read.company import check_stamp_alone
 from mirror.read.gate import GateEntry
 from mirror.store.models import Product
 
@@ -26,7 +26,7 @@ def _key(session: Session, company: GateEntry) -> str:
     transaction = session.get_transaction() or session.begin()
     if session.info.get(_CHECKED) is not transaction:
         session.connection()  # the snapshot every later read of this transaction sees
-        check_stamp(session, company, [], 0)
+        check_stamp_alone(session, company)
         session.info[_CHECKED] = session.get_transaction()
     return company.plugin_key
 

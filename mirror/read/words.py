@@ -24,11 +24,11 @@ from sqlalchemy import String, bindparam, func, literal, select, union_all
 from sqlalchemy.orm import Session
 
 from mirror.query.spelling import SIMILAR_PER_WORD, LexiconAnswer
-from mirror.store.db import planned_per_call, statement_rows
+from mirror.store.db import planned_per_call, rows_by_name, statement_rows
 from mirror.store.models import CompanyWord
 
 WORDS = CompanyWord.__table__
-HELD = ""  # the first column of a row that answers "held": no asked word's index is empty
+HELD = ""  # the `asked` column of a row that answers "held": no asked word's index is empty
 
 
 class CatalogLexicon:
@@ -44,21 +44,22 @@ class CatalogLexicon:
         held = sorted({w for w in (*words, *pieces) if w.isalpha()})
         params = {"plugin_key": self.plugin_key, "held": " ".join(held)}
         params.update({f"word_{i}": word for i, word in enumerate(asked)})
-        rows = statement_rows(self.session, _statement(len(asked)), params)
-        known = frozenset(row[1] for row in rows if row[0] == HELD)
+        statement = _statement(len(asked))
+        rows = rows_by_name(statement, statement_rows(self.session, statement, params))
+        known = frozenset(row.word for row in rows if row.asked == HELD)
         similar: dict[str, list[str]] = {}
-        for index, word in rows:
-            if index != HELD:
-                similar.setdefault(asked[int(index)], []).append(word)
+        for row in rows:
+            if row.asked != HELD:
+                similar.setdefault(asked[int(row.asked)], []).append(row.word)
         return LexiconAnswer(known=known, similar={w: tuple(found) for w, found in similar.items()})
 
 
 @lru_cache(maxsize=16)
 def _statement(asked: int):
-    """Held words (first column HELD), then each asked word's nearest (first column its index)."""
+    """Held words (`asked` HELD), then each asked word's nearest (`asked` its index), each in `word`."""
     mine = WORDS.c.plugin_key == bindparam("plugin_key", type_=String)
     wanted = func.string_to_array(bindparam("held", type_=String), literal(" "))
-    held = select(literal(HELD), WORDS.c.word).where(mine, WORDS.c.word == func.any(wanted))
+    held = select(literal(HELD).label("asked"), WORDS.c.word).where(mine, WORDS.c.word == func.any(wanted))
     return planned_per_call(union_all(held, *(_nearest(i, mine) for i in range(asked))))
 
 
@@ -66,4 +67,4 @@ def _nearest(i: int, mine):
     """The company's words nearest asked word `i`, best first (at most SIMILAR_PER_WORD)."""
     distance = WORDS.c.word.op("<->")(bindparam(f"word_{i}", type_=String))
     candidates = select(WORDS.c.word).where(mine).order_by(distance).limit(SIMILAR_PER_WORD).subquery(f"near_{i}")
-    return select(literal(str(i)), candidates.c.word)
+    return select(literal(str(i)).label("asked"), candidates.c.word)

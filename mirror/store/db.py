@@ -10,11 +10,12 @@ import contextlib
 import functools
 import itertools
 import json
+import operator
 import os
 import re
 import select
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 import orjson
 from psycopg import errors as psycopg_errors
@@ -181,7 +182,8 @@ def statement_rows(session: Session, statement, params: dict) -> list:
     statement runs by `autocommit_rows`: its SQL text is compiled once from
     this very statement (so the query is written once, with SQLAlchemy),
     with no BEGIN or ROLLBACK. Elsewhere it runs in the session's
-    transaction. Rows are tuples in the statement's column order.
+    transaction. Rows are tuples in the statement's column order: read them
+    by name through `rows_by_name`.
     """
     bind = session.get_bind()
     if not session.in_transaction() and isinstance(bind, Engine):
@@ -191,6 +193,45 @@ def statement_rows(session: Session, statement, params: dict) -> list:
         if rows is not None:
             return rows
     return [tuple(row) for row in session.execute(statement, params)]
+
+
+def rows_by_name(statement, rows, row_type: type[tuple] | None = None, *, prefix: str = "") -> list:
+    """`rows` (in `statement`'s column order: `statement_rows`' tuples, or SQLAlchemy rows) as named tuples.
+
+    Rows are read by name, never by position: each column is found by its
+    name (its label) in the statement. By default every column, under its
+    name (a column SQLAlchemy could not name, `_no_label`, is refused:
+    label it). With `row_type` (a named tuple
+    class) only its fields, read from the columns named `prefix` + field
+    (a joined statement labels its second table's columns with a prefix).
+    The mapping is worked out once per statement and type; a row then costs
+    one tuple.
+    """
+    make, pick = _row_maker(statement, row_type, prefix)
+    if pick is None:
+        return list(map(make, rows))
+    return [make(pick(row)) for row in rows]
+
+
+@functools.lru_cache(maxsize=512)  # statements are built once per shape and reused (hashable by identity)
+def _row_maker(statement, row_type: type[tuple] | None, prefix: str):
+    """(make a `row_type` from a tuple of its fields, pick those fields from a row; None: the row is them)."""
+    names = list(statement.selected_columns.keys())
+    if row_type is None:
+        unusable = [n for n in names if not n.isidentifier() or n.startswith("_")]
+        if unusable:
+            raise ValueError(f"columns without a name of their own (label them): {unusable}")
+        row_type = namedtuple("Row", names)
+    wanted = [prefix + field for field in row_type._fields]
+    missing = [name for name in wanted if name not in names]
+    if missing:
+        raise ValueError(f"the statement has no columns named {missing}")
+    make = functools.partial(tuple.__new__, row_type)
+    at = [names.index(name) for name in wanted]
+    if at == list(range(len(names))):
+        return make, None
+    pick = operator.itemgetter(*at) if len(at) > 1 else (lambda row, i=at[0]: (row[i],))
+    return make, pick
 
 
 @functools.lru_cache(maxsize=256)  # statements are built once per shape and reused (hashable by identity)

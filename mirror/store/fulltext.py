@@ -46,46 +46,6 @@ POSTAL_CODES_INDEX = "ix_companies_service_postal_codes"  # migration 0009: GIN 
 RETIRED = frozenset({"search_words", "ix_search_words_trigram"})
 MAX_TERMS = 8
 PREFIX_FROM = 3  # shorter words match whole only ("13" is not "130")
-# Words that carry no product meaning in questions such as "what do air
-# filters cost?"; dropped unless nothing else is left.
-STOP_WORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "any",
-        "are",
-        "can",
-        "cost",
-        "costs",
-        "do",
-        "does",
-        "for",
-        "have",
-        "how",
-        "i",
-        "in",
-        "installed",
-        "is",
-        "it",
-        "me",
-        "much",
-        "my",
-        "of",
-        "on",
-        "or",
-        "price",
-        "prices",
-        "show",
-        "the",
-        "to",
-        "what",
-        "which",
-        "with",
-        "you",
-        "your",
-    }
-)
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
@@ -109,13 +69,6 @@ class Term:
         return cls(parts=tuple(parts), compact="".join(chunk_words))
 
 
-def search_terms(query: str) -> list[Term]:
-    """The distinct terms of a query, stop words dropped unless nothing else is left."""
-    chunks = [Term.of(found) for found in map(words, query.split()) if found]
-    meaningful = [t for t in chunks if not (len(t.parts) == 1 and t.parts[0] in STOP_WORDS)] or chunks
-    return list(dict.fromkeys(meaningful))[:MAX_TERMS]
-
-
 def is_search_index_object(name: str | None, type_: str) -> bool:
     """True for the index's objects, which live outside the ORM metadata.
 
@@ -137,20 +90,20 @@ def is_search_index_object(name: str | None, type_: str) -> bool:
 # --- tsquery text ------------------------------------------------------------------
 
 
-def _pg_word(word: str, weights: str = "") -> str:
+def _word(word: str, weights: str = "") -> str:
     return f"{word}:*{weights}" if len(word) >= PREFIX_FROM else (f"{word}:{weights}" if weights else word)
 
 
-def pg_term_query(term: Term, weights: str = "", *, compact: bool = True) -> str:
+def term_query(term: Term, weights: str = "", *, compact: bool = True) -> str:
     """to_tsquery text for one term (`weights` such as "A" restricts the fields;
     `compact` also matches the term's compact model form)."""
-    every = " & ".join(_pg_word(part, weights) for part in term.parts)
+    every = " & ".join(_word(part, weights) for part in term.parts)
     if term.compact == term.parts[0] or not compact:
         return f"({every})"
-    return f"({_pg_word(term.compact, weights)} | ({every}))"
+    return f"({_word(term.compact, weights)} | ({every}))"
 
 
-def pg_tsquery(query_text: str | None, name: str) -> ColumnElement:
+def tsquery(query_text: str | None, name: str) -> ColumnElement:
     """`(SELECT to_tsquery('mirror_search', :name))` bound to `query_text` (None: given at execution).
 
     As a scalar subquery, the query text is parsed once per execution (an
@@ -164,14 +117,14 @@ def pg_tsquery(query_text: str | None, name: str) -> ColumnElement:
     return select(parsed).scalar_subquery()
 
 
-def pg_vector(table: str) -> ColumnElement:
+def vector(table: str) -> ColumnElement:
     """A table's generated tsvector column."""
     return literal_column(f"{table}.{VECTOR_COLUMN}")
 
 
-def pg_matches(table: str, query_text: str | None, name: str) -> ColumnElement[bool]:
+def matches(table: str, query_text: str | None, name: str) -> ColumnElement[bool]:
     """`table.search_vector @@ to_tsquery(...)`."""
-    return pg_vector(table).op("@@")(pg_tsquery(query_text, name))
+    return vector(table).op("@@")(tsquery(query_text, name))
 
 
 # --- phrases: what a concept or a size is called in a catalog ---------------------
@@ -186,29 +139,29 @@ def pg_matches(table: str, query_text: str | None, name: str) -> ColumnElement[b
 CONCEPT_WEIGHTS = "AC"
 
 
-def _pg_lexeme(word: str, weights: str) -> str:
+def _lexeme(word: str, weights: str) -> str:
     if word.endswith("*"):
         return f"{word[:-1]}:*{weights}"
     return f"{word}:{weights}" if weights else word
 
 
-def pg_phrase(words: tuple[str, ...], weights: str = "") -> str:
+def phrase(words: tuple[str, ...], weights: str = "") -> str:
     """to_tsquery text of one phrase: adjacent words (`<->`), restricted to `weights` if any."""
-    return " <-> ".join(_pg_lexeme(word, weights) for word in words)
+    return " <-> ".join(_lexeme(word, weights) for word in words)
 
 
-def pg_any_phrase(phrases, weights: str = "") -> str:
+def any_phrase(phrases, weights: str = "") -> str:
     """to_tsquery text matching any of the phrases."""
-    return "(" + " | ".join(f"({pg_phrase(p, weights)})" for p in phrases) + ")"
+    return "(" + " | ".join(f"({phrase(p, weights)})" for p in phrases) + ")"
 
 
-def pg_concept_query(members, weights: str = "") -> str:
+def concept_query(members, weights: str = "") -> str:
     """to_tsquery text of a concept: any member's names, none inside a longer name that is not the member."""
     parts = []
     for member in members:
-        text = pg_any_phrase(member.names, weights)
+        text = any_phrase(member.names, weights)
         for longer in member.not_within:
-            text += f" & !({pg_phrase(longer, weights)})"
+            text += f" & !({phrase(longer, weights)})"
         parts.append(f"({text})")
     return " | ".join(parts)
 

@@ -63,4 +63,4 @@ def _tags(session: Session, keys: list[str] | None) -> list[tuple[str, str]]:
     mine = (any_public_product(),) if keys is None else (keys_in_set(Product.plugin_key, keys), any_public_product())
     kind = func.unnest(Product.kinds).label("concept")
     statement = select(Product.plugin_key, kind).where(*mine).distinct()
-    return sorted(tuple(row) for row in session.execute(statement))
+    return sorted((row.plugin_key, row.concept) for row in session.execute(statement))

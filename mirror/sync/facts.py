@@ -56,7 +56,7 @@ def company_trades(session: Session, keys: Iterable[str]) -> dict[str, tuple[str
     found: dict[str, tuple[str, ...]] = {}
     for some in batches(wanted):
         statement = select(Company.plugin_key, Company.trades).where(keys_in(Company.plugin_key, some))
-        found.update((key, tuple(trades or ())) for key, trades in session.execute(statement))
+        found.update((row.plugin_key, tuple(row.trades or ())) for row in session.execute(statement))
     return found
 
 
@@ -84,10 +84,11 @@ def _refresh_some(session: Session, keys: list[str]) -> None:
     )
     changed = []
     for row in session.execute(select(*columns).where(keys_in(Product.plugin_key, keys))):
-        key, sku, name, category_name, category_slug, models, specs, *stored = row
-        values = reading_values(name, category_name, category_slug, models, specs, trades.get(key))
-        if [values[column] for column in COLUMNS] != stored:
-            changed.append({"plugin_key": key, "sku": sku, **values})
+        values = reading_values(
+            row.name, row.category_name, row.category_slug, row.model_numbers, row.specs, trades.get(row.plugin_key)
+        )
+        if any(values[column] != getattr(row, column) for column in COLUMNS):
+            changed.append({"plugin_key": row.plugin_key, "sku": row.sku, **values})
     update_rows(session, Product, changed)
 
 
@@ -123,15 +124,14 @@ def explain(session: Session, plugin_key: str, sku: str) -> Explained | None:
     row = session.execute(select(*columns).where(Product.plugin_key == plugin_key, Product.sku == sku)).first()
     if row is None:
         return None
-    name, category_name, category_slug, models, specs, *stored = row
     trades = company_trades(session, [plugin_key]).get(plugin_key, ())
     return Explained(
         plugin_key=plugin_key,
         sku=sku,
-        name=name,
-        category_name=category_name,
-        category_slug=category_slug,
+        name=row.name,
+        category_name=row.category_name,
+        category_slug=row.category_slug,
         trades=trades,
-        stored=dict(zip(COLUMNS, stored, strict=True)),
-        current=reading_values(name, category_name, category_slug, models, specs, trades),
+        stored={column: getattr(row, column) for column in COLUMNS},
+        current=reading_values(row.name, row.category_name, row.category_slug, row.model_numbers, row.specs, trades),
     )

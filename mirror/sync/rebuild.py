@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from operator import attrgetter
 
 from sqlalchemy import case, delete, select, text, update
 from sqlalchemy.orm import Session
@@ -100,6 +101,10 @@ def _merge_pending_index_entries(session: Session, run: RunState) -> None:
         session.execute(_MERGE_PENDING)
 
 
+# A group's values, GROUP_COLUMNS in order, read from a row by name.
+_group_values = attrgetter(*GROUP_COLUMNS)
+
+
 def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, feed_stamp: int) -> None:
     """Rebuild offer groups, content versions and feed state for some companies.
 
@@ -124,7 +129,7 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
     changed: dict[str, dict[str, tuple | None]] = {}  # company -> slug -> its group now, None when gone
     for statement in statements:
         for row in session.execute(statement):
-            changed.setdefault(row.plugin_key, {})[row.category_slug] = None if row.gone else tuple(row)[1:]
+            changed.setdefault(row.plugin_key, {})[row.category_slug] = None if row.gone else _group_values(row)
     versioned = sorted(set(whole) | set(changed))
     columns = Company.__table__.c
     companies = {
@@ -135,7 +140,7 @@ def _rebuild(session: Session, run: RunState, keys: list[str], now: datetime, fe
     for row in session.execute(
         select(*(groups.c[name] for name in GROUP_COLUMNS)).where(keys_in(groups.c.plugin_key, versioned))
     ):
-        stored.setdefault(row.plugin_key, {})[row.category_slug] = tuple(row)
+        stored.setdefault(row.plugin_key, {})[row.category_slug] = _group_values(row)
     whole_set = set(whole)
     company_updates = []
     for key, company in companies.items():

@@ -100,7 +100,7 @@ def walk_products(session: Session, client, run: RunState, since, progress: Prog
         held = session.connection().execute(
             select(products.plugin_key, products.sku).execution_options(yield_per=10_000)
         )
-        gone = [(key, sku) for key, sku in held if (key, sku) not in seen]
+        gone = [pair for pair in ((row.plugin_key, row.sku) for row in held) if pair not in seen]
         delete_products(session, run, gone)
 
 

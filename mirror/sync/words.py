@@ -49,12 +49,12 @@ def refresh(session: Session, keys: list[str]) -> None:
 def _refresh_some(session: Session, keys: list[str]) -> None:
     texts = select(Product.plugin_key, Product.name, Product.brand, Product.category_name).distinct()
     wanted = {
-        (key, word)
-        for key, *named in session.execute(texts.where(keys_in(Product.plugin_key, keys), any_public_product()))
-        for word in words_of(named)
+        (row.plugin_key, word)
+        for row in session.execute(texts.where(keys_in(Product.plugin_key, keys), any_public_product()))
+        for word in words_of((row.name, row.brand, row.category_name))
     }
     mine = select(CompanyWord.plugin_key, CompanyWord.word).where(keys_in(CompanyWord.plugin_key, keys))
-    held = {tuple(row) for row in session.execute(mine)}
+    held = {(row.plugin_key, row.word) for row in session.execute(mine)}
     gone = sorted(held - wanted)
     pair = tuple_(CompanyWord.plugin_key, CompanyWord.word)
     for some in batches(gone):  # (company, word) pairs per delete

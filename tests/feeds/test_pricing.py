@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from decimal import Decimal
 
-from mirror.read.company import open_company_view
+from mirror.read.company import load_company_snapshot
 from tests.surface_helpers import (
     BASE_URL,
     PRICE_DESCRIPTION,
@@ -37,7 +37,7 @@ def test_body_is_the_pricing_view_with_exact_prices(upstream, mirror, client):
     assert response.headers["Cache-Control"] == "public, max-age=300"
 
     with mirror.Session() as session:
-        view = open_company_view(session, key, None, mirror.settings)
+        view = load_company_snapshot(session, key, options=True).view(mirror.settings)
         assert response.get_json() == view.pricing_document()
 
     raw = response.get_data(as_text=True)

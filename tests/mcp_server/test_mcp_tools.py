@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agent_tools import COMPANY_TOOLS, PROVIDER_TOOLS
-from mirror.read.company import open_company_view
+from mirror.read.company import load_company_snapshot
 from tests.mcp_helpers import (
     FEED_OFF,
     HOSTILE_NAME,
@@ -125,7 +125,7 @@ def test_get_business_info(live):
 def test_list_categories_matches_pricing_json(live):
     listed = company(live, "list_categories")
     with live.mirror.Session() as session:
-        document = open_company_view(session, TUDI, None, live.mirror.settings).pricing_document()
+        document = load_company_snapshot(session, TUDI, options=True).view(live.mirror.settings).pricing_document()
     # The summary of each category, field for field; the options, the image and the plain name are pricing.json's alone.
     pricing_only = ("options", "image_url", "plain_name")
     assert listed["categories"] == [

@@ -14,7 +14,7 @@ import json
 import pytest
 import requests
 
-from mirror.read.company import open_company_view
+from mirror.read.company import load_company_snapshot
 from tests.mcp_helpers import (
     HOSTILE_NAME,
     MCP_OFF,
@@ -39,7 +39,7 @@ def ucp(request):
 
 def view_of(ucp, key: str = TUDI):
     with ucp.live.mirror.Session() as session:
-        return open_company_view(session, key, None, ucp.live.app.extensions["mirror"].settings)
+        return load_company_snapshot(session, key, options=True).view(ucp.live.app.extensions["mirror"].settings)
 
 
 # --- the gate ------------------------------------------------------------------------------

@@ -109,10 +109,10 @@ def test_cold_and_warm_answers_are_byte_identical(upstream, mirror, app, client)
     for surface, (_, cold, warm, _etag) in cold_and_warm(app, client, mirror, key).items():
         assert cold == warm, surface
     # And the same as a process that never cached anything built it, view from the ORM.
-    from mirror.read.company import open_company_view
+    from mirror.read.company import load_company_snapshot
 
     with mirror.Session() as session:
-        fresh = open_company_view(session, key, None, mirror.settings)
+        fresh = load_company_snapshot(session, key, options=True).view(mirror.settings)
     cached = cache(app).peek(key).current.view
     assert fresh.model_dump() == cached.model_dump()
 

@@ -11,7 +11,7 @@ import pytest
 
 from mirror.read.businesses import search_feed_businesses
 from mirror.read.catalog import search_catalog
-from mirror.store.fulltext import search_terms
+from mirror.store.fulltext import Term, words
 from tests.mcp_helpers import MCP_OFF, TUDI, seed_known_companies
 
 KEY = "rank-test"
@@ -152,13 +152,16 @@ def test_the_index_follows_each_sync(ranked):
     assert ranked("furnace") == (["NEW-1"], 1)
 
 
-def test_query_terms_keep_model_chunks_together():
-    assert [t.parts for t in search_terms("What do ML17XP1-036 filters cost?")] == [("ml17xp1", "036"), ("filters",)]
-    assert [t.parts for t in search_terms("the a")] == [("the",), ("a",)]
-    assert [(t.parts, t.compact) for t in search_terms("Lennox's XC25-A")] == [
-        (("lennox",), "lennoxs"),
-        (("xc25",), "xc25a"),
-    ]
+def test_a_term_keeps_a_model_chunk_together():
+    def term(chunk: str) -> tuple[tuple[str, ...], str]:
+        found = Term.of(words(chunk))
+        return found.parts, found.compact
+
+    assert term("ML17XP1-036") == (("ml17xp1", "036"), "ml17xp1036")
+    assert term("filters") == (("filters",), "filters")
+    assert term("Lennox's") == (("lennox",), "lennoxs")  # a lone letter beside others is left to the compact form
+    assert term("XC25-A") == (("xc25",), "xc25a")
+    assert term("a") == (("a",), "a")  # alone, it is the term
 
 
 @pytest.fixture
