@@ -20,7 +20,6 @@ import pytest
 from sqlalchemy import text
 
 from feeds.pages import page_context
-
 from mirror.render.cache import RenderCache, arguments_key
 from tests.mirror_helpers import postgres_statements
 from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, company_fields, set_product, sync
