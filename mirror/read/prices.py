@@ -13,7 +13,7 @@ reports each business's own range, never an average.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from sqlalchemy import String, bindparam, cast, func, or_, select
@@ -47,6 +47,8 @@ class FeedProduct:
     tier: str | None
     price_cents: int
     specs: dict
+    kinds: tuple[str, ...] = ()  # what the sync read it as (`products.kinds`)
+    measures: dict = field(default_factory=dict)  # its sizes and ratings (`products.measures`)
 
 
 _COLUMNS = (
@@ -60,6 +62,8 @@ _COLUMNS = (
     Product.tier,
     Product.price_cents,
     Product.specs,
+    Product.kinds,
+    Product.measures,
 )
 
 
@@ -89,6 +93,8 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
             tier=row[7],
             price_cents=row[8],
             specs=row[9] if isinstance(row[9], dict) else {},
+            kinds=tuple(row[10] or ()),
+            measures=row[11] if isinstance(row[11], dict) else {},
         )
         for row in rows
     ]
