@@ -401,7 +401,9 @@ COMPANY_TOOLS: tuple[ToolSpec, ...] = (
         title="Search the catalog",
         description="Search this contractor's published products with the homeowner's own words: kinds of "
         "product and their synonyms and misspellings (central air, furnance, heatpump), sizes (3 ton, 24k BTU, "
-        "16x25x1), price words (cheapest, under $8,000) and tiers (best, premium), brands and model numbers. "
+        "16x25x1), price words (cheapest, under $8,000) and tiers (best, premium), brands and model numbers, "
+        "efficiency (most efficient: the highest SEER2, AFUE, HSPF2 or UEF first) and features (wi-fi, "
+        "two-stage, variable speed: the products stating them first); several kinds are answered each. "
         "Optional filters: category (slug or name from list_categories), tier, max_price. Best matches first; "
         "`understood` says how the query was read, and when nothing matched, `no_match` lists what this "
         "contractor does carry. Prices are installed prices.",

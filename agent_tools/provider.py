@@ -21,6 +21,7 @@ from agent_tools.models import (
     provenance_at,
     text_argument,
 )
+from mirror.answers.directory import absent_near
 from mirror.answers.sentences import category_spread_sentence
 from mirror.catalog.channels import Channel, company_open
 from mirror.catalog.public_view import (
@@ -211,6 +212,8 @@ def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> Busi
         named = spread.category_name if spread is not None else args.category
         shown = None if spread is None else (spread.price_low_cents, spread.price_high_cents, spread.business_count)
         message = category_spread_sentence(named, found.postal_code, shown, spread.currency if spread else None)
+    if args.query and found.postal_code and total:  # a size, tier or kind asked that none lists: said first
+        message = absent_near(ctx.session, args.query, found.postal_code) + message
     return BusinessSearchResults(
         results=results,
         result_count=len(results),

@@ -448,6 +448,8 @@ def explanation_lines(found) -> list[str]:
         f"  kinds      {', '.join(stored['kinds'] or []) or '(none read)'}",
         f"  measures   {', '.join(f'{q} {v}' for q, v in (stored['measures'] or {}).items()) or '(none)'}",
     ]
+    if stored.get("features"):  # what its name or specs state it does ("wifi", "variable-speed")
+        lines.append(f"  features   {', '.join(stored['features'])}")
     label = "  evidence "
     for kind, source, said, how, *_ in evidence["decided_by"]:
         lines.append(f"{label}  {kind:<22} {how:<12} {source:<13} {printable(said)!r}")

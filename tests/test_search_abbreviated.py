@@ -6,18 +6,29 @@ Handler, 2 ton", specs {"tonnage", "seer2", "hspf2"}), and a plumber sells
 "Water Heater" products. Both are put into the demo upstream and synced by the
 real sync; the questions of the issue's rows this release answers are asked
 of `search_catalog` on the MCP server (the official `mcp` ClientSession) and
-on the webmcp endpoint, UCP `search_catalog`, and NLWeb `/ask`. What a person
-meant is checked against the catalog as written here (category and tier).
+on the webmcp endpoint, UCP `search_catalog` and `lookup_catalog`, the A2A
+agents (the `a2a-sdk` client), NLWeb `/ask` (the company's and the
+directory's) and the provider's `search_businesses`. What a person meant is
+checked against the catalog as written here (category, tier, ratings).
+
+Ranking by what was asked (issue 34, point 2): efficiency words by the
+rating the kind is judged by, features stated first, each kind of a question
+naming several. Answers never put a price under a label it does not have
+(point 3): a size, tier, brand or kind not offered is said to be absent, and
+the nearest size is answered under its own label.
 """
 
 from __future__ import annotations
 
 import anyio
 import pytest
+from a2a.types.a2a_pb2 import Part
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from mirror.read.catalog import category_products
+from mirror.values.money import format_cents as money
+from tests.a2a_server.test_a2a import data_part, send, text_of
 from tests.mcp_helpers import call_tool, module_database
 from tests.nlweb_server.test_ask import answer, sentence
 from tests.surface_helpers import add_company
@@ -31,6 +42,7 @@ FILTERS = {"name": "Filters", "slug": "filters", "kind": "accessory"}
 WATER_HEATER = {"name": "Water Heater", "slug": "water-heater", "kind": "system"}
 TANKLESS = {"name": "Tankless", "slug": "tankless", "kind": "system"}
 DRAIN_PAN = {"name": "Parts", "slug": "parts", "kind": "accessory"}
+T_STATS = {"name": "T-Stats", "slug": "t-stats", "kind": "accessory"}
 TIERS = {"good": 1.0, "better": 1.2, "best": 1.48}
 
 
@@ -68,11 +80,19 @@ def _systems() -> list[dict]:
                 "category": FURNACE,
                 "tier": tier,
                 "price": f"{3800 * factor:.2f}",
-                "specs": {"afue": 80 + 6 * list(TIERS).index(tier)},
+                # The Better furnace is two-stage, said by its specs alone.
+                "specs": {"afue": 80 + 6 * list(TIERS).index(tier), **({"stages": 2} if tier == "better" else {})},
             }
         )
     products.append({"sku": "FLT-8", "name": "Filter 16x25x1 M8", "category": FILTERS, "tier": None, "price": "24.00"})
+    products.append(
+        {"sku": "TSTAT-P", "name": "T-Stat - Programmable", "category": T_STATS, "tier": None, "price": "150"}
+    )
+    products.append({"sku": "TSTAT-W", "name": "T-Stat - Wi-Fi", "category": T_STATS, "tier": None, "price": "290"})
     return products
+
+
+AFUE = {p["sku"]: p["specs"]["afue"] for p in _systems() if "afue" in p.get("specs", {})}
 
 
 def _water_heaters() -> list[dict]:
@@ -121,7 +141,7 @@ def live(request):
 @pytest.fixture(scope="module")
 def catalog(live):
     """Each company's public products by SKU: (category slug, tier, price in cents), as the mirror holds them."""
-    slugs = {HVAC_KEY: (HP, ACGF, FURNACE, FILTERS), PLUMBER_KEY: (WATER_HEATER, TANKLESS, DRAIN_PAN)}
+    slugs = {HVAC_KEY: (HP, ACGF, FURNACE, FILTERS, T_STATS), PLUMBER_KEY: (WATER_HEATER, TANKLESS, DRAIN_PAN)}
     with live.live.mirror.Session() as session:
         return {
             p.sku: (category["slug"], p.tier, p.price_cents)
@@ -206,3 +226,138 @@ def test_a_water_tank_heater_finds_the_plumbers_water_heaters(live, catalog):
     meant(catalog, "water tank heater", [r["sku"] for r in structured["results"]])
     ucp = live.ok("search_catalog", {"query": "water tank heater"}, key=PLUMBER_KEY)
     assert ucp["products"][0]["id"] == f"category:{WATER_HEATER['slug']}"
+
+
+# --- issue 34, point 2: ranking by what was asked ------------------------------------------------
+
+
+def _in_ucp_order(found: dict) -> list[str]:
+    return [v["sku"] for product in found["products"] for v in product["variants"]]
+
+
+def _most_efficient_furnaces(skus: list[str]) -> None:
+    """The highest AFUE first, never a lower AFUE before a higher one (the stored measures' order)."""
+    ratings = [AFUE[sku] for sku in skus if sku in AFUE]
+    assert skus[0] == "FURN-60K-BEST" and ratings == sorted(ratings, reverse=True), skus
+
+
+def test_most_efficient_ranks_by_the_rating_the_kind_is_judged_by_on_every_surface(live):
+    query = "most efficient furnace"
+    (result,) = anyio.run(_mcp_searches, company_url(live, HVAC_KEY), [query]).values()
+    structured = result.structured_content
+    _most_efficient_furnaces([r["sku"] for r in structured["results"]])
+    assert structured["understood"]["ranking"]["efficient"] is True and structured["understood"]["keywords"] == []
+    webmcp = call_tool(company_url(live, HVAC_KEY, "webmcp/mcp"), "search_catalog", {"query": query, "limit": 20})
+    _most_efficient_furnaces([r["sku"] for r in webmcp["structuredContent"]["results"]])
+    ucp = live.ok("search_catalog", {"query": query}, key=HVAC_KEY)
+    assert ucp["products"][0]["id"] == f"category:{FURNACE['slug']}" and _in_ucp_order(ucp)[0] == "FURN-60K-BEST"
+    (reply,) = send(f"{live.live.url}/companies/{HVAC_KEY}", Part(text=query))
+    _most_efficient_furnaces([r["sku"] for r in data_part(reply)["results"]])
+
+
+@pytest.mark.parametrize("query, first", [("wifi thermostat", "TSTAT-W"), ("two-stage furnace", "FURN-60K-BETTER")])
+def test_a_feature_asked_ranks_the_products_stating_it_first(live, query, first):
+    """Stated in the name (the Wi-Fi T-Stat, dearer than the programmable one) or in the specs alone
+    ({"stages": 2}: no word of it in the name)."""
+    (result,) = anyio.run(_mcp_searches, company_url(live, HVAC_KEY), [query]).values()
+    assert result.structured_content["results"][0]["sku"] == first
+    webmcp = call_tool(company_url(live, HVAC_KEY, "webmcp/mcp"), "search_catalog", {"query": query, "limit": 20})
+    assert webmcp["structuredContent"]["results"][0]["sku"] == first
+    assert _in_ucp_order(live.ok("search_catalog", {"query": query}, key=HVAC_KEY))[0] == first
+    (reply,) = send(f"{live.live.url}/companies/{HVAC_KEY}", Part(text=query))
+    assert data_part(reply)["results"][0]["sku"] == first
+
+
+def test_a_question_naming_two_kinds_answers_each_the_best_of_each_first(live, catalog):
+    query = "furnace and heat pump"
+    first_two = {FURNACE["slug"], HP["slug"]}
+    (result,) = anyio.run(_mcp_searches, company_url(live, HVAC_KEY), [query]).values()
+    skus = [r["sku"] for r in result.structured_content["results"]]
+    assert {catalog[sku][0] for sku in skus[:2]} == first_two, skus
+    limited = call_tool(company_url(live, HVAC_KEY, "webmcp/mcp"), "search_catalog", {"query": query, "limit": 2})
+    assert {catalog[r["sku"]][0] for r in limited["structuredContent"]["results"]} == first_two
+    ucp = live.ok("search_catalog", {"query": query}, key=HVAC_KEY)
+    assert [p["id"] for p in ucp["products"][:2]] == [f"category:{FURNACE['slug']}", f"category:{HP['slug']}"]
+    (reply,) = send(f"{live.live.url}/companies/{HVAC_KEY}", Part(text=query))
+    assert {catalog[r["sku"]][0] for r in data_part(reply)["results"][:2]} == first_two
+    # /ask: each kind's prices under its own label, never one label for both.
+    said = sentence(answer(live.live, "how much is a furnace and heat pump?", HVAC_KEY))
+    assert "furnace and heat pump" not in said
+    assert "installed price for a furnace (“Furnace”) starts at" in said
+    assert "installed price for a heat pump (“HP & Air Handler”) starts at" in said
+
+
+# --- issue 34, point 3: a price never under a label it does not have -------------------------------
+
+
+def _tier_prices(catalog: dict, slug: str, sku_part: str = "") -> str:
+    cheapest = {}
+    for sku, (category, tier, cents) in catalog.items():
+        if category == slug and sku_part in sku:
+            cheapest[tier] = min(cents, cheapest.get(tier, cents))
+    return ", ".join(f"{money(cheapest[t], 'USD')} ({t.title()})" for t in TIERS if t in cheapest)
+
+
+def test_a_size_not_offered_is_said_absent_and_the_nearest_answered_under_its_own_label(live, catalog):
+    # The HP & Air Handler systems come in 2 and 3 tons: a 5-ton is none of them.
+    expected = (
+        "Abbreviated Mechanical lists no 5-ton heat pump; the largest is 3-ton. Abbreviated Mechanical's installed "
+        f"price for a 3-ton heat pump (“HP & Air Handler”) starts at {_tier_prices(catalog, HP['slug'], '-3T-')}."
+    )
+    said = sentence(answer(live.live, "what does a 5 ton heat pump cost?", HVAC_KEY))
+    assert said.startswith(expected), said
+    (reply,) = send(f"{live.live.url}/companies/{HVAC_KEY}", Part(text="what does a 5 ton heat pump cost?"))
+    assert text_of(reply).startswith(expected)
+    # The directory's /ask and agent, across the businesses serving the ZIP.
+    near = "how much is a 5 ton heat pump near 63376?"
+    three_tons = [cents for sku, (slug, _, cents) in catalog.items() if slug == HP["slug"] and "-3T-" in sku]
+    directory = sentence(answer(live.live, near, None))
+    assert directory.startswith(
+        "No business serving 63376 lists a 5-ton heat pump; the largest is 3-ton. Published installed prices for "
+        f"a 3-ton heat pump near 63376: {money(min(three_tons), 'USD')} to {money(max(three_tons), 'USD')} "
+        "across 1 business."
+    ), directory
+    (reply,) = send(live.live.url, Part(text=near))
+    assert text_of(reply).startswith(directory)
+    # UCP lookup: an id read by meaning features the nearest size, and says so.
+    looked = live.ok("lookup_catalog", {"ids": ["5-ton-heat-pump"]}, key=HVAC_KEY)
+    [featured] = [v["sku"] for p in looked["products"] for v in p["variants"]]
+    assert featured.startswith("HPAH-3T-")
+    note = {
+        "type": "info",
+        "code": "not_offered",
+        "content": "5-ton-heat-pump: Abbreviated Mechanical lists no 5-ton heat pump; the nearest is 3-ton.",
+    }
+    assert note in looked["messages"]
+    offered = live.ok("lookup_catalog", {"ids": ["3-ton-heat-pump"]}, key=HVAC_KEY)
+    assert not [m for m in offered["messages"] if m["code"] == "not_offered"]
+    # search_businesses: the category's range covers every size it lists; the 5-ton is said to be absent.
+    found = call_tool(
+        f"{live.live.url}/mcp",
+        "search_businesses",
+        {"query": "5 ton heat pump", "postal_code": "63376", "category": HP["slug"]},
+    )["structuredContent"]
+    assert found["message"].startswith(
+        "No business serving 63376 lists a 5-ton heat pump; the largest is 3-ton. Published installed prices for "
+        "“HP & Air Handler” serving 63376:"
+    ), found["message"]
+
+
+def test_a_tier_brand_or_kind_not_offered_is_said_absent(live, catalog):
+    tankless = sentence(answer(live.live, "how much is a best tankless water heater?", PLUMBER_KEY))
+    assert tankless.startswith(
+        "Abbreviated Plumbing lists no Best-tier tankless water heater. Abbreviated Plumbing's installed price for a "
+        f"tankless water heater (“Tankless”) starts at {_tier_prices(catalog, TANKLESS['slug'])}."
+    ), tankless
+    brand = sentence(answer(live.live, "how much is a Carrier heat pump?", HVAC_KEY))
+    assert brand.startswith("Abbreviated Mechanical lists no “carrier” heat pump. "), brand
+    kind = sentence(answer(live.live, "how much is a heat pump and a boiler?", HVAC_KEY))
+    assert kind.startswith("Abbreviated Mechanical lists no boiler. ") and "heat pump and boiler" not in kind, kind
+    assert "installed price for a heat pump (“HP & Air Handler”)" in kind
+    feature = sentence(answer(live.live, "how much is a variable speed heat pump?", HVAC_KEY))
+    assert feature.startswith("Abbreviated Mechanical lists no variable speed heat pump. "), feature
+    # The directory: each kind's range under its own label.
+    both = sentence(answer(live.live, "how much is a furnace and a water heater near 63376?", None))
+    assert "furnace and water heater" not in both
+    assert "Published installed prices for a furnace near 63376:" in both
+    assert "Published installed prices for a water heater near 63376:" in both

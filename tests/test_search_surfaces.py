@@ -189,3 +189,35 @@ def test_the_directory_agent_reads_the_question_too(demo):
     found = data_part(answer)
     assert answer["message"]["metadata"]["skill"] == "search_businesses" and found["postal_code"] == "63103"
     assert [r["business_id"] for r in found["results"]] == [STOREFRONT_ONLY_KEY]
+
+
+# --- issue 34: ranking by what was asked, and the featured choice never under another label ----------
+
+
+def test_most_efficient_and_each_kind_asked_on_every_surface(demo, tudi):
+    """Tudi's furnaces are the A/C & Gas Furnace systems (80, 96 and 98% AFUE): the most efficient is the 98%
+    (the Best tier); "furnace and heat pump" answers both kinds, the best of each first."""
+    with demo.live.mirror.Session() as session:
+        afue = {p.sku: p.specs["afue"] for p in category_products(session, TUDI_KEY, ACGF)}
+    efficient = anyio.run(_mcp_searches, company_url(demo), ["most efficient furnace"])["most efficient furnace"]
+    skus = [r["sku"] for r in efficient.structured_content["results"]]
+    assert [afue[sku] for sku in skus] == sorted(afue.values(), reverse=True) and afue[skus[0]] == 98
+    webmcp = call_tool(
+        company_url(demo, "webmcp/mcp"), "search_catalog", {"query": "furnace and heat pump", "limit": 2}
+    )
+    assert {tudi[r["sku"]][0] for r in webmcp["structuredContent"]["results"]} == {ACGF, HP}
+    ucp = demo.ok("search_catalog", {"query": "most efficient furnace"}, key=TUDI_KEY)
+    assert afue[ucp["products"][0]["variants"][0]["sku"]] == 98
+    (answer,) = send(f"{demo.live.url}/companies/{TUDI_KEY}", Part(text="energy efficient furnace"))
+    assert afue[data_part(answer)["results"][0]["sku"]] == 98
+
+
+def test_a_lookup_for_a_size_not_offered_features_the_nearest_and_says_so(demo, tudi):
+    looked = demo.ok("lookup_catalog", {"ids": ["5-ton-ac"]}, key=TUDI_KEY)
+    [featured] = [v for p in looked["products"] for v in p["variants"]]
+    assert featured["inputs"] == [{"id": "5-ton-ac", "match": "featured"}] and "4 ton" in featured["title"]
+    assert {
+        "type": "info",
+        "code": "not_offered",
+        "content": "5-ton-ac: Tudi Mechanical Systems lists no 5-ton air conditioner; the nearest is 4-ton.",
+    } in looked["messages"]

@@ -32,13 +32,14 @@ from mcp_server.ucp.models import (
 )
 from mcp_server.ucp.selection import narrow
 from mcp_server.ucp.versions import Negotiated, Release, negotiate
+from mirror.answers.company import featured_note
 from mirror.answers.no_match import NoMatch
 from mirror.catalog.public_view import CompanyView
 from mirror.catalog.records import normalise_postal_code
 from mirror.query import UnderstoodQuery, understand
 from mirror.read import ReadSession as Session
 from mirror.read import ucp as ucp_reads
-from mirror.read.catalog import search_catalog
+from mirror.read.catalog import CatalogSearch, search_catalog
 from mirror.read.gate import GateEntry
 from mirror.render import ucp as ucp
 from mirror.render.cache import CompanyRenderings
@@ -311,7 +312,7 @@ def lookup(ctx: UcpContext, args: LookupArguments, release: Release) -> dict:
     """Batch lookup by product id, variant id, SKU or handle; unknown ids are info messages."""
     request, view = args.catalog, ctx.view
     ids = list(dict.fromkeys(request.ids))  # duplicates collapse
-    resolved, missing = _resolve(ctx, [ucp.parse_identifier(i) for i in ids])
+    resolved, missing, substituted = _resolve(ctx, [ucp.parse_identifier(i) for i in ids])
     slugs, category_notes = category_slugs(view, request.filters)
     min_cents, max_cents, price_notes = price_bounds(request.filters, request.context, view.currency)
     served, area_notes = coverage(view, request.context)
@@ -334,6 +335,7 @@ def lookup(ctx: UcpContext, args: LookupArguments, release: Release) -> dict:
         *area_notes,
         *category_notes,
         *price_notes,
+        *(ucp.not_offered_info(raw, note) for raw, note in substituted),
         *(ucp.not_found_info(raw) for raw in missing),
     ]
     return finish(
@@ -342,7 +344,8 @@ def lookup(ctx: UcpContext, args: LookupArguments, release: Release) -> dict:
 
 
 def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
-    """{slug: {sku: (row, inputs)}} in request order, and the identifiers that matched nothing."""
+    """{slug: {sku: (row, inputs)}} in request order, the identifiers that matched nothing, and (id, note) for each
+    id read by meaning whose featured product is not all it asked ("5-ton-ac": the largest is 4-ton)."""
     known = {c.slug for c in ctx.view.categories}
     rows = ucp_reads.products_by_sku(ctx.session, ctx.company, [i.sku for i in identifiers if i.sku])
     featured = ucp_reads.featured_products(ctx.session, ctx.company, [i.slug for i in identifiers if i.slug in known])
@@ -365,29 +368,38 @@ def _resolve(ctx: UcpContext, identifiers: list[ucp.Identifier]):
         if not matched:
             unresolved.append(identifier.raw)
     by_meaning = _products_named(ctx, unresolved, known)
-    named = ucp_reads.products_by_sku(ctx.session, ctx.company, set(by_meaning.values())) if by_meaning else {}
+    skus = {hits.hits[0].sku for hits in by_meaning.values()}
+    named = ucp_reads.products_by_sku(ctx.session, ctx.company, skus) if by_meaning else {}
+    substituted = []
     for raw in unresolved:
-        if by_meaning.get(raw) in named:
-            add(named[by_meaning[raw]], {"id": raw, "match": "featured"})
-        else:
+        found = by_meaning.get(raw)
+        row = named.get(found.hits[0].sku) if found is not None else None
+        if row is None:
             missing.append(raw)
-    return resolved, missing
+            continue
+        add(row, {"id": raw, "match": "featured"})
+        note = featured_note(ctx.view.business.name, found, row)
+        if note:
+            substituted.append((raw, note))
+    return resolved, missing, substituted
 
 
-def _products_named(ctx: UcpContext, raws: list[str], known: set[str]) -> dict[str, str]:
-    """For ids that are no id here but name a kind of product ("heat-pump", "best air conditioner"): the best match.
+def _products_named(ctx: UcpContext, raws: list[str], known: set[str]) -> dict[str, CatalogSearch]:
+    """For ids that are no id here but name a kind of product ("heat-pump", "best air conditioner"): the search
+    whose first product is the best match.
 
     Read by the query step like a search; only an id that names a concept resolves (a guessed handle), to
-    the search's first product (`match: featured`: the server chose the variant).
+    the search's first product (`match: featured`: the server chose the variant). What it asked and that
+    product is not is said (`featured_note`): the nearest size is never featured as the one asked.
     """
     found = {}
     for raw in raws[:LOOKUP_BY_MEANING]:
         understood = understand(raw.replace("-", " ").replace("_", " "))
         if not understood.concepts:
             continue
-        hits = search_catalog(ctx.session, ctx.company, understood, limit=1).hits
-        if hits and hits[0].category_slug in known:
-            found[raw] = hits[0].sku
+        search = search_catalog(ctx.session, ctx.company, understood, limit=1)
+        if search.hits and search.hits[0].category_slug in known:
+            found[raw] = search
     return found
 
 

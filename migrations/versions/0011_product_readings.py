@@ -33,16 +33,10 @@ depends_on = None
 
 
 def _read_the_products_there() -> None:
-    from sqlalchemy.orm import Session
-
     from mirror.sync import facts
 
-    session = Session(bind=op.get_bind())  # joins the migration's transaction: nothing is committed here
-    try:
-        facts.refresh(session, [])  # no rules' version stored: every company's products
-        session.flush()
-    finally:
-        session.close()
+    # In this migration's transaction; the columns of this revision (a later one reads its own).
+    facts.read_rows_already_there(op.get_bind(), ("kinds", "measures", "kind_evidence"))
 
 
 def upgrade() -> None:

@@ -13,13 +13,19 @@ The forms, decided from the understood question (mirror/query):
 - included: "what is included?": the contractor's price note and the
   description of the product asked about, quoted;
 - price: anything else the catalog search finds: the lowest price of each
-  tier among the products of the size asked (or an accessory's price span);
+  tier among the products of the size asked (or an accessory's price span),
+  each category under the kinds asked that its products are;
 - no match: nothing found: what the contractor does publish prices for
   (the search's own no-match message);
 - nothing asked: no word to look for ("hello").
 Every answer says which words it did not understand (the query step's
 unrecognised words) and which named nothing here, rather than guessing; a
-ZIP named beside a product question adds whether it is served.
+ZIP named beside a product question adds whether it is served. A price is
+never put under a label it does not have: a size, tier, brand, kind or
+feature asked that the catalog does not offer is said to be absent first,
+and the nearest size offered is answered under its own label ("Tudi
+Mechanical Systems lists no 5-ton air conditioner; the largest is 4-ton.
+... installed price for a 4-ton air conditioner ...").
 
 `company` is the gate entry the surface was let through with (its reads are
 checked against the gate state and raise StateMoved; the caller retries at
@@ -28,14 +34,27 @@ the refreshed state) or a bare key; `view` is that state's public view.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
 from mirror.answers import sentences as say
-from mirror.answers.products import cheapest_by_tier, checkable, of_sizes, of_tiers, span
+from mirror.answers.products import (
+    Substitute,
+    cheapest_by_tier,
+    checkable,
+    fit_sizes,
+    fit_tiers,
+    kinds_of,
+    measure_of,
+    sizes_offered,
+    span,
+    states_size,
+)
 from mirror.catalog.public_view import CategoryView, CompanyView
 from mirror.catalog.trades import SYSTEM, TIERS
+from mirror.catalog.units import Size
+from mirror.catalog.vocabulary import BRANDS
 from mirror.query import UnderstoodQuery, understand
 from mirror.read.catalog import CatalogSearch, category_products, search_catalog
 from mirror.read.gate import GateEntry
@@ -87,7 +106,8 @@ def answer_company(session: Session, company: GateEntry | str, view: CompanyView
         return CompanyAnswer(NOTHING, sentence, understood, tuple(view.categories), served)
     found = search_catalog(session, company, understood, limit=SEARCH_LIMIT)
     understood = found.understood or understood
-    tail = _coverage(name, postal_code, served) + say.not_understood(understood.unrecognised, found.unmatched)
+    unmatched = [keyword for keyword in found.unmatched if keyword not in _BRANDS or not found.hits]
+    tail = _coverage(name, postal_code, served) + say.not_understood(understood.unrecognised, unmatched)
     if not found.hits:
         sentence = say.no_match_message(understood, name, [c.name for c in view.categories])
         return CompanyAnswer(NO_MATCH, sentence + tail, understood, tuple(view.categories), served)
@@ -109,51 +129,82 @@ def _coverage(name: str, postal_code: str | None, served: bool | None) -> str:
     return say.coverage_note(name, postal_code, bool(served)) if postal_code else ""
 
 
-def _subject(understood: UnderstoodQuery) -> str:
-    """What was asked, as a noun phrase: "3-ton heat pump", "MERV 13 air filter" ("" when no kind was named)."""
-    labels = list(dict.fromkeys(r.label for r in understood.concepts))
+_BRANDS = frozenset(BRANDS)
+
+
+def _subject(labels, sizes) -> str:
+    """What an answer is about, as a noun phrase: "3-ton heat pump", "MERV 13 air filter" ("" without a kind)."""
+    labels = list(dict.fromkeys(labels))
     if not labels:
         return ""
-    sizes = [say.size_label(s) for s in checkable(understood.sizes)]
-    return " ".join((*sizes, say.listing(labels)))
+    return " ".join((*(say.size_label(s) for s in sizes), say.listing(labels)))
 
 
-def _products(session: Session, company, category: CategoryView, found: CatalogSearch, understood: UnderstoodQuery):
-    """The category's products the search found, of the sizes asked when any states them; and a note when none does."""
+@dataclass(frozen=True)
+class _Fitted:
+    """The products an answer gives prices of (per category), and what was asked that they do not offer."""
+
+    products: list[tuple[CategoryView, list]]  # the categories answered, each with its products
+    substitutes: tuple[Substitute, ...]
+    missing_tiers: tuple[str, ...]
+    sizes: tuple  # the sizes the answer's label may name (those offered)
+    lead: str  # the absences, said first
+
+
+def _fitted(session, company, view, found: CatalogSearch, understood: UnderstoodQuery, categories) -> _Fitted:
+    """The categories' products the search found, of the sizes and tiers asked, else of the nearest offered (said)."""
     hit_skus = {hit.sku for hit in found.hits}
-    products = [p for p in category_products(session, company, category.slug) if p.sku in hit_skus]
+    pooled = []
+    for category in categories:
+        check_deadline()
+        pooled += [(category, p) for p in category_products(session, company, category.slug) if p.sku in hit_skus]
     sizes = checkable(understood.sizes)
-    if not sizes:
-        return products, ""
-    sized = of_sizes(products, sizes)
-    if sized:
-        return sized, ""
-    return products, say.size_missing(_subject(replace(understood, sizes=())), sizes)
+    products, substitutes = fit_sizes([p for _, p in pooled], sizes)
+    products, missing_tiers = fit_tiers(products, understood.tiers)
+    kept = {id(p) for p in products}
+    per_category = [(c, [p for owner, p in pooled if owner is c and id(p) in kept]) for c in categories]
+    every = [p for _, p in pooled]
+    absent_kinds = [r.label for r in understood.concepts if r not in kinds_of(every, understood.concepts)]
+    offered = [r.label for r in understood.concepts if r.label not in absent_kinds]
+    brands = [keyword for keyword in found.unmatched if keyword in _BRANDS] if found.hits else []
+    lead = say.absences(
+        say.company_lists_no(view.business.name),
+        _subject(offered, ()),
+        kinds=absent_kinds,
+        brands=brands,
+        substitutes=substitutes,
+        tiers=missing_tiers,
+        features=found.unstated,
+    )
+    return _Fitted(
+        [(c, ps) for c, ps in per_category if ps],
+        substitutes,
+        missing_tiers,
+        tuple(sizes_offered(sizes, substitutes)),
+        lead,
+    )
 
 
 def _price(session, company, view, found, understood, categories, served, tail) -> CompanyAnswer:
     name, currency = view.business.name, view.currency
+    fitted = _fitted(session, company, view, found, understood, categories)
     parts, answered = [], []
-    for category in categories:
-        check_deadline()
-        products, note = _products(session, company, category, found, understood)
-        products = of_tiers(products, understood.tiers) or products
-        if not products:
-            continue
+    for category, products in fitted.products:
         tiers = []
         if category.kind == SYSTEM:
             tiers = [(tier, p.price_cents) for tier, p in cheapest_by_tier(products) if p is not None]
-        parts.append(
-            say.price_sentence(name, _subject(understood), category.name, tiers, span(products), currency) + note
-        )
+        subject = _subject([r.label for r in kinds_of(products, understood.concepts)], fitted.sizes)
+        parts.append(say.price_sentence(name, subject, category.name, tiers, span(products), currency))
         answered.append(category)
-    sentence = " ".join(parts) + say.price_note(name, view.price_description) + tail + say.quote_clause(view.quote_url)
+    sentence = fitted.lead + " ".join(parts) + say.price_note(name, view.price_description) + tail
+    sentence += say.quote_clause(view.quote_url)
     return CompanyAnswer(PRICE, sentence, understood, tuple(answered), served)
 
 
 def _comparison(session, company, view, found, understood, category, served, tail) -> CompanyAnswer:
     name, currency = view.business.name, view.currency
-    products, note = _products(session, company, category, found, understood)
+    fitted = _fitted(session, company, view, found, understood, [category])
+    products = fitted.products[0][1] if fitted.products else []
     if category.kind != SYSTEM or not any(p.tier for p in products):
         sentence = say.no_tiers_sentence(name, category.name, span(products), currency)
     else:
@@ -162,7 +213,8 @@ def _comparison(session, company, view, found, understood, category, served, tai
             (tier, p.price_cents if p else None, p.name if p else None) for tier, p in cheapest_by_tier(products, tiers)
         ]
         sentence = say.comparison_sentence(name, category.name, rows, currency)
-    sentence += note + say.price_note(name, view.price_description) + tail + say.quote_clause(view.quote_url)
+    sentence = fitted.lead + sentence + say.price_note(name, view.price_description) + tail
+    sentence += say.quote_clause(view.quote_url)
     return CompanyAnswer(COMPARISON, sentence, understood, (category,), served)
 
 
@@ -174,3 +226,28 @@ def _included(view, found, understood, served, tail) -> CompanyAnswer:
     )
     sentence += tail + say.quote_clause(view.quote_url)
     return CompanyAnswer(INCLUDED, sentence, understood, (category,) if category else (), served)
+
+
+def featured_note(business_name: str, found: CatalogSearch, product) -> str:
+    """What a lookup by meaning asked ("5-ton-ac") that the product featured in its place (the search's first) is
+    not, said absent, with the product's own size ("" when the product is all of it): UCP lookup_catalog's note.
+    `product` is anything with `name`, `tier`, `kinds` and `measures` (a products row)."""
+    understood = found.understood
+    if understood is None:
+        return ""
+    substitutes = []
+    for size in checkable(understood.sizes):
+        if not states_size(size, product):
+            value = measure_of(product, size.quantity)
+            substitutes.append(Substitute(size, None if value is None else Size(size.quantity, value, ())))
+    offered = kinds_of([product], understood.concepts)
+    lead = say.absences(
+        say.company_lists_no(business_name),
+        _subject([r.label for r in offered], ()),
+        kinds=[r.label for r in understood.concepts if r not in offered],
+        brands=[keyword for keyword in found.unmatched if keyword in _BRANDS],
+        substitutes=substitutes,
+        tiers=understood.tiers if understood.tiers and product.tier not in understood.tiers else (),
+        features=found.unstated,
+    )
+    return lead.strip()

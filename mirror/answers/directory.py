@@ -10,19 +10,23 @@ the range across them (lowest to highest published price, never an average)
 and each business's own range with its quote link. The products are the
 feed businesses' public products that are what the question names
 (mirror/read/prices.py), narrowed here to the sizes, tiers and price bounds
-it asks. A question naming no kind of product ("plumber near 63103") is
-answered with the businesses the business search finds.
+it asks. A size or tier no business there lists is said to be absent, and
+the nearest size listed is answered under its own label; each kind a
+question names is answered under its own label ("furnace and heat pump":
+the furnaces' range, then the heat pumps'). A question naming no kind of
+product ("plumber near 63103") is answered with the businesses the business
+search finds.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy.orm import Session
 
 from mirror.answers import sentences as say
-from mirror.answers.products import checkable, of_sizes, of_tiers
+from mirror.answers.products import by_kinds_asked, checkable, fit_sizes, fit_tiers, kinds_of, sizes_offered
 from mirror.catalog.public_view import company_urls
 from mirror.catalog.trades import known
 from mirror.query import UnderstoodQuery, understand
@@ -88,48 +92,82 @@ def answer_directory(
     return DirectoryAnswer(LIST, sentence, understood, found.postal_code, business_keys=keys)
 
 
-def _subject(understood: UnderstoodQuery) -> str:
-    """What was asked: "3-ton heat pump", or a trade's products ("plumbing") ("" when neither is named)."""
-    labels = list(dict.fromkeys(r.label for r in understood.concepts))
+def _subject(understood: UnderstoodQuery, labels=None, sizes=None) -> str:
+    """What was asked: "3-ton heat pump", or a trade's products ("plumbing") ("" when neither is named); `labels`
+    and `sizes` in place of the question's (an answer's own label)."""
+    labels = list(dict.fromkeys(r.label for r in understood.concepts) if labels is None else labels)
     if not labels and understood.trades:
         labels = [f"{trade.in_sentence} system" for trade in known(understood.trades)]
     if not labels:
         return ""
-    return " ".join((*(say.size_label(s) for s in checkable(understood.sizes)), say.listing(labels)))
+    sizes = checkable(understood.sizes) if sizes is None else sizes
+    return " ".join((*(say.size_label(s) for s in sizes), say.listing(labels)))
 
 
 def _prices(session, settings, understood, subject, postal_code, limit) -> DirectoryAnswer:
     if postal_code is None:
         return DirectoryAnswer(NEEDS_ZIP, say.directory_needs_zip(subject), understood, None)
-    products = _narrowed(feed_products(session, understood, postal_code), understood)
-    ranked = _by_business(settings, products)
-    if not ranked:
+    products, substitutes, lead = _fitted(session, understood, postal_code)
+    products = _within_bounds(products, understood)
+    if not products:
         return DirectoryAnswer(NO_MATCH, say.directory_none_sentence(subject, postal_code), understood, postal_code)
-    by_currency: dict[str, list[BusinessPrices]] = defaultdict(list)
-    for business in ranked:
-        by_currency[business.currency].append(business)
-    parts, shown = [], []
-    for currency, businesses in by_currency.items():
-        named = businesses[:limit]
-        spread = (
-            min(b.price_low_cents for b in businesses),
-            max(b.price_high_cents for b in businesses),
-            len(businesses),
-        )
-        rows = [(b.name, b.price_low_cents, b.price_high_cents, b.quote_url) for b in named]
-        parts.append(say.directory_price_sentence(subject, postal_code, spread, rows, currency))
-        shown += named
-    sentence = " ".join(parts) + say.not_understood(understood.unrecognised)
-    keys = tuple(b.plugin_key for b in shown)
-    return DirectoryAnswer(PRICE, sentence, understood, postal_code, tuple(shown), keys)
-
-
-def _narrowed(products: list[FeedProduct], understood: UnderstoodQuery) -> list[FeedProduct]:
-    """The products of the sizes, tiers and price bounds asked."""
     sizes = checkable(understood.sizes)
-    if sizes:
-        products = of_sizes(products, sizes)
-    products = of_tiers(products, understood.tiers)
+    groups = by_kinds_asked(products, understood.concepts) if understood.concepts else [((), products)]
+    parts, shown = [], {}
+    for asked, group in groups:
+        own = _subject(understood, [r.label for r in asked] or None, sizes_offered(sizes, substitutes))
+        by_currency: dict[str, list[BusinessPrices]] = defaultdict(list)
+        for business in _by_business(settings, group):
+            by_currency[business.currency].append(business)
+        for currency, businesses in by_currency.items():
+            named = businesses[:limit]
+            spread = (
+                min(b.price_low_cents for b in businesses),
+                max(b.price_high_cents for b in businesses),
+                len(businesses),
+            )
+            rows = [(b.name, b.price_low_cents, b.price_high_cents, b.quote_url) for b in named]
+            parts.append(say.directory_price_sentence(own, postal_code, spread, rows, currency))
+            for business in named:  # a business named for two kinds is one business, of both kinds' categories
+                held = shown.setdefault(business.plugin_key, business)
+                slugs = tuple(dict.fromkeys((*held.category_slugs, *business.category_slugs)))
+                shown[business.plugin_key] = replace(held, category_slugs=slugs)
+    sentence = lead + " ".join(parts) + say.not_understood(understood.unrecognised)
+    return DirectoryAnswer(PRICE, sentence, understood, postal_code, tuple(shown.values()), tuple(shown))
+
+
+def _fitted(session: Session, understood: UnderstoodQuery, postal_code: str):
+    """The feed's products near `postal_code` that are what was asked, of the sizes and tiers asked, else of the
+    nearest size offered; what was put in place of a size; and the absences, said (a sentence, or "")."""
+    every = feed_products(session, understood, postal_code)
+    products, substitutes = fit_sizes(every, checkable(understood.sizes))
+    products, missing_tiers = fit_tiers(products, understood.tiers)
+    offered = kinds_of(every, understood.concepts)
+    lead = ""
+    if every:
+        lead = say.absences(
+            say.directory_lists_no(postal_code),
+            _subject(understood, [r.label for r in offered], ()),
+            kinds=[r.label for r in understood.concepts if r not in offered],
+            substitutes=substitutes,
+            tiers=missing_tiers,
+        )
+    return products, substitutes, lead
+
+
+def absent_near(session: Session, text: str, postal_code: str) -> str:
+    """What a question asks that no feed business serving `postal_code` lists (a size, a tier, a kind), said
+    absent with the nearest size listed; "" when all of it is listed, or it names no kind, size or tier (the
+    business search itself finds the businesses selling a kind). The provider's search_businesses says it
+    before a category's price range, which covers every size and tier the category lists."""
+    understood = understand(text)
+    if not understood.concepts or not (checkable(understood.sizes) or understood.tiers):  # nothing a range hides
+        return ""
+    return _fitted(session, understood, postal_code)[2]
+
+
+def _within_bounds(products: list[FeedProduct], understood: UnderstoodQuery) -> list[FeedProduct]:
+    """The products within the price bounds asked."""
     price = understood.price
     if price.max_cents is not None:
         products = [p for p in products if p.price_cents <= price.max_cents]

@@ -10,10 +10,12 @@ is shown as it is published; money as mirror/values/money.py writes it everywher
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from mirror.answers.products import LARGEST, SMALLEST, Substitute
 from mirror.catalog.trades import TIERS_BY_SLUG, in_sentence
-from mirror.catalog.units import BTU_PER_TON, CAPACITY, Size
+from mirror.catalog.units import BTU_PER_TON, CAPACITY, QUANTITIES, Size
+from mirror.query.ranking import FEATURES_BY_SLUG
 from mirror.query.understand import UnderstoodQuery
 from mirror.values.money import format_cents
 from mirror.values.storable import cut_at_word
@@ -133,10 +135,51 @@ def price_sentence(
     return f"{owner} price for {about}: {price_range(low, high, currency)} ({products})."
 
 
-def size_missing(subject: str, sizes: Sequence[Size]) -> str:
-    """No product states the size asked: say so (the prices given are then those of every size listed)."""
-    asked = listing([size_label(s) for s in sizes])
-    return f" No {subject or 'product'} here states {asked}: these are the prices of every size listed."
+def company_lists_no(business_name: str) -> Callable[[str], str]:
+    """How one contractor's answer says it lists no such thing: "Tudi Mechanical Systems lists no 5-ton ..."."""
+    return lambda thing: f"{business_name} lists no {thing}"
+
+
+def directory_lists_no(postal_code: str | None) -> Callable[[str], str]:
+    """How the directory's answer says no business lists such a thing near a ZIP."""
+    where = f" serving {postal_code}" if postal_code else ""
+    return lambda thing: f"No business{where} lists {article(thing)} {thing}"
+
+
+def absences(
+    lists_no: Callable[[str], str],
+    subject: str,
+    *,
+    kinds: Sequence[str] = (),
+    brands: Sequence[str] = (),
+    substitutes: Sequence[Substitute] = (),
+    tiers: Sequence[str] = (),
+    features: Sequence[str] = (),
+) -> str:
+    """What was asked and is not offered, each said absent, with what the answer gives in its place under that
+    one's own label; "" when everything asked is offered. Each sentence ends with a space.
+
+    `subject` names what was asked without its size ("air conditioner"); `kinds` are labels of kinds asked
+    that none is, `brands` brand keywords as typed, `tiers` tier slugs, `features` mirror/query/ranking.py
+    slugs.
+    """
+    thing = subject or "product"
+    parts = [f"{lists_no(kind)}." for kind in kinds]
+    parts += [f"{lists_no(f'{quoted(brand, 40)} {thing}')}." for brand in brands]
+    for substitute in substitutes:
+        asked = f"{size_label(substitute.asked)} {thing}"
+        rating = QUANTITIES[substitute.asked.quantity].rating
+        if substitute.offered is None:
+            noun = "rating" if rating else "size"
+            parts.append(f"{lists_no(asked)}: none states its {noun}, so these are the prices of every {noun} listed.")
+            continue
+        relation = substitute.relation
+        if rating:
+            relation = {LARGEST: "highest", SMALLEST: "lowest"}.get(relation, relation)
+        parts.append(f"{lists_no(asked)}; the {relation} is {size_label(substitute.offered)}.")
+    parts += [f"{lists_no(f'{tier_title(tier)}-tier {thing}')}." for tier in tiers]
+    parts += [f"{lists_no(f'{FEATURES_BY_SLUG[feature].label} {thing}')}." for feature in features]
+    return "".join(f"{part} " for part in parts)
 
 
 def comparison_sentence(

@@ -217,7 +217,8 @@ CONCEPTS: tuple[Concept, ...] = (
         "thermostat",
         ACCESSORY,
         (HVAC,),
-        names=("thermostat", "smart thermostat", "programmable thermostat", "wifi thermostat", "learning thermostat"),
+        # "Wi-Fi" and "programmable" are features (FEATURES): "wifi thermostat" ranks the Wi-Fi ones first.
+        names=("thermostat", "smart thermostat", "learning thermostat"),
         typed=("t-stat", "tstat", "thermo stat", "thermostst", "thermastat", "themostat", "thermostate", "termostat"),
         hints=("nest", "ecobee"),
         abbreviations=("t-stat", "tstat"),
@@ -745,6 +746,58 @@ PRICE_SORT_WORDS: dict[str, tuple[str, ...]] = {
     ),
     "price_high": ("most expensive", "priciest", "highest price", "highest priced", "costliest"),
 }
+
+# Words that ask for the most efficient: each kind of product ranked by the rating it is judged by, highest
+# first (mirror/query/ranking.py). A rating named without a number ("highest SEER2 AC") ranks by that rating.
+EFFICIENCY_WORDS: tuple[str, ...] = (
+    "efficient",
+    "most efficient",
+    "more efficient",
+    "most energy efficient",
+    "energy efficient",
+    "efficiency",
+    "high efficiency",
+    "highest efficiency",
+    "energy saving",
+    "energy savings",
+    "energy saver",
+    "save energy",
+    "saves energy",
+    "energy star",
+    "energy star rated",
+    "high",
+    "higher",
+    "highest",
+    "highest rated",
+)
+
+
+@dataclass(frozen=True)
+class Feature:
+    """Something a product does that a homeowner may ask for ("wi-fi thermostat", "variable speed heat pump").
+
+    A product states it in its name or its specs (a key, `{"wifi": true}`; a value, `{"compressor":
+    "variable speed"}`; a count, `{"stages": 2}`), read by the sync (mirror/query/ranking.py); a question
+    naming it ranks the products stating it first.
+    """
+
+    slug: str
+    label: str  # how an answer names it
+    names: tuple[str, ...]  # in questions and in catalogs (words of letters)
+    written: tuple[str, ...] = ()  # also in catalogs and questions, with digits ("2-stage"), read spaces aside
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature("wifi", "Wi-Fi", ("wi-fi", "wifi", "wi-fi enabled", "wireless", "connected", "app controlled")),
+    Feature("programmable", "programmable", ("programmable",)),
+    Feature(
+        "variable-speed",
+        "variable speed",
+        ("variable speed", "variable-speed", "variable capacity", "inverter", "inverter driven"),
+    ),
+    Feature("two-stage", "two-stage", ("two stage", "two-stage", "dual stage"), written=("2-stage", "2 stage")),
+    Feature("modulating", "modulating", ("modulating", "modulation", "fully modulating")),
+)
 
 # Words that bound the price by the amount beside them ("under $5,000", "$500 or less", "between $5k and $8k").
 PRICE_BOUND_WORDS: dict[str, tuple[str, ...]] = {

@@ -11,6 +11,9 @@
 - `spelling`: corrections and splits against the vocabulary and a catalog's
   words (a `Lexicon`);
 - `understand`: the step itself (`understand`, `UnderstoodQuery`);
+- `ranking`: what a question asks to rank by beside price and tier
+  (efficiency, features, each kind named: `RankIntent`), the rating each
+  kind is judged by, and the features a catalog states (read by the sync);
 - `views`: the published shape of what was understood (`UnderstoodView`; a
   search that found nothing is answered by mirror/answers/no_match.py).
 

@@ -28,6 +28,8 @@ from mirror.catalog.vocabulary import (
     COMPARISON_WORDS,
     CONCEPTS,
     COVERAGE_WORDS,
+    EFFICIENCY_WORDS,
+    FEATURES,
     FILLER_WORDS,
     INCLUSION_WORDS,
     KIND_WORDS,
@@ -55,6 +57,7 @@ CONCEPT, HINT, BRAND, TRADE, KIND, SORT, BOUND, TIER, COVERAGE, COMPARISON, INCL
     "inclusion",
     "filler",
 )
+EFFICIENCY, FEATURE = "efficiency", "feature"  # what to rank by (mirror/query/ranking.py)
 # Roles whose words a misspelling may be corrected to (never to a filler, price or tier word).
 CORRECTABLE_ROLES = frozenset({CONCEPT, HINT, BRAND, TRADE, KIND})
 
@@ -94,6 +97,11 @@ def _entries():
         for value, phrases in table.items():
             for phrase in phrases:
                 yield phrase, Meaning(role, value)
+    for feature in FEATURES:
+        for phrase in feature.names:
+            yield phrase, Meaning(FEATURE, feature.slug)
+    for phrase in EFFICIENCY_WORDS:
+        yield phrase, Meaning(EFFICIENCY, "")
     for phrase in COVERAGE_WORDS:
         yield phrase, Meaning(COVERAGE, "")
     for phrase in COMPARISON_WORDS:

@@ -4,6 +4,7 @@
                            [], {"tonnage": 2, "seer2": 14}, ["hvac"])
     reading.kinds      # ('heat-pump', 'air-handler')
     reading.measures   # {'capacity': 24000, 'seer': 14}
+    reading.features   # () ("Wi-Fi", "variable speed"...: what its name or specs state, mirror/query/ranking.py)
 
 The sync reads every product it writes (mirror/sync/facts.py) and stores the
 reading with it (`products.kinds`, `measures`, `kind_evidence`, migration
@@ -67,6 +68,7 @@ from mirror.query.concepts import (
     descendants,
     phrase_words,
 )
+from mirror.query.ranking import SPELLINGS, stated_features
 from mirror.query.text import DIMENSIONS, NUMBER, WORD, Token, key, tokenize
 from mirror.values.jsontext import decimal_number
 
@@ -100,12 +102,14 @@ class Evidence:
 
 @dataclass(frozen=True)
 class ProductReading:
-    """What a product is: its kinds (most specific concepts), its measures, and the evidence for each kind."""
+    """What a product is: its kinds (most specific concepts), its measures, its features, and the evidence for each
+    kind."""
 
     kinds: tuple[str, ...]
     measures: dict[str, int | float | str] = field(default_factory=dict)
     evidence: tuple[Evidence, ...] = ()  # the evidence for the kinds kept
     overruled: tuple[Evidence, ...] = ()  # text the specs overruled
+    features: tuple[str, ...] = ()  # what its name or specs state (mirror/query/ranking.py, FEATURES slugs)
 
     def evidence_record(self) -> dict:
         """`products.kind_evidence`: what decided the kinds, and what the specs overruled (`Evidence.as_list`
@@ -151,7 +155,7 @@ def read_product(
     stated = _stated(spec_keys, name_measures)
     kinds, evidence, overruled = _decide(tuple(read), tuple(spec_keys.items()), tuple(stated))
     ordered = {q: measures[q] for q in units.QUANTITIES if q in measures}
-    return ProductReading(kinds, ordered, evidence, overruled)
+    return ProductReading(kinds, ordered, evidence, overruled, stated_features(name, specs))
 
 
 # --- the specs -------------------------------------------------------------------------
@@ -479,5 +483,6 @@ def rules_version() -> str:
         *(f"{q.slug}:{q.spec_keys}:{q.kinds}:{q.evidence}" for q in units.QUANTITIES.values()),
         *(f"{c.slug}:{c.trades}:{c.parents}" for c in BY_SLUG.values()),
         f"{units.BARE_THOUSANDS}:{sorted(units.MULTIPLIERS.items())}:{sorted(units.UNIT_FIRST)}",
+        *(f"feature {spelling}={slug}" for spelling, slug in sorted(SPELLINGS.items())),
     ]
     return hashlib.md5("\n".join(tables).encode(), usedforsecurity=False).hexdigest()[:16]

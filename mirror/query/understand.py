@@ -39,6 +39,8 @@ from mirror.query.concepts import (
     COMPARISON,
     CONCEPT,
     COVERAGE,
+    EFFICIENCY,
+    FEATURE,
     FILLER,
     HINT,
     INCLUSION,
@@ -48,6 +50,7 @@ from mirror.query.concepts import (
     TRADE,
     MemberMatch,
 )
+from mirror.query.ranking import RATING_WORDS, RankIntent, feature_written
 from mirror.query.spelling import CORRECTED, SPLIT, UNKNOWN, Lexicon, is_vocabulary_word, resolve
 from mirror.query.text import DIMENSIONS, MODEL, MONEY, NUMBER, POSTAL, WORD, Token, key, tokenize
 from mirror.values.money import to_cents
@@ -123,6 +126,7 @@ class UnderstoodQuery:
     asks_coverage: bool = False  # "do you serve ...", "near ..."
     asks_comparison: bool = False  # "good vs best", "compare"
     asks_inclusion: bool = False  # "what is included", "includes"
+    rank: RankIntent = field(default_factory=RankIntent)  # efficiency, a rating, features (mirror/query/ranking.py)
     keywords: tuple[str, ...] = ()  # matched as typed: brands, model numbers, other words
     ignored: tuple[str, ...] = ()  # words with no product meaning ("how much is a new ...")
     corrections: tuple[Correction, ...] = ()
@@ -136,7 +140,8 @@ class UnderstoodQuery:
     @property
     def has_subject(self) -> bool:
         """Whether it names anything to look for (a concept, trade, kind, size, tier, price or keyword)."""
-        return bool(self.concepts or self.trades or self.kind or self.sizes or self.keywords) or self.asks_price
+        named = self.concepts or self.trades or self.kind or self.sizes or self.keywords
+        return bool(named) or self.asks_price or self.rank.said
 
     @property
     def preferred_kind(self) -> str | None:
@@ -163,13 +168,19 @@ class UnderstoodQuery:
         A product matches a part when it matches one of the part's members
         (mirror/query/concepts.py, `catalog_match`).
         """
-        parts = [vocabulary.catalog_match(r.slug) for r in self.concepts]
+        return tuple(members for _, members in self.concept_parts())
+
+    def concept_parts(self) -> tuple[tuple[str | None, tuple[MemberMatch, ...]], ...]:
+        """`concept_matches`, each part with the concept it names (None for a trade's part)."""
+        parts: list[tuple[str | None, tuple[MemberMatch, ...]]] = [
+            (r.slug, vocabulary.catalog_match(r.slug)) for r in self.concepts
+        ]
         for trade in self.trades:
             members = [
                 m for slug in vocabulary.trade_concepts(trade, self.kind) for m in vocabulary.catalog_match(slug)
             ]
-            parts.append(tuple({m.slug: m for m in members}.values()))
-        return tuple(part for part in parts if part)
+            parts.append((None, tuple({m.slug: m for m in members}.values())))
+        return tuple((slug, members) for slug, members in parts if members)
 
 
 def understand(text: str, lexicon: Lexicon | None = None, *, check: Collection[str] | None = None) -> UnderstoodQuery:
@@ -227,6 +238,10 @@ class _Reader:
         self.tiers: list[str] = []
         self.comparison = False
         self.inclusion = False
+        self.efficient = False
+        self.ratings: list[tuple[str, tuple[str, ...]]] = []  # (quantity, its words)
+        self.features: list[str] = []
+        self.rank_words: list[str] = []
         self.postal_code: str | None = None
         self.coverage = False
         self.keywords: list[str] = []
@@ -242,6 +257,10 @@ class _Reader:
             implied = vocabulary_implied(size)
             if implied is not None and not any(implied in vocabulary.descendants(c) for c in self.concepts):
                 self.concepts.setdefault(implied, Recognised(implied, size.words))
+        for quantity, words in self.ratings:  # "highest AFUE": a furnace, as "96% AFUE" is
+            implied = QUANTITIES[quantity].implies
+            if implied is not None and not any(implied in vocabulary.descendants(c) for c in self.concepts):
+                self.concepts.setdefault(implied, Recognised(implied, words))
         return {
             "concepts": tuple(self.concepts.values()),
             "trades": tuple(dict.fromkeys(self.trades)),
@@ -253,6 +272,12 @@ class _Reader:
             "asks_coverage": self.coverage,
             "asks_comparison": self.comparison,
             "asks_inclusion": self.inclusion,
+            "rank": RankIntent(
+                self.efficient,
+                tuple(dict.fromkeys(quantity for quantity, _ in self.ratings)),
+                tuple(dict.fromkeys(self.features)),
+                tuple(self.rank_words),
+            ),
             "keywords": tuple(dict.fromkeys(self.keywords)),
             "ignored": tuple(self.ignored),
         }
@@ -273,7 +298,12 @@ class _Reader:
         if token.kind == NUMBER:
             return self._number(i, token.value)
         if token.kind == MODEL:
-            self.keywords.append(token.text)
+            feature = feature_written(token.text)  # "2-stage"
+            if feature is not None:
+                self.features.append(feature)
+                self.rank_words.append(token.text)
+            else:
+                self.keywords.append(token.text)
             return i + 1
         if token.text in NUMBER_WORDS and self._unit_at(i + 1) is not None:
             return self._number(i, Decimal(NUMBER_WORDS[token.text]))
@@ -282,6 +312,10 @@ class _Reader:
             quantity = vocabulary.UNITS[(key(token.text),)][0]
             self.sizes.append(Size(quantity, value, (token.text, self.tokens[i + 1].text)))
             return i + 2
+        if token.text in RATING_WORDS:  # a rating named without a number ("highest SEER2 AC"): rank by it
+            self.ratings.append((RATING_WORDS[token.text], (token.text,)))
+            self.rank_words.append(token.text)
+            return i + 1
         return self._phrase(i)
 
     def _phrase(self, i: int) -> int:
@@ -328,6 +362,12 @@ class _Reader:
         elif role == INCLUSION:
             self.inclusion = True
             self.ignored.extend(words)
+        elif role == EFFICIENCY:
+            self.efficient = True
+            self.rank_words.extend(words)
+        elif role == FEATURE:
+            self.features.append(value)
+            self.rank_words.extend(words)
         elif role == FILLER:
             self.ignored.extend(words)
 

@@ -43,6 +43,15 @@ class PriceView(_Shape):
     words: list[str]
 
 
+class RankingView(_Shape):
+    efficient: bool = Field(
+        description="Whether it asks for the most efficient: each kind by its rating, highest first."
+    )
+    ratings: list[str] = Field(description="Ratings named to rank by, highest first (seer, hspf, afue, uef).")
+    features: list[str] = Field(description="Features asked for, stated first: wifi, programmable, variable-speed...")
+    words: list[str]
+
+
 class CorrectionView(_Shape):
     typed: str
     meant: str
@@ -61,6 +70,7 @@ class UnderstoodView(_Shape):
     postal_code: str | None
     asks_coverage: bool = Field(description="Whether it asks where the contractor works.")
     asks_comparison: bool = Field(description="Whether it asks to compare (vs, compare).")
+    ranking: RankingView = Field(description="What else it asks to rank by: efficiency, a rating, features.")
     keywords: list[str] = Field(description="Matched as typed: brands, model numbers, other words.")
     corrections: list[CorrectionView]
     ignored: list[str] = Field(description="Words with no product meaning (how, much, new, installed...).")
@@ -69,7 +79,7 @@ class UnderstoodView(_Shape):
     @classmethod
     def of(cls, understood: UnderstoodQuery) -> UnderstoodView:
         """The published form of an understood query."""
-        price = understood.price
+        price, rank = understood.price, understood.rank
         return cls(
             concepts=[
                 ConceptView(slug=r.slug, label=r.label, kind=r.kind, trades=list(r.trades), words=list(r.words))
@@ -97,6 +107,12 @@ class UnderstoodView(_Shape):
             postal_code=understood.postal_code,
             asks_coverage=understood.asks_coverage,
             asks_comparison=understood.asks_comparison,
+            ranking=RankingView(
+                efficient=rank.efficient,
+                ratings=list(rank.ratings),
+                features=list(rank.features),
+                words=list(rank.words),
+            ),
             keywords=list(understood.keywords),
             corrections=[CorrectionView(typed=c.typed, meant=c.meant, how=c.how) for c in understood.corrections],
             ignored=list(understood.ignored),

@@ -22,25 +22,29 @@ What matches:
   product only mentioning "furnace" in its description is not a furnace); a
   product of which the sync could read no kind, by its names and category on
   the full-text index;
-- otherwise its keywords and sizes: products matching any of them;
+- otherwise its keywords, sizes and features: products matching any of them
+  (a feature by the features the sync stored, `products.features`);
 - a question of price, tier or kind words alone ("cheapest system"): every
   product (of that kind).
 The order, best first:
 1. products that are more of the concepts asked ("furnace and AC": the
-   A/C & furnace systems first);
+   A/C & furnace systems first); then, of several concepts, each kind in
+   turn, the best of each first (`_each_kind`, mirror/query/ranking.py);
 2. products of the kind asked (a system question: systems before accessories);
 3. products matching more of the rest: each keyword, each size (its stored
    `measures`: from `specs`, else the name), the tier asked ("best air
-   conditioner");
+   conditioner"), each feature asked that it states ("wi-fi thermostat");
 4. for each size asked, the nearest measure first;
-5. the products that are only the kinds asked before those that are also
+5. efficiency asked ("most efficient furnace"): the rating the kind is judged
+   by (its stored measure), highest first, then the tier, Best first;
+6. the products that are only the kinds asked before those that are also
    another (an air conditioner before an A/C and furnace system);
-6. price, when the question asks for an order ("cheapest heat pump");
-7. a model number equal to the keywords, separators ignored (`ML17XP1-036`);
-8. with keywords, their relevance: a word in the name or model numbers
+7. price, when the question asks for an order ("cheapest heat pump");
+8. a model number equal to the keywords, separators ignored (`ML17XP1-036`);
+9. with keywords, their relevance: a word in the name or model numbers
    (weight A), the brand (B), the category, SKU or tier (C) outweighs one
    only in the description (D); concepts without keywords: the cheapest first;
-9. then price, name and SKU, so ties are stable.
+10. then price, name and SKU, so ties are stable.
 Words are stemmed (filters = filter) and keywords match by prefix from three
 letters. When a keyword matched nothing, the catalog's spelling list
 (mirror/read/words.py) corrects or splits it, and the search runs again with
@@ -50,7 +54,7 @@ only then.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from sqlalchemy import (
@@ -73,8 +77,10 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from mirror.catalog.public_products import public_products_filter, select_public_products
+from mirror.catalog.trades import TIERS
 from mirror.catalog.units import QUANTITIES, Size
 from mirror.query import UnderstoodQuery, understand
+from mirror.query.ranking import ratings_to_rank_by
 from mirror.read.company import check_stamp, stamp_columns
 from mirror.read.gate import GateEntry
 from mirror.read.words import CatalogLexicon
@@ -88,6 +94,7 @@ from mirror.store.models import Product
 RANK_WEIGHTS = "{0.02,0.2,0.6,1.0}"
 MAX_SIZES = 4
 MAX_TIERS = 3
+MAX_FEATURES = 4
 # Matches ranked per search at most: beyond, the best are chosen among the products matching every
 # keyword and the first MAX_RANKED the index finds, and the total says "more than MAX_RANKED" (`complete`).
 # Ranking scores each candidate: 25,000 matches of "pump" on a 100,000-product company cost 600 ms ranked
@@ -124,6 +131,8 @@ class CatalogSearch:
     unmatched: tuple[str, ...] = field(default=())
     # False: more than `total` products matched (MAX_RANKED); the hits are the best of those ranked.
     complete: bool = True
+    # The features asked (mirror/query/ranking.py slugs) that no product ranked states ("no variable speed here").
+    unstated: tuple[str, ...] = ()
 
 
 def _words_of(terms: list[ft.Term]) -> list[str]:
@@ -167,7 +176,7 @@ def search_catalog(
         if better.corrections:
             found = _search(session, gated, plugin_key, better, filters, limit)
         unmatched = found.unmatched if found.complete else _unknown_to_catalog(found.unmatched, better)
-        found = CatalogSearch(found.hits, found.total, found.terms, better, unmatched, found.complete)
+        found = replace(found, understood=better, unmatched=unmatched)
     return found
 
 
@@ -192,6 +201,8 @@ class _Plan:
     concepts: tuple
     terms: tuple[ft.Term, ...]
     sizes: tuple[Size, ...]
+    features: tuple[str, ...]
+    ratings: tuple[tuple[str, ...], ...]  # the ratings ranked by, highest first: per concept part (one without)
     kind: str | None
     tiers: tuple[str, ...]
     order: str | None
@@ -200,7 +211,10 @@ class _Plan:
 
 
 def _plan(understood: UnderstoodQuery, filters: _Filters) -> _Plan:
-    concepts = understood.concept_matches()
+    parts = understood.concept_parts()
+    concepts = tuple(members for _, members in parts)
+    rank = understood.rank
+    ratings = tuple(ratings_to_rank_by(rank, slug) for slug, _ in parts) or (ratings_to_rank_by(rank, None),)
     terms = tuple(dict.fromkeys(ft.Term.of(found) for found in map(ft.words, understood.keywords) if found))[
         : ft.MAX_TERMS
     ]
@@ -210,9 +224,9 @@ def _plan(understood: UnderstoodQuery, filters: _Filters) -> _Plan:
     intent = understood.asks_price
     if concepts:
         mode = CONCEPTS
-    elif terms or sizes:
+    elif terms or sizes or rank.features:
         mode = WORDS
-    elif intent or understood.kind:
+    elif intent or understood.kind or rank.said:
         mode = BROWSE
     else:
         mode = None
@@ -221,6 +235,8 @@ def _plan(understood: UnderstoodQuery, filters: _Filters) -> _Plan:
         concepts=concepts,
         terms=terms,
         sizes=sizes,
+        features=rank.features[:MAX_FEATURES],
+        ratings=ratings if any(ratings) else (),
         kind=understood.preferred_kind,
         tiers=tuple(understood.tiers)[:MAX_TIERS],
         order=price.order,
@@ -246,6 +262,8 @@ def _search(
         concepts=len(plan.concepts),
         terms=len(terms),
         sizes=tuple((s.quantity, len(s.spec_texts())) for s in plan.sizes),
+        features=len(plan.features),
+        ratings=plan.ratings,
         kind=plan.kind is not None,
         tiers=len(plan.tiers),
         order=plan.order,
@@ -277,6 +295,11 @@ def _search(
         for i, keyword in enumerate(_term_keywords(understood, terms))
         if keyword is not None and (first is None or not getattr(first, _matched(i)))
     )
+    unstated = tuple(
+        feature
+        for i, feature in enumerate(plan.features)
+        if complete and first is not None and not getattr(first, _stated(i))
+    )
     return CatalogSearch(
         hits=[_hit(row) for row in rows],
         total=total if complete else MAX_RANKED,
@@ -284,12 +307,18 @@ def _search(
         understood=understood,
         unmatched=unmatched,
         complete=complete,
+        unstated=unstated,
     )
 
 
 def _matched(i: int) -> str:
     """The search statement's column saying whether term `i` matched any product (its max over all matches)."""
     return f"matched_{i}"
+
+
+def _stated(i: int) -> str:
+    """The search statement's column saying whether any product states feature `i` (its max over all matches)."""
+    return f"stated_{i}"
 
 
 def _term_keywords(understood: UnderstoodQuery, terms: list[ft.Term]) -> list[str | None]:
@@ -306,6 +335,8 @@ class _Shape:
     concepts: int
     terms: int
     sizes: tuple[tuple[str, int], ...]  # per size: its quantity, and how many text forms its specs may hold
+    features: int
+    ratings: tuple[tuple[str, ...], ...]  # the ratings ranked by (quantities), per concept part (one without)
     kind: bool
     tiers: int
     order: str | None
@@ -341,6 +372,8 @@ def _match_params(plan: _Plan) -> dict:
         params[f"kinds_{i}"] = kinds_parameter(m.slug for m in part)
     for i, text in enumerate(terms):
         params[f"term_{i}"] = text
+    for i, feature in enumerate(plan.features):
+        params[f"feature_{i}"] = kinds_parameter((feature,))
     for i, (size, text) in enumerate(zip(plan.sizes, sizes, strict=True)):
         low, high = size.bounds()
         params[f"size_{i}"] = text
@@ -352,7 +385,8 @@ def _match_params(plan: _Plan) -> dict:
 
 
 def kinds_parameter(slugs) -> str:
-    """Concept slugs as one array parameter ('{heat-pump,ductless-mini-split}': letters and hyphens only)."""
+    """Concept (or feature) slugs as one array parameter ('{heat-pump,ductless-mini-split}': letters and hyphens
+    only)."""
     return "{" + ",".join(sorted(set(slugs))) + "}"
 
 
@@ -380,11 +414,12 @@ def _statement(shape: _Shape):
     match = _matcher()
     concept_hits = [ft.as_int(of_kinds(f"kinds_{i}", match(f"concept_{i}"))) for i in range(shape.concepts)]
     term_hits = [ft.as_int(match(f"term_{i}")) for i in range(shape.terms)]
+    feature_hits = [ft.as_int(_states(f"feature_{i}")) for i in range(shape.features)]
     size_matches = [
         _size_match(quantity, i, texts, match(f"size_{i}")) for i, (quantity, texts) in enumerate(shape.sizes)
     ]
     size_hits = [ft.as_int(size) for size in size_matches]
-    parts = [*term_hits, *size_hits]
+    parts = [*term_hits, *size_hits, *feature_hits]  # a feature stated counts as a keyword matched
     if shape.tiers:
         parts.append(
             ft.as_int(Product.tier.in_([bindparam(f"want_tier_{i}", type_=String) for i in range(shape.tiers)]))
@@ -393,11 +428,15 @@ def _statement(shape: _Shape):
 
     stamp = stamp_columns(bindparam("plugin_key"))
     term_any = [func.max(hit).over().label(_matched(i)) for i, hit in enumerate(term_hits)]
+    term_any += [func.max(hit).over().label(_stated(i)) for i, hit in enumerate(feature_hits)]
     base = [public_products_filter(bindparam("plugin_key")), *_caller_filters(shape)]
     relevance = None
     if shape.mode == CONCEPTS or shape.mode == WORDS:
         words = [match(f"term_{i}") for i in range(shape.terms)] + size_matches if shape.mode == WORDS else []
         candidates, relevance = _candidates(shape, words)
+        if shape.mode == WORDS and shape.features:  # "wi-fi": the products stating it, beside the words' matches
+            stating = or_(*(_states(f"feature_{i}") for i in range(shape.features)))
+            candidates = or_(candidates, stating) if shape.terms or shape.sizes else stating
         pool = _pool(base, candidates, all_terms=_all_terms(shape.mode, shape.terms, len(shape.sizes)))
     else:  # a browse ("cheapest system", "best"): every product (of the kind), in price order
         kind = [Product.category_kind == bindparam("kind", type_=String)] if shape.kind else []
@@ -409,15 +448,15 @@ def _statement(shape: _Shape):
     total = select(func.count()).select_from(pool).scalar_subquery()
     statement = select(*_COLUMNS, *stamp, *term_any, total.label("total")).join(pool, mine)
 
-    order = []
-    if len(concept_hits) > 1:  # with one part, every candidate is it
-        order.append(_sum(concept_hits).desc())
+    order = []  # several parts ("furnace and AC"): the products that are more of them first (`_each_kind`)
     if kind_hit is not None and shape.mode != BROWSE:
         order.append(kind_hit.desc())
     if parts:
         order.append(_sum(parts).desc())
     # Then the sizes nearest the one asked: "4-ton heat pump" where the largest is 3 ton lists the 3-ton first.
     order += [_size_distance(quantity, i).nulls_last() for i, (quantity, _) in enumerate(shape.sizes)]
+    # "most efficient furnace": the highest AFUE first, then the Best tier of those stating none (mirror/query/ranking.py)
+    order += _by_rating(shape.ratings, concept_hits)
     if concept_hits:  # then what is only what was asked: an air conditioner before an A/C and furnace system
         order.append(func.coalesce(func.cardinality(Product.kinds), 1) - _sum(concept_hits))
     if shape.order == "price_low":
@@ -431,7 +470,50 @@ def _statement(shape: _Shape):
     if relevance is not None:
         order.append(relevance)
     order += [Product.price_cents, Product.name.collate("C"), Product.sku]
+    if len(concept_hits) > 1:
+        order = _each_kind(concept_hits, order)
     return planned_per_call(statement.order_by(*order).limit(bindparam("limit", type_=Integer)))
+
+
+def _each_kind(concept_hits: list, order: list) -> list:
+    """A question naming several kinds ("furnace and heat pump") answers each: the products that are more of them
+    first ("furnace and AC": the A/C and furnace systems), then the best of each kind in turn (`order` ranks
+    within a kind), in the order the question names them, so no kind is left out for want of a product that is
+    both.
+    """
+    turn = func.row_number().over(partition_by=concept_hits, order_by=order)
+    named_first = case(*((hit == 1, i) for i, hit in enumerate(concept_hits)), else_=len(concept_hits))
+    return [_sum(concept_hits).desc(), turn, named_first, *order]
+
+
+def _by_rating(ratings: tuple[tuple[str, ...], ...], concept_hits: list) -> list:
+    """The order by rating, highest first (nothing when the question asks for no rating): each rating ranked by in
+    turn (its stored measure; a product without it after those with it), then the tier, Best first.
+
+    Per concept part, the ratings that kind is judged by ("most efficient furnace and heat pump": a furnace's
+    AFUE, a heat pump's HSPF2); without concepts, the rating named ("highest SEER2").
+    """
+    if not any(ratings):
+        return []
+    order = []
+    for turn in range(max(len(r) for r in ratings)):
+        if len(ratings) == 1:
+            value = _measure(ratings[0][turn])
+        else:
+            judged = [
+                (hit == 1, _measure(r[turn])) for hit, r in zip(concept_hits, ratings, strict=True) if turn < len(r)
+            ]
+            value = case(*judged, else_=None) if judged else None
+        if value is not None:
+            order.append(value.desc().nulls_last())
+    tier = case(*((Product.tier == slug, rank) for rank, slug in enumerate(TIERS)), else_=None)
+    return [*order, tier.desc().nulls_last()]
+
+
+def _states(feature: str):
+    """Whether a product states the feature bound as `feature` (its stored features, read by the sync)."""
+    stated = Product.features.overlap(cast(bindparam(feature, type_=String), ARRAY(String)))
+    return func.coalesce(stated, false())
 
 
 def _pool(base: list, candidates, *, all_terms: bool):
@@ -583,6 +665,8 @@ class TierProduct:
     model_numbers: list[str]
     description: str | None
     specs: dict
+    kinds: tuple[str, ...] = ()  # what the sync read it as (`products.kinds`)
+    measures: dict = field(default_factory=dict)  # its sizes and ratings, as the sync read them (`products.measures`)
 
 
 _TIER_COLUMNS = (
@@ -594,6 +678,8 @@ _TIER_COLUMNS = (
     Product.model_numbers,
     Product.description,
     Product.specs,
+    Product.kinds,
+    Product.measures,
 )
 _CATEGORY_PRODUCTS = (
     select_public_products(bindparam("plugin_key"), *_TIER_COLUMNS, *stamp_columns(bindparam("plugin_key")))
@@ -618,6 +704,8 @@ def category_products(session: Session, company: GateEntry | str, category_slug:
             model_numbers=_models(row.model_numbers),
             description=row.description,
             specs=row.specs if isinstance(row.specs, dict) else {},
+            kinds=tuple(row.kinds or ()),
+            measures=row.measures if isinstance(row.measures, dict) else {},
         )
         for row in rows
     ]

@@ -13,7 +13,7 @@ reports each business's own range, never an average.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from sqlalchemy import String, bindparam, cast, func, or_, select
@@ -47,6 +47,8 @@ class FeedProduct:
     tier: str | None
     price_cents: int
     specs: dict
+    kinds: tuple[str, ...] = ()  # what the sync read it as (`products.kinds`)
+    measures: dict = field(default_factory=dict)  # its sizes and ratings (`products.measures`)
 
 
 _COLUMNS = (
@@ -60,6 +62,8 @@ _COLUMNS = (
     Product.tier,
     Product.price_cents,
     Product.specs,
+    Product.kinds,
+    Product.measures,
 )
 
 
@@ -89,6 +93,8 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
             tier=row.tier,
             price_cents=row.price_cents,
             specs=row.specs if isinstance(row.specs, dict) else {},
+            kinds=tuple(row.kinds or ()),
+            measures=row.measures if isinstance(row.measures, dict) else {},
         )
         for row in rows_by_name(statement, statement_rows(session, statement, params))
     ]

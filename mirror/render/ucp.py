@@ -295,6 +295,12 @@ def not_found_info(identifier: str) -> dict:
     return {"type": "info", "code": "not_found", "content": identifier}
 
 
+def not_offered_info(identifier: str, note: str) -> dict:
+    """An id read by meaning ("5-ton-ac") whose featured variant is not all it asked: what is not offered, and what
+    is featured in its place under its own label (mirror/answers/company.py `featured_note`)."""
+    return {"type": "info", "code": "not_offered", "content": f"{identifier}: {note}"}
+
+
 def no_match_info(message: str) -> dict:
     """A search that found nothing: the query step's answer, saying what the contractor does carry."""
     return {"type": "info", "code": "no_match", "content": message}

@@ -30,6 +30,7 @@ SPECS_MAX_BYTES = 8192  # a product's specs object, as compact JSON
 SPECS_MAX_DEPTH = 4  # levels of nesting in a product's specs object
 SERVICE_AREA_MAX_POSTAL_CODES = 3000  # distinct ZIPs a company serves (the largest state has about 2,700)
 CONCEPT_LENGTH = 64  # a concept slug of the vocabulary (mirror/query/concepts.py)
+FEATURE_LENGTH = 32  # a feature slug of the vocabulary (mirror/catalog/vocabulary.py FEATURES)
 # Keys sort in byte order (the C collation).
 KEY = String(KEY_LENGTH, collation="C")
 
@@ -102,6 +103,8 @@ class Product(Base):
     kinds: Mapped[list[str] | None] = mapped_column(ARRAY(String(CONCEPT_LENGTH)))
     measures: Mapped[dict | None] = mapped_column(JSON)
     kind_evidence: Mapped[dict | None] = mapped_column(JSON)
+    # What its name or specs state it does ("wifi", "variable-speed": mirror/query/ranking.py, migration 0012).
+    features: Mapped[list[str] | None] = mapped_column(ARRAY(String(FEATURE_LENGTH)))
 
     # The products of one company's category: what a sync summarises again
     # into that offer group (migration 0005).

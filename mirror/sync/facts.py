@@ -1,4 +1,5 @@
-"""What each product is (`products.kinds`, `measures`, `kind_evidence`, migration 0011), read by the sync that writes it.
+"""What each product is (`products.kinds`, `measures`, `kind_evidence`, migration 0011; `features`, 0012), read by the
+sync that writes it.
 
 Every product a run writes is read there (mirror/query/product_reading.py:
 its kinds from its name, category, slug, model numbers and specs keys, and
@@ -32,7 +33,7 @@ from mirror.store import state as st
 from mirror.store.models import Company, Product
 from mirror.sync.bulk import batches, keys_in, update_rows
 
-COLUMNS = ("kinds", "measures", "kind_evidence")
+COLUMNS = ("kinds", "measures", "kind_evidence", "features")
 
 
 def reading_values(
@@ -40,7 +41,12 @@ def reading_values(
 ) -> dict:
     """The stored columns of a product's reading (COLUMNS)."""
     reading = read_product(name, category_name, category_slug, model_numbers, specs, trades)
-    return {"kinds": list(reading.kinds), "measures": reading.measures, "kind_evidence": reading.evidence_record()}
+    return {
+        "kinds": list(reading.kinds),
+        "measures": reading.measures,
+        "kind_evidence": reading.evidence_record(),
+        "features": list(reading.features),
+    }
 
 
 def record_values(record: ProductRecord, trades: Iterable[str] | None) -> dict:
@@ -60,17 +66,29 @@ def company_trades(session: Session, keys: Iterable[str]) -> dict[str, tuple[str
     return found
 
 
-def refresh(session: Session, keys: Iterable[str]) -> None:
+def refresh(session: Session, keys: Iterable[str], columns: tuple[str, ...] = COLUMNS) -> None:
     """Read again the products of the companies `keys`; of every company when the rules changed since the
-    stored readings were made (see the module docstring)."""
+    stored readings were made (see the module docstring). `columns`: those written (a migration writes the
+    columns of its own revision)."""
     if st.read_state(session).get(st.FACTS_VERSION) != rules_version():
         keys = list(session.scalars(select(Company.plugin_key).order_by(Company.plugin_key)))
         st.put(session, st.FACTS_VERSION, rules_version())
     for some in batches(sorted(set(keys))):
-        _refresh_some(session, list(some))
+        _refresh_some(session, list(some), columns)
 
 
-def _refresh_some(session: Session, keys: list[str]) -> None:
+def read_rows_already_there(bind, columns: tuple[str, ...]) -> None:
+    """Read every product the database holds, in the transaction of `bind` (a migration's connection: nothing is
+    committed here), writing the reading `columns` a migration adds (0011 its kinds, 0012 the features)."""
+    session = Session(bind=bind)
+    try:
+        refresh(session, [], columns)  # the migration removed the rules' version: every company's products
+        session.flush()
+    finally:
+        session.close()
+
+
+def _refresh_some(session: Session, keys: list[str], written: tuple[str, ...]) -> None:
     trades = company_trades(session, keys)
     columns = (
         Product.plugin_key,
@@ -80,15 +98,17 @@ def _refresh_some(session: Session, keys: list[str]) -> None:
         Product.category_slug,
         Product.model_numbers,
         Product.specs,
-        *(getattr(Product, column) for column in COLUMNS),
+        *(getattr(Product, column) for column in written),
     )
     changed = []
     for row in session.execute(select(*columns).where(keys_in(Product.plugin_key, keys))):
         values = reading_values(
             row.name, row.category_name, row.category_slug, row.model_numbers, row.specs, trades.get(row.plugin_key)
         )
-        if any(values[column] != getattr(row, column) for column in COLUMNS):
-            changed.append({"plugin_key": row.plugin_key, "sku": row.sku, **values})
+        if any(values[column] != getattr(row, column) for column in written):
+            changed.append(
+                {"plugin_key": row.plugin_key, "sku": row.sku, **{column: values[column] for column in written}}
+            )
     update_rows(session, Product, changed)
 
 

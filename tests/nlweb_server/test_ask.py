@@ -134,6 +134,34 @@ def test_a_price_question_answers_with_each_tiers_price_of_that_size(demo):
         assert item["grounding"] == {"source_urls": [f"{demo.url}/companies/{TUDI_KEY}.jsonld"]}
 
 
+def test_a_size_not_offered_is_said_absent_and_the_largest_answered_under_its_own_label(demo):
+    """Issue 34's row: Tudi's largest A/C is 4 ton. Never the 3-ton prices under a 5-ton label."""
+    rows = products(demo, TUDI_KEY, ACGF)
+    tiers = ", ".join(
+        f"{money(cheapest(rows, tier, tonnage=4), 'USD')} ({tier.title()})" for tier in ("good", "better", "best")
+    )
+    expected = (
+        "Tudi Mechanical Systems lists no 5-ton air conditioner; the largest is 4-ton. Tudi Mechanical Systems' "
+        f"installed price for a 4-ton air conditioner (“A/C & Gas Furnace”) starts at {tiers}."
+    )
+    text = sentence(answer(demo, "what does a 5 ton AC cost?"))
+    assert text.startswith(expected) and "5-ton air conditioner (" not in text, text
+    assert money(cheapest(rows, "good", tonnage=3), "USD") not in text
+    # The A2A text answer says the same.
+    (reply,) = send(f"{demo.url}/companies/{TUDI_KEY}", Part(text="what does a 5 ton AC cost?"))
+    assert text_of(reply).startswith(expected)
+    # Across the directory: no business near 63376 lists a 5-ton; the 4-ton range, under the 4-ton label.
+    four_tons = [p.price_cents for p in rows if p.specs.get("tonnage") == 4]
+    near = sentence(answer(demo, "how much is a 5 ton AC near 63376?", key=None))
+    assert near.startswith(
+        "No business serving 63376 lists a 5-ton air conditioner; the largest is 4-ton. Published installed prices "
+        f"for a 4-ton air conditioner near 63376: {money(min(four_tons), 'USD')} to {money(max(four_tons), 'USD')} "
+        "across 1 business."
+    ), near
+    (reply,) = send(demo.url, Part(text="how much is a 5 ton AC near 63376?"))
+    assert text_of(reply).startswith(near)
+
+
 def test_coverage_questions(demo):
     served = sentence(answer(demo, "do you serve 63376?"))
     assert served == f"Yes: Tudi Mechanical Systems serves 63376. Quote: {quote_url(demo)}"
@@ -186,7 +214,9 @@ def test_no_match_says_what_the_contractor_does_carry(demo):
 def test_the_answer_says_what_it_did_not_understand(demo):
     text = sentence(answer(demo, "xyzzy heat pump"))
     assert "starts at" in text and "Not understood: “xyzzy”." in text
-    assert "No product here matches “bosch”." in sentence(answer(demo, "Bosch heat pump"))
+    # A brand no product of the kind asked is: said first, the kind's prices under their own label.
+    bosch = sentence(answer(demo, "Bosch heat pump"))
+    assert bosch.startswith("Tudi Mechanical Systems lists no “bosch” heat pump. ") and "(“HP & Air Handler”)" in bosch
 
 
 def test_contractor_text_is_quoted_data(demo):

@@ -1,10 +1,12 @@
-"""What each product is, stored by the sync with its rows (mirror/sync/facts.py, migration 0011), and explained.
+"""What each product is, stored by the sync with its rows (mirror/sync/facts.py, migrations 0011 and 0012), and
+explained.
 
 The sync reads every product it writes (mirror/query/product_reading.py) in
 the run's transaction; it reads a company's products again when its trades
-change and every product when the reading's rules change; migration 0011
-reads the rows already there on upgrade; the directory's concept tags are the
-stored kinds; `flask --app wsgi products explain` says which evidence decided.
+change and every product when the reading's rules change; migrations 0011
+and 0012 (the features) read the rows already there on upgrade; the
+directory's concept tags are the stored kinds; `flask --app wsgi products
+explain` says which evidence decided.
 """
 
 from __future__ import annotations
@@ -152,3 +154,30 @@ def test_products_explain_says_which_evidence_decided(mirror, upstream, database
     assert as_json["kinds"] == ["heat-pump", "air-handler"] and as_json["up_to_date"] is True
     missing = run_cli("products", "explain", KEY, "NOPE", database_url=database_url)
     assert missing.returncode == 8 and "holds no product 'NOPE'" in error_line(missing)
+
+
+def test_the_features_a_product_states_are_stored_and_migration_0012_reads_them(mirror, upstream, database_url):
+    from alembic import command
+
+    from mirror.store.migrate import alembic_config
+
+    furnace = {**CATALOG[1], "sku": "FURN-2S", "name": "Goodman Wi-Fi Gas Furnace", "specs": {"afue": 96, "stages": 2}}
+    add_company(upstream, [*CATALOG, furnace], plugin_key=KEY, trades=["hvac"])
+    _sync(mirror)
+
+    def features() -> dict:
+        with mirror.Session() as session:
+            rows = session.execute(select(Product.sku, Product.features).where(Product.plugin_key == KEY))
+            return dict(rows.all())
+
+    assert features() == {"HPAH-2T-GOOD": [], "FURN-HP": [], "FURN-2S": ["wifi", "two-stage"]}
+    explained = run_cli("products", "explain", KEY, "FURN-2S", database_url=database_url)
+    assert "features wifi, two-stage" in [" ".join(line.split()) for line in explained.stdout.splitlines()]
+    config = alembic_config(database_url)
+    command.downgrade(config, "0011")
+    mirror.dispose()
+    command.upgrade(config, "head")
+    command.check(config)
+    assert features()["FURN-2S"] == ["wifi", "two-stage"]
+    with mirror.Session() as session:
+        assert st.read_state(session)[st.FACTS_VERSION] == rules_version()
