@@ -11,7 +11,7 @@ import pytest
 
 from mirror.read.businesses import search_feed_businesses
 from mirror.read.catalog import search_catalog
-from mirror.store.fulltext import Term, words
+from mirror.store.fulltext import Term, stem_at_least, words
 from tests.mcp_helpers import MCP_OFF, TUDI, seed_known_companies
 
 KEY = "rank-test"
@@ -119,6 +119,15 @@ def test_model_numbers_match_exactly_and_by_prefix(ranked):
         assert set(ranked(prefix)[0]) == {"AC-LX-036", "AC-LX-0360"}, prefix
     assert ranked("EL296V-080") == (["FURN-LX"], 1)
     assert ranked("Lennox's furnace")[0][0] == "FURN-LX"  # a possessive's lone "s" is not required
+
+
+def test_a_word_whose_stem_is_one_or_two_letters_matches_whole_never_as_a_prefix(ranked):
+    """The stemmer reads "oing" as "o": as a prefix it would match every product with a word in o (Other,
+    Outdoor, One); whole, it matches none. A longer stem stays a prefix: "thermo" finds the thermostats."""
+    assert ranked("oing") == ([], 0)
+    assert ranked("aled") == ([], 0)
+    assert set(ranked("thermo")[0]) == {"TW-0", "TW-1", "TW-2", "FURN-GM"}
+    assert [stem_at_least(word) for word in ("oing", "aled", "ates", "pumps", "heating", "bring")] == [1, 2, 2, 4, 4, 5]
 
 
 def test_ties_fall_back_to_price_then_name_then_sku(ranked):
