@@ -525,7 +525,7 @@ def _pool(base: list, candidates, *, all_terms: bool):
     """
     pool = select(Product.sku).where(*base, candidates).limit(MAX_RANKED + 1)
     if all_terms:
-        everything = select(Product.sku).where(*base, ft.matches("products", None, "all_match"))
+        everything = select(Product.sku).where(*base, ft.matches("products", None, "all_match", per_call=True))
         pool = union(everything.limit(MAX_RANKED + 1), pool)
     return pool.cte("pool").prefix_with("MATERIALIZED")
 
@@ -570,7 +570,7 @@ def _caller_filters(shape: _Shape) -> list:
 
 
 def _matcher():
-    return lambda name: ft.matches("products", None, name)
+    return lambda name: ft.matches("products", None, name, per_call=True)  # the search is planned per call
 
 
 def _candidates(shape: _Shape, words: list):
@@ -586,12 +586,14 @@ def _candidates(shape: _Shape, words: list):
     # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
     # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
     indexed = not words or not shape.sizes
-    candidates = vector.op("@@")(ft.tsquery(None, "any_match")) if indexed else or_(*words)
+    candidates = vector.op("@@")(ft.tsquery(None, "any_match", per_call=True)) if indexed else or_(*words)
     if shape.mode == CONCEPTS:
         candidates = of_kinds("any_kinds", candidates)
     if not ranked:
         return candidates, None
-    rank = func.ts_rank_cd(literal_column(f"'{RANK_WEIGHTS}'::float4[]"), vector, ft.tsquery(None, "rank_query"))
+    rank = func.ts_rank_cd(
+        literal_column(f"'{RANK_WEIGHTS}'::float4[]"), vector, ft.tsquery(None, "rank_query", per_call=True)
+    )
     return candidates, rank.desc()
 
 

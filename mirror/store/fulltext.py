@@ -127,18 +127,24 @@ def term_query(term: Term, weights: str = "", *, compact: bool = True) -> str:
     return f"({_word(term.compact, weights)} | ({every}))"
 
 
-def tsquery(query_text: str | None, name: str) -> ColumnElement:
+def tsquery(query_text: str | None, name: str, *, per_call: bool = False) -> ColumnElement:
     """`(SELECT to_tsquery('mirror_search', :name))` bound to `query_text` (None: given at execution).
 
     As a scalar subquery, the query text is parsed once per execution (an
     InitPlan). A bare to_tsquery() of a parameter is only STABLE, so under
     a prepared statement's generic plan Postgres parses it again for every
     row it tests and ranks: about a quarter of a per-company search's
-    database time (320 against 235 us a call, measured). A custom plan
-    folds it either way; the GIN index takes the InitPlan's value as well.
+    database time (320 against 235 us a call, measured).
+
+    `per_call`: the statement is planned for its values on every execution
+    (mirror.store.db.planned_per_call), so the bare call is folded into the
+    constant query at planning, and the planner sees what it matches: behind
+    an InitPlan it guessed a few thousand rows for a word in nearly every
+    product, and built a bitmap of all 355,000 of them (140 ms) where reading
+    the company's products until the limit took 1 ms.
     """
     parsed = func.to_tsquery(literal_column(f"'{TS_CONFIG}'::regconfig"), _bound(name, query_text))
-    return select(parsed).scalar_subquery()
+    return parsed if per_call else select(parsed).scalar_subquery()
 
 
 def vector(table: str) -> ColumnElement:
@@ -146,9 +152,9 @@ def vector(table: str) -> ColumnElement:
     return literal_column(f"{table}.{VECTOR_COLUMN}")
 
 
-def matches(table: str, query_text: str | None, name: str) -> ColumnElement[bool]:
-    """`table.search_vector @@ to_tsquery(...)`."""
-    return vector(table).op("@@")(tsquery(query_text, name))
+def matches(table: str, query_text: str | None, name: str, *, per_call: bool = False) -> ColumnElement[bool]:
+    """`table.search_vector @@ to_tsquery(...)` (`per_call`: see `tsquery`)."""
+    return vector(table).op("@@")(tsquery(query_text, name, per_call=per_call))
 
 
 # --- phrases: what a concept or a size is called in a catalog ---------------------

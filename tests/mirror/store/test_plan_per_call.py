@@ -65,3 +65,19 @@ def test_the_searches_are_planned_for_their_values(mirror, upstream):
             search_feed_businesses(session, query="plumbing hvac near 63103", category="furnaces")
         held = " ".join(session.execute(text(PREPARED)).scalars())
     assert "service_postal_codes" not in held
+
+
+def test_a_search_planned_per_call_shows_the_planner_its_full_text_queries(mirror, upstream):
+    """Folded at planning, not hidden behind an InitPlan (mirror.store.fulltext.tsquery, `per_call`): behind one the
+    planner guessed a few thousand matches for a word in nearly every product and built a bitmap of all of them."""
+    from tests.mirror_helpers import postgres_statements
+
+    key = add_company(upstream)
+    sync(mirror)
+    sent: list[str] = []
+    with mirror.Session() as session, postgres_statements(sent.append):
+        search_catalog(session, key, "lennox quiet furnace")
+    searches = [sql for sql in sent if "ts_rank_cd" in sql]
+    assert searches, sent
+    for sql in searches:
+        assert "to_tsquery(" in sql and "SELECT to_tsquery" not in sql
