@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from mirror.answers.products import LARGEST, SMALLEST, Substitute
+from mirror.catalog.glossary import plain_name
 from mirror.catalog.trades import TIERS_BY_SLUG, in_sentence
 from mirror.catalog.units import BTU_PER_TON, CAPACITY, QUANTITIES, Size
 from mirror.query.ranking import FEATURES_BY_SLUG
@@ -57,9 +58,18 @@ def listing(items: Sequence[str], conjunction: str = "and") -> str:
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
+def quoted_category(name: str) -> str:
+    """A contractor's category name as written, quoted, with its plain words when it abbreviates what it is (the
+    glossary the pages and the plugin read, mirror/catalog/glossary.py): “HP & Air Handler” (heat pump and air
+    handler)."""
+    plain = plain_name(name)
+    return f"{quoted(name, 80)} ({plain[:1].lower()}{plain[1:]})" if plain else quoted(name, 80)
+
+
 def named(names: Iterable[str]) -> str:
-    """Contractor-written names (categories) in a list, each quoted: “A/C & Gas Furnace”, “Air Filters”."""
-    return ", ".join(quoted(name, 80) for name in names)
+    """Contractor-written names (categories) in a list, each quoted (`quoted_category`): “A/C & Gas Furnace” (air
+    conditioner and gas furnace), “Air Filters”."""
+    return ", ".join(quoted_category(name) for name in names)
 
 
 def possessive(name: str) -> str:
@@ -127,7 +137,7 @@ def price_sentence(
     of each tier that has one, `span` (lowest, highest, how many products).
     """
     owner = possessive(business_name)
-    about = f"{article(subject)} {subject} ({quoted(category_name, 80)})" if subject else quoted(category_name, 80)
+    about = f"{article(subject)} {subject} ({quoted(category_name, 80)})" if subject else quoted_category(category_name)
     if tiers:
         return f"{owner} installed price for {about} starts at {tier_prices(tiers, currency)}."
     low, high, count = span
@@ -196,7 +206,7 @@ def comparison_sentence(
         else:
             parts.append(f"{tier_title(tier)} from {format_cents(cents, currency)} ({quoted(product or '', 120)})")
     priced = [(tier, cents) for tier, cents, _ in rows if cents is not None]
-    sentence = f"{possessive(business_name)} {quoted(category_name, 80)} tiers: {'; '.join(parts)}."
+    sentence = f"{possessive(business_name)} {quoted_category(category_name)} tiers: {'; '.join(parts)}."
     if len(priced) >= 2:
         (low_tier, low), (high_tier, high) = priced[0], priced[-1]
         sentence += (
@@ -210,7 +220,7 @@ def no_tiers_sentence(business_name: str, category_name: str, span: tuple[int, i
     """A comparison asked of an accessory category, which has no tiers."""
     low, high, count = span
     return (
-        f"{possessive(business_name)} {quoted(category_name, 80)} has no Good/Better/Best tiers: "
+        f"{possessive(business_name)} {quoted_category(category_name)} has no Good/Better/Best tiers: "
         f"{count} product(s) from {price_range(low, high, currency)}."
     )
 

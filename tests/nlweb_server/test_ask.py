@@ -181,7 +181,7 @@ def test_a_comparison_names_each_tiers_price_and_product_and_the_difference(demo
     best = min((p for p in rows if p.tier == "best"), key=lambda p: p.price_cents)
     text = sentence(answer(demo, "good vs best furnace"))
     assert text.startswith(
-        f"Tudi Mechanical Systems' “A/C & Gas Furnace” tiers: Good from {money(good.price_cents, 'USD')} (“{good.name}”); "
+        f"Tudi Mechanical Systems' “A/C & Gas Furnace” (air conditioner and gas furnace) tiers: Good from {money(good.price_cents, 'USD')} (“{good.name}”); "
         f"Best from {money(best.price_cents, 'USD')} (“{best.name}”). "
         f"Best costs {money(best.price_cents - good.price_cents, 'USD')} more than Good."
     )
@@ -200,11 +200,14 @@ def test_what_is_included_quotes_the_contractors_own_words(demo):
 
 def test_no_match_says_what_the_contractor_does_carry(demo):
     parsed = answer(demo, "roofing?")
-    categories = [
-        c["name"]
-        for c in requests.get(f"{demo.url}/companies/{TUDI_KEY}/pricing.json", timeout=10).json()["categories"]
-    ]
-    carried = ", ".join(f"“{name}”" for name in categories)  # contractor-written names, quoted
+    published = requests.get(f"{demo.url}/companies/{TUDI_KEY}/pricing.json", timeout=10).json()["categories"]
+    categories = [c["name"] for c in published]
+    # Contractor-written names, quoted, each with the plain name pricing.json publishes for it (the one glossary).
+    carried = ", ".join(
+        f"“{c['name']}”" + (f" ({c['plain_name'][:1].lower()}{c['plain_name'][1:]})" if c["plain_name"] else "")
+        for c in published
+    )
+    assert "(heat pump and air handler)" in carried
     assert (
         sentence(parsed) == f"Tudi Mechanical Systems publishes no roofing prices. It publishes prices for: {carried}."
     )
