@@ -18,7 +18,8 @@ class UninstallTest extends Contractor_Pricing_TestCase {
 		if ( ! defined( 'WP_UNINSTALL_PLUGIN' ) ) {
 			define( 'WP_UNINSTALL_PLUGIN', 'contractor-pricing/contractor-pricing.php' );
 		}
-		include dirname( __DIR__, 2 ) . '/wordpress/uninstall.php';
+		// The installed copy's, as WordPress runs it (the site holds a copy of wordpress/, whose classes are loaded).
+		include WP_PLUGIN_DIR . '/contractor-pricing/uninstall.php';
 
 		foreach ( array( Contractor_Pricing_Settings::OPTION, Contractor_Pricing_Store::COPY, Contractor_Pricing_Store::STATUS ) as $option ) {
 			$this->assertFalse( get_option( $option, false ), $option );
