@@ -281,8 +281,8 @@ def app_env(database_url: str, port: int) -> dict:
     }
 
 
-def nginx_config(directory: Path, port: int) -> Path:
-    """A throw-away nginx configuration serving `directory` on a loopback port."""
+def _nginx_main(directory: Path, http_body: str) -> Path:
+    """A throw-away nginx main configuration in `directory` (its pid, logs and temp files there) around `http_body`."""
     config = directory / "nginx.conf"
     config.write_text(f"""
 worker_processes {WORKERS};
@@ -295,17 +295,25 @@ http {{
     access_log off;
     client_body_temp_path {directory}/tmp; proxy_temp_path {directory}/tmp; fastcgi_temp_path {directory}/tmp;
     uwsgi_temp_path {directory}/tmp; scgi_temp_path {directory}/tmp;
-    types {{ application/json json; }}
+{http_body}
+}}
+""")
+    (directory / "tmp").mkdir(exist_ok=True)
+    return config
+
+
+def nginx_config(directory: Path, port: int) -> Path:
+    """nginx serving `directory`/www on a loopback port."""
+    return _nginx_main(
+        directory,
+        f"""    types {{ application/json json; }}
     server {{
         listen 127.0.0.1:{port};
         root {directory}/www;
         etag on;
         location / {{ add_header Cache-Control "public, max-age=300"; }}
-    }}
-}}
-""")
-    (directory / "tmp").mkdir(exist_ok=True)
-    return config
+    }}""",
+    )
 
 
 def cached_nginx_config(directory: Path, port: int, app_port: int) -> Path:
@@ -313,23 +321,7 @@ def cached_nginx_config(directory: Path, port: int, app_port: int) -> Path:
     folder = directory / "cached"
     folder.mkdir()
     (folder / "site.conf").write_text(deploy_site(app_port, port, folder / "cache"))
-    config = folder / "nginx.conf"
-    config.write_text(f"""
-worker_processes {WORKERS};
-daemon off;
-pid {folder}/nginx.pid;
-error_log {folder}/nginx-error.log warn;
-user root;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {folder}/tmp; proxy_temp_path {folder}/tmp; fastcgi_temp_path {folder}/tmp;
-    uwsgi_temp_path {folder}/tmp; scgi_temp_path {folder}/tmp;
-    include {folder}/site.conf;
-}}
-""")
-    (folder / "tmp").mkdir()
-    return config
+    return _nginx_main(folder, f"    include {folder}/site.conf;")
 
 
 # --- what is measured ----------------------------------------------------------------
