@@ -75,6 +75,19 @@ def round_trips(mirror):
         yield seen
 
 
+def set_filter_price(upstream, key: str, price: str) -> None:
+    """Add (or reprice) one accessory of the company upstream: a catalog change a sync must show."""
+    set_product(
+        upstream,
+        key,
+        sku="FLT-4",
+        name="Filter 4 inch",
+        category=DEFAULT_PRODUCTS[5]["category"],
+        tier=None,
+        price=price,
+    )
+
+
 def price_of(client, key: str, slug: str = "heat-pump-system") -> float:
     """A category's price_low as pricing.json shows it now."""
     categories = client.get(f"/companies/{key}/pricing.json").get_json()["categories"]
@@ -122,15 +135,7 @@ def test_every_etag_is_the_hash_of_the_exact_body_served(upstream, mirror, clien
                 response = client.get(path.format(key=key))
                 assert response.status_code == 200
                 assert response.headers["ETag"] == strong_etag(response.get_data())
-        set_product(
-            upstream,
-            key,
-            sku="FLT-4",
-            name="Filter 4 inch",
-            category=DEFAULT_PRODUCTS[5]["category"],
-            tier=None,
-            price=f"{20 + round_number}.50",
-        )
+        set_filter_price(upstream, key, f"{20 + round_number}.50")
         sync(mirror)
 
 
@@ -141,15 +146,7 @@ def test_304_only_for_the_tag_of_the_current_body(upstream, mirror, client):
     assert (
         client.get(f"/companies/{key}/pricing.json", headers={"If-None-Match": old.headers["ETag"]}).status_code == 304
     )
-    set_product(
-        upstream,
-        key,
-        sku="FLT-4",
-        name="Filter 4 inch",
-        category=DEFAULT_PRODUCTS[5]["category"],
-        tier=None,
-        price="19.00",
-    )
+    set_filter_price(upstream, key, "19.00")
     sync(mirror)
     fresh = client.get(f"/companies/{key}/pricing.json", headers={"If-None-Match": old.headers["ETag"]})
     assert fresh.status_code == 200 and fresh.get_json()["categories"][-1]["price_low"] == 19
@@ -216,15 +213,7 @@ def test_a_company_untouched_by_a_sync_keeps_its_entry(upstream, mirror, client,
     renders, built = entry.current.renders, cache(app).views_built
 
     # A single-company run moves nothing the other company shows.
-    set_product(
-        upstream,
-        changed,
-        sku="FLT-4",
-        name="Filter 4 inch",
-        category=DEFAULT_PRODUCTS[5]["category"],
-        tier=None,
-        price="21.00",
-    )
+    set_filter_price(upstream, changed, "21.00")
     assert mirror.sync(company_key=changed).status == "success"
     for path in SURFACES:
         client.get(path.format(key=untouched))
@@ -236,15 +225,7 @@ def test_a_company_untouched_by_a_sync_keeps_its_entry(upstream, mirror, client,
     # A whole run moves last_synced_at, which every body shows: the bodies are
     # serialised again, but the untouched company's view is not rebuilt.
     synced_before = client.get(f"/companies/{untouched}/pricing.json").get_json()["last_synced_at"]
-    set_product(
-        upstream,
-        changed,
-        sku="FLT-4",
-        name="Filter 4 inch",
-        category=DEFAULT_PRODUCTS[5]["category"],
-        tier=None,
-        price="22.00",
-    )
+    set_filter_price(upstream, changed, "22.00")
     sync(mirror)
     new_tag = client.get(f"/companies/{untouched}/pricing.json").headers["ETag"]
     response = client.get(f"/companies/{untouched}/pricing.json")
