@@ -705,12 +705,19 @@ def category_products(session: Session, company: GateEntry | str, category_slug:
             price_cents=row.price_cents,
             model_numbers=_models(row.model_numbers),
             description=row.description,
-            specs=row.specs if isinstance(row.specs, dict) else {},
-            kinds=tuple(row.kinds or ()),
-            measures=row.measures if isinstance(row.measures, dict) else {},
+            **stored_reading(row),
         )
         for row in rows
     ]
+
+
+def stored_reading(row) -> dict:
+    """A product row's specs and what the sync read it as (`kinds`, `measures`), as the dataclasses hold them."""
+    return {
+        "specs": row.specs if isinstance(row.specs, dict) else {},
+        "kinds": tuple(row.kinds or ()),
+        "measures": row.measures if isinstance(row.measures, dict) else {},
+    }
 
 
 def _models(value) -> list[str]:

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from mirror.catalog.public_products import any_public_product
 from mirror.query import UnderstoodQuery
-from mirror.read.catalog import kinds_parameter, of_kinds
+from mirror.read.catalog import kinds_parameter, of_kinds, stored_reading
 from mirror.store import fulltext as ft
 from mirror.store.db import rows_by_name, statement_rows
 from mirror.store.models import Company, Product
@@ -92,9 +92,7 @@ def feed_products(session: Session, understood: UnderstoodQuery, postal_code: st
             category_slug=row.category_slug,
             tier=row.tier,
             price_cents=row.price_cents,
-            specs=row.specs if isinstance(row.specs, dict) else {},
-            kinds=tuple(row.kinds or ()),
-            measures=row.measures if isinstance(row.measures, dict) else {},
+            **stored_reading(row),
         )
         for row in rows_by_name(statement, statement_rows(session, statement, params))
     ]
