@@ -9,6 +9,7 @@ the profiles and responses against each release's official schemas in tests/conf
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -26,7 +27,7 @@ from tests.mcp_helpers import (
     post,
     rpc,
 )
-from tests.ucp_helpers import MANY, UCP_HEADERS, V0408, V0825, ucp_live
+from tests.ucp_helpers import MANY, UCP_HEADERS, V0408, V0825, agent_profile, ucp_live
 
 PRIVATE = ("PRIVATE-DEALER-NOTE", "internal_id", "owner", "dealer_notes", "FURN-SECRET", "Unpublished Prototype")
 
@@ -70,35 +71,12 @@ def test_quote_switch_off_keeps_ucp_but_drops_every_quote_link(ucp):
 
 
 def expected_profile(version: str, endpoint: str, supported: dict | None = None) -> dict:
-    """A business profile of one release, field for field (2026-04-08's is the document served before
-    2026-08-25 was added)."""
-    base = f"https://ucp.dev/{version}"
-    ucp_field = {
-        "version": version,
-        **({"supported_versions": supported} if supported else {}),
-        "services": {
-            "dev.ucp.shopping": [
-                {
-                    "version": version,
-                    "spec": f"{base}/specification/overview",
-                    "transport": "mcp",
-                    "schema": f"{base}/services/shopping/mcp.openrpc.json",
-                    "endpoint": endpoint,
-                }
-            ]
-        },
-        "capabilities": {
-            f"dev.ucp.shopping.catalog.{name}": [
-                {
-                    "version": version,
-                    "spec": f"{base}/specification/catalog/{name}",
-                    "schema": f"{base}/schemas/shopping/catalog_{name}.json",
-                }
-            ]
-            for name in ("search", "lookup")
-        },
-        "payment_handlers": {},
-    }
+    """A business profile of one release, field for field and in order (2026-04-08's is the document served before
+    2026-08-25 was added): an agent profile of the release (tests.ucp_helpers) with the endpoint its service answers
+    at and, when given, the other releases it supports."""
+    agent = copy.deepcopy(agent_profile(version)["ucp"])
+    agent["services"]["dev.ucp.shopping"][0]["endpoint"] = endpoint
+    ucp_field = {"version": version, **({"supported_versions": supported} if supported else {}), **agent}
     return {"ucp": ucp_field}
 
 
