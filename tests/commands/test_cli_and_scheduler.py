@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,17 +14,7 @@ from commands import EXIT_CONFIG
 from mirror.service.scheduler import scheduled_sync
 from mirror.store.models import SyncRun
 from tests import REPO_ROOT
-
-
-def _env(database_url: str, upstream, **extra) -> dict:
-    return {
-        "PATH": os.environ["PATH"],
-        "DATABASE_URL": database_url,
-        "UPSTREAM_URL": upstream.url,
-        "UPSTREAM_TOKEN": "demo-token",
-        "PYTHONPATH": str(REPO_ROOT),
-        **extra,
-    }
+from tests.ops_helpers import free_port, process_env
 
 
 def _flask(*args) -> list[str]:
@@ -54,7 +43,7 @@ def test_db_verbs(app):
 
 def test_concurrent_sync_processes_run_one_at_a_time(database_url, upstream, mirror):
     upstream.faults.add("slow", seconds=3, path="/v1/companies", nth=1)
-    env = _env(database_url, upstream)
+    env = process_env(database_url, upstream)
     processes = [
         subprocess.Popen(_flask("sync"), cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         for _ in range(3)
@@ -69,15 +58,9 @@ def test_a_scheduler_tick_skips_right_after_a_run(mirror, synced):
     assert scheduled_sync(mirror) == "skipped-recent"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_gunicorn_workers_with_the_scheduler_start_one_sync(database_url, upstream, mirror):
-    port = _free_port()
-    env = _env(
+    port = free_port()
+    env = process_env(
         database_url,
         upstream,
         SCHEDULER_ENABLED="true",
@@ -153,7 +136,7 @@ def test_gunicorn_refuses_a_bad_setting_at_once_in_one_line():
             "--workers",
             "2",
             "--bind",
-            f"127.0.0.1:{_free_port()}",
+            f"127.0.0.1:{free_port()}",
             "wsgi:create_app()",
         ],
         cwd=REPO_ROOT,
