@@ -99,6 +99,20 @@ class DemoMirror:
                 found.append(json.loads(line))
         return found
 
+    def settled_count(self) -> int:
+        """How many invocation lines there are once the log has stopped growing.
+
+        A line is written just after its answer, so the client's last request may still be on its
+        way to the log when the client returns; counting then would attribute it to what follows.
+        """
+        count = len(self.invocations())
+        while True:
+            time.sleep(0.3)
+            now = len(self.invocations())
+            if now == count:
+                return count
+            count = now
+
     def logged(self, since: int, endpoint: str, count: int = 1, *, not_from: str | None = None) -> list[dict]:
         """The invocation lines of `endpoint` after the first `since` lines, once there are `count`.
 

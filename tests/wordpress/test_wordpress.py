@@ -267,7 +267,7 @@ def test_the_quote_button_is_the_quote_url_with_the_site_as_its_source(site, dem
     document = pricing_document(demo)
     [button, *_] = plugin_section(site.page(BLOCK_PAGE)).find_class("contractor-pricing__quote")
     assert button.get("href") == document["quote_url"] + "?source=wordpress"
-    seen = len(demo.invocations())
+    seen = demo.settled_count()
     answer = requests.get(button.get("href"), allow_redirects=False, timeout=10)
     assert answer.status_code == 302  # Tudi's verified estimate URL
     [logged] = demo.logged(seen, "/companies/<key>/quote")
@@ -282,7 +282,7 @@ def test_the_quote_button_carries_the_label_the_contractor_sets_and_the_mirror_r
     try:
         buttons = plugin_section(site.page(BLOCK_PAGE)).find_class("contractor-pricing__quote")
         assert {button.get("href") for button in buttons} == {document["quote_url"] + "?source=tudi.example%20homepage"}
-        seen = len(demo.invocations())
+        seen = demo.settled_count()
         assert requests.get(buttons[0].get("href"), allow_redirects=False, timeout=10).status_code == 302
         [logged] = demo.logged(seen, "/companies/<key>/quote")
         assert logged["source"] == label
@@ -533,7 +533,7 @@ def test_a_second_poll_sends_if_none_match_and_gets_a_304_that_changes_nothing(s
     poll_until_current(site, demo)
     copy = site.option("contractor_pricing_copy")
     page = plugin_section(site.page(BLOCK_PAGE)).text_content()
-    seen = len(demo.invocations())
+    seen = demo.settled_count()
 
     status = site.run_cron()
 
@@ -546,7 +546,7 @@ def test_a_second_poll_sends_if_none_match_and_gets_a_304_that_changes_nothing(s
     assert 300 <= site.cli("next-poll") - status["last_poll_at"] <= 301
 
     # Visitors never make the site call the mirror: pages read the stored copy.
-    seen = len(demo.invocations())
+    seen = demo.settled_count()
     for path in (BLOCK_PAGE, SHORTCODE_PAGE, "/", "/wp-sitemap-contractorpricing-1.xml"):
         site.page(path)
     time.sleep(0.3)
