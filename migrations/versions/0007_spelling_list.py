@@ -29,6 +29,8 @@ import re
 import sqlalchemy as sa
 from alembic import op
 
+from mirror.store.migrate import create_extension
+
 revision = "0007"
 down_revision = "0006"
 branch_labels = None
@@ -37,19 +39,6 @@ depends_on = None
 # The words of a text as the spelling list keeps them (the sync's rule, mirror/sync/words.py).
 _WORD = re.compile(r"[a-z]{3,64}")
 _FILL_BATCH = 1000
-
-
-def _create_extension() -> None:
-    bind = op.get_bind()
-    try:
-        with bind.begin_nested():
-            op.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-    except sa.exc.DBAPIError as error:
-        database = bind.engine.url.database
-        raise RuntimeError(
-            f"cannot create the pg_trgm extension in database {database!r} ({str(error.orig).splitlines()[0]}); "
-            f"run `CREATE EXTENSION pg_trgm;` in it as a superuser, or grant the migrating role CREATE on it"
-        ) from None
 
 
 def _fill() -> None:
@@ -69,7 +58,7 @@ def _fill() -> None:
 
 
 def upgrade() -> None:
-    _create_extension()
+    create_extension("pg_trgm")
     op.create_table(
         "search_words",
         sa.Column("word", sa.String(64), nullable=False),

@@ -30,6 +30,8 @@ import re
 import sqlalchemy as sa
 from alembic import op
 
+from mirror.store.migrate import create_extension
+
 revision = "0009"
 down_revision = "0008"
 branch_labels = None
@@ -39,19 +41,6 @@ depends_on = None
 _WORD = re.compile(r"[a-z]{3,64}")
 _FILL_BATCH = 1000
 _KEY = sa.String(128, collation="C")
-
-
-def _create_extension(name: str) -> None:
-    bind = op.get_bind()
-    try:
-        with bind.begin_nested():
-            op.execute(f"CREATE EXTENSION IF NOT EXISTS {name}")
-    except sa.exc.DBAPIError as error:
-        database = bind.engine.url.database
-        raise RuntimeError(
-            f"cannot create the {name} extension in database {database!r} ({str(error.orig).splitlines()[0]}); "
-            f"run `CREATE EXTENSION {name};` in it as a superuser, or grant the migrating role CREATE on it"
-        ) from None
 
 
 def _fill_words() -> None:
@@ -70,7 +59,7 @@ def _fill_words() -> None:
 
 
 def upgrade() -> None:
-    _create_extension("btree_gist")
+    create_extension("btree_gist")
     op.create_table(
         "company_words",
         sa.Column("plugin_key", _KEY, nullable=False),

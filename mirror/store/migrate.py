@@ -39,6 +39,23 @@ def upgrade(database_url: str, revision: str = "head") -> None:
     command.upgrade(alembic_config(database_url), revision)
 
 
+def create_extension(name: str) -> None:
+    """`CREATE EXTENSION IF NOT EXISTS name`, inside a migration; a role that may not gets one line naming the fix."""
+    import sqlalchemy as sa
+    from alembic import op
+
+    bind = op.get_bind()
+    try:
+        with bind.begin_nested():
+            op.execute(f"CREATE EXTENSION IF NOT EXISTS {name}")
+    except sa.exc.DBAPIError as error:
+        database = bind.engine.url.database
+        raise RuntimeError(
+            f"cannot create the {name} extension in database {database!r} ({str(error.orig).splitlines()[0]}); "
+            f"run `CREATE EXTENSION {name};` in it as a superuser, or grant the migrating role CREATE on it"
+        ) from None
+
+
 class DatabaseProblem(Exception):
     """The database cannot serve a command: `kind` is "unreachable" or "not_migrated"."""
 

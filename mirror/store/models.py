@@ -111,8 +111,16 @@ class Product(Base):
     __table_args__ = (
         Index("ix_products_plugin_key_category_slug", "plugin_key", "category_slug"),
         Index("ix_products_plugin_key_price_cents", "plugin_key", "price_cents"),  # a browse in price order
-        # A search's "is it a heat pump": the products of the kinds asked, from the index (migration 0011).
-        Index("ix_products_kinds", "kinds", postgresql_using="gin", postgresql_with={"gin_pending_list_limit": 256}),
+        # A browse of one kind ("cheapest part"), in price order (migration 0013).
+        Index("ix_products_plugin_key_kind_price_cents", "plugin_key", "category_kind", "price_cents"),
+        # A search's "is it a heat pump": one company's products of the kinds asked (migrations 0011, 0013).
+        Index(
+            "ix_products_plugin_key_kinds",
+            "plugin_key",
+            "kinds",
+            postgresql_using="gin",
+            postgresql_with={"gin_pending_list_limit": 256},
+        ),
     )
 
 

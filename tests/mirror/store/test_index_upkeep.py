@@ -29,7 +29,8 @@ def test_every_gin_index_caps_its_pending_list(mirror):
     with mirror.engine.connect() as connection:
         indexes = connection.execute(GIN_INDEXES).all()
     assert {name for name, _ in indexes} >= {
-        "ix_products_search_vector",
+        "ix_products_plugin_key_search_vector",
+        "ix_products_plugin_key_kinds",
         "ix_companies_search_vector",
         "ix_offer_groups_search_vector",
         "ix_companies_service_postal_codes",
