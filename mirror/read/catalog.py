@@ -173,11 +173,34 @@ def search_catalog(
         check_deadline()  # the spelling step is the search's dearest: never started past the deadline
         checked = {word for keyword in found.unmatched for word in keyword.split() if word.isalpha()}
         better = understand(understood.text, CatalogLexicon(session, plugin_key), check=checked)
+        # The keywords that matched nothing in the whole catalog (a complete search) never will: still unmatched.
+        dead = tuple(k for k in better.keywords if k in found.unmatched) if found.complete else ()
         if better.corrections:
-            found = _search(session, gated, plugin_key, better, filters, limit)
+            searched = _searched_keywords(understood, filters)
+            found = _search(session, gated, plugin_key, _narrowed(better, searched, dead), filters, limit)
         unmatched = found.unmatched if found.complete else _unknown_to_catalog(found.unmatched, better)
-        found = replace(found, understood=better, unmatched=unmatched)
+        found = replace(found, understood=better, unmatched=tuple(dict.fromkeys((*dead, *unmatched))))
     return found
+
+
+def _searched_keywords(understood: UnderstoodQuery, filters: _Filters) -> tuple[str, ...]:
+    """The keywords a search of `understood` looks for (the first ft.MAX_TERMS that make a term)."""
+    plan = _plan(understood, filters)
+    return tuple(k for k in _term_keywords(understood, list(plan.terms)) if k is not None)
+
+
+def _narrowed(better: UnderstoodQuery, searched: tuple[str, ...], dead: tuple[str, ...]) -> UnderstoodQuery:
+    """The corrected question as the second search looks for it: the keywords the first searched and did not find
+    left out (each would be tested on every candidate again, for nothing: on 100,000 products, seven dead words
+    cost 45 ms of ranking), and no keyword the first left unsearched (the bound on words stays the first's).
+    """
+    meant = {word for correction in better.corrections for word in correction.meant.split()}
+    kept = tuple(
+        keyword
+        for keyword in better.keywords
+        if keyword not in dead and (keyword in searched or any(word in meant for word in keyword.split()))
+    )
+    return replace(better, keywords=kept)
 
 
 def _unknown_to_catalog(keywords: tuple[str, ...], understood: UnderstoodQuery) -> tuple[str, ...]:
@@ -445,6 +468,10 @@ def _statement(shape: _Shape):
     # over the joined rows, the count was costed as if rows streamed, and the planner read a 100,000-product
     # company in price order to join each row to the pool (36 s).
     mine = and_(Product.plugin_key == bindparam("plugin_key"), Product.sku == pool.c.sku)
+    # Price orders read the pool's copy of the price: ordered by the product's, the planner walked the company's
+    # price index to join each product to the pool ("most expensive part" where the parts are the cheapest:
+    # every system of a 100,000-product company first). By the pool's, it joins the pool's rows, then sorts them.
+    price = pool.c.price_cents
     total = select(func.count()).select_from(pool).scalar_subquery()
     statement = select(*_COLUMNS, *stamp, *term_any, total.label("total")).join(pool, mine)
 
@@ -460,16 +487,16 @@ def _statement(shape: _Shape):
     if concept_hits:  # then what is only what was asked: an air conditioner before an A/C and furnace system
         order.append(func.coalesce(func.cardinality(Product.kinds), 1) - _sum(concept_hits))
     if shape.order == "price_low":
-        order.append(Product.price_cents)
+        order.append(price)
     elif shape.order == "price_high":
-        order.append(Product.price_cents.desc())
-    if term_hits:
-        order.append(_exact_model().desc())
+        order.append(price.desc())
+    if term_hits:  # a model number equal to the keywords holds them all (guarded: a regular expression per model)
+        order.append(case((_ranked_words(), _exact_model()), else_=0).desc())
     if shape.mode == CONCEPTS and not term_hits:  # all what was asked: the cheapest first, as a price list starts
-        order.append(Product.price_cents)
+        order.append(price)
     if relevance is not None:
         order.append(relevance)
-    order += [Product.price_cents, Product.name.collate("C"), Product.sku]
+    order += [price, Product.name.collate("C"), Product.sku]
     if len(concept_hits) > 1:
         order = _each_kind(concept_hits, order)
     return planned_per_call(statement.order_by(*order).limit(bindparam("limit", type_=Integer)))
@@ -517,21 +544,23 @@ def _states(feature: str):
 
 
 def _pool(base: list, candidates, *, all_terms: bool):
-    """The SKUs ranked: at most MAX_RANKED + 1 of those the `base` filters and `candidates` select.
+    """The SKUs ranked, with their prices (the order reads them): at most MAX_RANKED + 1 of those the `base`
+    filters and `candidates` select.
 
-    With several keywords, the products matching all of them come first (the index's `all_match`), so
-    the best are ranked even when thousands match one keyword. One more than MAX_RANKED tells the total
-    is not complete. Materialised: the rows are read once, then joined by key.
+    With several keywords, or keywords beside kinds, the candidates matching all the keywords come first (the
+    index's `all_match`), so the best are ranked even when thousands match one keyword or kind. One more than
+    MAX_RANKED tells the total is not complete. Materialised: the rows are read once, then joined by key.
     """
-    pool = select(Product.sku).where(*base, candidates).limit(MAX_RANKED + 1)
+    pool = select(Product.sku, Product.price_cents).where(*base, candidates).limit(MAX_RANKED + 1)
     if all_terms:
-        everything = select(Product.sku).where(*base, ft.matches("products", None, "all_match", per_call=True))
+        every_keyword = ft.matches("products", None, "all_match", per_call=True)
+        everything = select(Product.sku, Product.price_cents).where(*base, candidates, every_keyword)
         pool = union(everything.limit(MAX_RANKED + 1), pool)
     return pool.cte("pool").prefix_with("MATERIALIZED")
 
 
 def _browse_pool(filters: list, shape: _Shape):
-    """A browse's SKUs ranked: the MAX_RANKED + 1 first in price order (the tiers asked first).
+    """A browse's SKUs ranked (with their prices): the MAX_RANKED + 1 first in price order (the tiers asked first).
 
     A browse ends in price order, so the cheapest (or dearest: "most expensive") are the ones its page can
     show; with tiers asked ("best system"), the tiers' own cheapest come first. Read on the index by company
@@ -539,17 +568,19 @@ def _browse_pool(filters: list, shape: _Shape):
     """
     price = Product.price_cents.desc() if shape.order == "price_high" else Product.price_cents
     order = (price, Product.name.collate("C"), Product.sku)
-    pool = select(Product.sku).where(*filters).order_by(*order).limit(MAX_RANKED + 1)
+    pool = select(Product.sku, Product.price_cents).where(*filters).order_by(*order).limit(MAX_RANKED + 1)
     if shape.tiers:
         wanted = Product.tier.in_([bindparam(f"want_tier_{i}", type_=String) for i in range(shape.tiers)])
-        tiers = select(Product.sku).where(*filters, wanted).order_by(*order).limit(MAX_RANKED + 1)
+        tiers = select(Product.sku, Product.price_cents).where(*filters, wanted).order_by(*order).limit(MAX_RANKED + 1)
         pool = union(tiers, pool)
     return pool.cte("pool").prefix_with("MATERIALIZED")
 
 
 def _all_terms(mode: str | None, terms: int, sizes: int) -> bool:
-    """Whether the pool first takes the products matching every keyword (several keywords, no size)."""
-    return mode == WORDS and terms > 1 and not sizes
+    """Whether the pool first takes the products matching every keyword: several keywords and no size, or
+    keywords beside the kinds asked ("Lennox heat pump": the Lennox heat pumps, wherever they are among the
+    heat pumps the index finds)."""
+    return (mode == WORDS and terms > 1 and not sizes) or (mode == CONCEPTS and terms > 0)
 
 
 def _sum(values):
@@ -594,7 +625,18 @@ def _candidates(shape: _Shape, words: list):
     rank = func.ts_rank_cd(
         literal_column(f"'{RANK_WEIGHTS}'::float4[]"), vector, ft.tsquery(None, "rank_query", per_call=True)
     )
-    return candidates, rank.desc()
+    return candidates, case((_ranked_words(), rank), else_=0).desc()
+
+
+def _ranked_words():
+    """Whether a product matches any word relevance ranks by (`rank_query`).
+
+    It guards the dear per-row parts of the order, which are 0 for a product matching no such word anyway:
+    `ts_rank_cd` costs about 34 us a product for a query of eight prefixes none of which it holds (on the
+    1,001 candidates of a 100,000-product company, "havc" read as HVAC beside seven unknown words: 34 ms),
+    the test for one word costs well under one.
+    """
+    return ft.matches("products", None, "rank_query", per_call=True)
 
 
 def of_kinds(kinds: str, unread):

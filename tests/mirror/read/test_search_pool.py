@@ -75,3 +75,36 @@ def test_a_browse_ranks_the_first_in_price_order(small_pool):
     assert [hit.sku for hit in found.hits] == ["PUMP-BOSCH", "PUMP-00", "PUMP-01"]
     dearest = _search(small_pool, "most expensive")
     assert dearest.hits[-1].sku != "PUMP-BOSCH" and not dearest.complete
+
+
+def test_a_corrected_search_leaves_out_the_words_that_found_nothing_and_still_reports_them(small_pool, monkeypatch):
+    """The second search (after a correction) tests only what may match: a word the whole catalog lacked
+    in a complete first search is left out of it, and reported unmatched all the same."""
+    searched = []
+    statement_rows = catalog_search.statement_rows
+
+    def spy(session, statement, params):
+        searched.append({k: v for k, v in params.items() if k.startswith("term_")})
+        return statement_rows(session, statement, params)
+
+    monkeypatch.setattr(catalog_search, "statement_rows", spy)
+    found = _search(small_pool, "bosch qqqqzz sumpp")  # "sumpp": "sump"; "qqqqzz": in no product
+    assert found.hits[0].sku == "PUMP-BOSCH"
+    assert [(c.typed, c.meant) for c in found.understood.corrections] == [("sumpp", "sump")]
+    assert found.unmatched == ("qqqqzz",)
+    first, again = searched[0], searched[-1]
+    assert any("qqqqzz" in text for text in first.values())
+    assert not any("qqqqzz" in text for text in again.values()) and any("bosch" in t for t in again.values())
+
+
+def test_a_browse_of_the_dearest_of_a_kind_lists_them_dearest_first(mirror, upstream):
+    """The order reads the pool's prices: the dearest parts of a company whose systems cost more come first."""
+    system = {"name": "Furnaces", "slug": "furnaces", "kind": "system"}
+    parts = [_pump(f"PART-{n}", f"Sump Pump {n}", "Zoeller", f"{100 + n}.00") for n in range(5)]
+    systems = [
+        {**_pump(f"SYS-{n}", f"Gas Furnace {n}", "Goodman", f"{5000 + n}.00"), "category": system} for n in range(5)
+    ]
+    add_company(upstream, [*parts, *systems], plugin_key=KEY)
+    assert mirror.sync().status == "success"
+    found = _search(mirror, "most expensive part")
+    assert [hit.sku for hit in found.hits] == ["PART-4", "PART-3", "PART-2"]
