@@ -151,6 +151,17 @@ def _abbreviated() -> dict[Phrase, tuple[str, ...]]:
 _check_references()
 PHRASES: dict[Phrase, Meaning] = _phrase_table()
 LONGEST_PHRASE = max(len(words) for words in PHRASES)
+
+
+def _phrase_lengths() -> dict[str, tuple[int, ...]]:
+    lengths: dict[str, set[int]] = {}
+    for words in PHRASES:
+        lengths.setdefault(words[0], set()).add(len(words))
+    return {first: tuple(sorted(found, reverse=True)) for first, found in lengths.items()}
+
+
+# Per first word (its key), the lengths of the phrases it starts, longest first: a reader tries only those.
+PHRASE_LENGTHS: dict[str, tuple[int, ...]] = _phrase_lengths()
 UNITS: dict[Phrase, tuple[str, object]] = {
     phrase_key(phrase_words(spelling)): meaning for spelling, meaning in units.UNIT_PHRASES.items()
 }

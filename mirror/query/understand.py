@@ -228,6 +228,7 @@ class _Reader:
 
     def __init__(self, tokens: list[Token]):
         self.tokens = tokens
+        self.keys = tuple(token.key for token in tokens)  # each word's comparison form, once
         self.concepts: dict[str, Recognised] = {}
         self.trades: list[str] = []
         self.kind: str | None = None
@@ -319,11 +320,14 @@ class _Reader:
         return self._phrase(i)
 
     def _phrase(self, i: int) -> int:
-        for length in range(min(vocabulary.LONGEST_PHRASE, self._words_from(i)), 0, -1):
-            words = tuple(t.text for t in self.tokens[i : i + length])
-            meaning = vocabulary.PHRASES.get(tuple(key(w) for w in words))
+        lengths = vocabulary.PHRASE_LENGTHS.get(self.keys[i], ())  # of the phrases this word starts, longest first
+        words_here = self._words_from(i, lengths[0]) if lengths else 0
+        for length in lengths:
+            if length > words_here:
+                continue
+            meaning = vocabulary.PHRASES.get(self.keys[i : i + length])
             if meaning is not None:
-                self._mean(meaning, words, i)
+                self._mean(meaning, tuple(t.text for t in self.tokens[i : i + length]), i)
                 return i + length
         word = self.tokens[i].text
         if len(word) > 1:
@@ -418,8 +422,8 @@ class _Reader:
         return ("x".join(parts), j) if len(parts) >= 2 else None
 
     def _unit_at(self, j: int):
-        for length in range(min(vocabulary.LONGEST_UNIT, self._words_from(j)), 0, -1):
-            meaning = vocabulary.UNITS.get(tuple(key(t.text) for t in self.tokens[j : j + length]))
+        for length in range(self._words_from(j, vocabulary.LONGEST_UNIT), 0, -1):
+            meaning = vocabulary.UNITS.get(self.keys[j : j + length])
             if meaning is not None:
                 return meaning, length
         return None
@@ -468,9 +472,10 @@ class _Reader:
     def _kind_at(self, j: int) -> str | None:
         return self.tokens[j].kind if j < len(self.tokens) else None
 
-    def _words_from(self, i: int) -> int:
+    def _words_from(self, i: int, at_most: int) -> int:
+        """How many words follow one another from token `i` on (counted up to `at_most`)."""
         count = 0
-        while i + count < len(self.tokens) and self.tokens[i + count].kind == WORD:
+        while count < at_most and i + count < len(self.tokens) and self.tokens[i + count].kind == WORD:
             count += 1
         return count
 
