@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from mirror.catalog.channels import company_open
 from mirror.catalog.public_products import public_products_filter
 from mirror.catalog.public_view import CompanyView, company_view, effective_synced_at
-from mirror.read.gate import GateEntry, StateMoved
+from mirror.read.gate import GateEntry, Stamp, StateMoved
 from mirror.runtime.config import Settings
 from mirror.store import state as st
 from mirror.store.db import rows_by_name, statement_rows
@@ -196,15 +196,6 @@ def open_company_row(
 
 
 # --- reads checked against the gate state -------------------------------------------
-
-
-class Stamp(NamedTuple):
-    """A company's rendering stamp, as `GateEntry.content` spells it; in a statement, its columns are
-    labelled `stamp_<field>` (`stamp_columns`)."""
-
-    generation: int
-    record_hash: str | None
-    content_version: str | None
 
 
 _STAMP_LABEL = "stamp_"

@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
+from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -68,6 +69,20 @@ class StateMoved(Exception):
         self.plugin_key = plugin_key
 
 
+class Stamp(NamedTuple):
+    """A company's rendering stamp: what its renderings are keyed by (mirror/render/cache.py), changed by every
+    sync that changed them. In a statement, its columns are labelled `stamp_<field>` (mirror/read/company.py)."""
+
+    generation: int
+    record_hash: str | None
+    content_version: str | None
+
+
+def content_of(row) -> Stamp:
+    """A company row's (or gate entry's) rendering stamp."""
+    return Stamp._make(getattr(row, name) for name in Stamp._fields)
+
+
 @dataclass(frozen=True, slots=True)
 class GateEntry:
     """One public company as the gate knows it: enough to decide, and the stamp of its renderings."""
@@ -82,18 +97,13 @@ class GateEntry:
     is_public: bool = True  # only public companies have an entry (mirror.catalog.channels.company_open reads it)
 
     @property
-    def content(self) -> tuple:
+    def content(self) -> Stamp:
         """What its renderings are keyed by (mirror/render/cache.py): changed by every sync that changed them."""
-        return (self.generation, self.record_hash, self.content_version)
+        return content_of(self)
 
 
 # The columns a gate entry is read from (all but `is_public`, which the query filters on).
 _ENTRY_COLUMNS = ("plugin_key", "name", "channels", "generation", "record_hash", "content_version", "last_synced_at")
-
-
-def content_of(row) -> tuple:
-    """A company row's rendering stamp, as `GateEntry.content` spells it."""
-    return (row.generation, row.record_hash, row.content_version)
 
 
 @dataclass(frozen=True)
