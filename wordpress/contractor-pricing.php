@@ -5,6 +5,7 @@
  * Version:           1.3.1
  * Requires at least: 5.5
  * Requires PHP:      7.4
+ * Author:            contractorcommerce
  * License:           GPL-2.0-or-later
  * License URI:       https://www.gnu.org/licenses/gpl-2.0.html
  * Text Domain:       contractor-pricing
