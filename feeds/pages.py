@@ -92,8 +92,9 @@ def pricing_page(key: str):
 def quote_page(key: str):
     """A 302 to the contractor's own quote funnel, else the quote page."""
     company = gate(key, QUOTE_CHANNEL, html=True)
-    # The funnel is the company's own: the summary view has it, and its miss never reads the products.
-    funnel = redirect_target(renderings(company, options=False).view.funnel_url)
+    cached = renderings(company, options=True)
+    view = cached.view
+    funnel = redirect_target(view.funnel_url)
     if funnel:
         response = redirect(funnel, 302)
         # Each visit must reach us again so the stamp and any switch apply.
@@ -101,7 +102,6 @@ def quote_page(key: str):
         return response
     # The quote page shows the same categories as the pricing page, so its
     # JSON-LD describes them too: never more than the visible page shows.
-    cached = renderings(company, options=True)
     return _html(cached.body("quote.html", lambda view: _page("quote.html", view, company, view.categories)))
 
 
