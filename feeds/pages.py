@@ -27,7 +27,7 @@ from feeds.blueprint import bp
 from feeds.jsonld import company_graph, script_safe_json
 from mirror.catalog.channels import Channel, company_open
 from mirror.catalog.glossary import Term, terms_in
-from mirror.catalog.public_view import CategoryView, CompanyView, PricingOption
+from mirror.catalog.public_view import CategoryView, CompanyView, PricingOption, quote_funnel
 from mirror.catalog.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known
 from mirror.catalog.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, page_image, redirect_target
 from mirror.read.gate import GateEntry
@@ -92,9 +92,8 @@ def pricing_page(key: str):
 def quote_page(key: str):
     """A 302 to the contractor's own quote funnel, else the quote page."""
     company = gate(key, QUOTE_CHANNEL, html=True)
-    cached = renderings(company, options=True)
-    view = cached.view
-    funnel = redirect_target(view.funnel_url)
+    # The funnel is in the gate's entry: a redirect, cold or warm, reads nothing from the database.
+    funnel = redirect_target(quote_funnel(company, settings()))
     if funnel:
         response = redirect(funnel, 302)
         # Each visit must reach us again so the stamp and any switch apply.
@@ -102,7 +101,10 @@ def quote_page(key: str):
         return response
     # The quote page shows the same categories as the pricing page, so its
     # JSON-LD describes them too: never more than the visible page shows.
-    return _html(cached.body("quote.html", lambda view: _page("quote.html", view, company, view.categories)))
+    rendered = renderings(company, options=True).body(
+        "quote.html", lambda view: _page("quote.html", view, company, view.categories)
+    )
+    return _html(rendered)
 
 
 def _page(template: str, view: CompanyView, company: GateEntry, marked_up: list[CategoryView]) -> bytes:

@@ -361,6 +361,14 @@ def company_urls(settings: Settings, plugin_key: str) -> dict[str, str]:
     }
 
 
+def quote_funnel(company, settings: Settings) -> str | None:
+    """Where the company's quote link sends a visitor: its own funnel (verified estimate URL, else shop URL),
+    stamped with the install's referrer; None when it has none. `company` is anything with its
+    `estimate_url` and `shop_url` (a row, a view's source, the gate's entry)."""
+    funnel = funnel_url(company)
+    return stamp_referrer(funnel, settings.referrer_stamp) if funnel else None
+
+
 def company_view(
     company,
     groups,
@@ -381,7 +389,6 @@ def company_view(
     categories = sorted((_category_view(g) for g in groups), key=lambda c: category_order(c.kind, c.name, c.slug))
     urls = company_urls(settings, company.plugin_key)
     quote_open = company_open(company, Channel.QUOTE)
-    funnel = funnel_url(company)
     return CompanyView(
         business=_business_view(company),
         categories=categories,
@@ -393,7 +400,7 @@ def company_view(
         data_provenance=DATA_PROVENANCE,
         channels=dict(company.channels or {}),
         quote_url=urls["quote_page_url"] if quote_open else None,
-        funnel_url=stamp_referrer(funnel, settings.referrer_stamp) if funnel else None,
+        funnel_url=quote_funnel(company, settings),
         last_synced_at=synced,
         content_updated_at=aware(company.content_updated_at),
         freshness_state=freshness(synced, settings.freshness_threshold_seconds, now),

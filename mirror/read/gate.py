@@ -94,6 +94,9 @@ class GateEntry:
     record_hash: str
     content_version: str | None
     last_synced_at: datetime | None  # its own single-company run, if any
+    # Its quote funnel's sources (mirror.catalog.public_view.quote_funnel): the quote redirect reads nothing else.
+    estimate_url: str | None = None
+    shop_url: str | None = None
     is_public: bool = True  # only public companies have an entry (mirror.catalog.channels.company_open reads it)
 
     @property
@@ -103,7 +106,17 @@ class GateEntry:
 
 
 # The columns a gate entry is read from (all but `is_public`, which the query filters on).
-_ENTRY_COLUMNS = ("plugin_key", "name", "channels", "generation", "record_hash", "content_version", "last_synced_at")
+_ENTRY_COLUMNS = (
+    "plugin_key",
+    "name",
+    "channels",
+    "generation",
+    "record_hash",
+    "content_version",
+    "last_synced_at",
+    "estimate_url",
+    "shop_url",
+)
 
 
 @dataclass(frozen=True)
@@ -154,6 +167,8 @@ def read_state(engine: Engine) -> MirrorState:
             record_hash=row.record_hash,
             content_version=row.content_version,
             last_synced_at=aware(row.last_synced_at),
+            estimate_url=row.estimate_url,
+            shop_url=row.shop_url,
         )
         for row in rows
     }

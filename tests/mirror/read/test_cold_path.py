@@ -102,6 +102,26 @@ def test_a_cold_request_costs_the_same_few_statements_whatever_the_catalog_size(
         assert "offer_groups" in statements[-1] and "companies" in statements[-1]
 
 
+def test_a_quote_redirect_reads_nothing_cold_or_warm(upstream, mirror, app, client):
+    """The funnel is in the gate's entry (mirror/read/gate.py): the 302 asks the database nothing, however large
+    the catalog, and sends where the company's view says (its own funnel, stamped)."""
+    funnel = {"systems_estimate_url": "https://funnel.example/estimate?ref=site", "systems_estimate_url_verified": True}
+    key = add_company(upstream, settings={"currency": "USD", "channels": {}, **funnel})
+    grow_catalog(upstream, key)
+    sync(mirror)
+    client.get(f"/companies/{key}/pricing.json")  # the pool's first connection and the gate's state: no request's cost
+    cache(app).clear()
+    with round_trips(mirror) as statements:
+        cold = client.get(f"/companies/{key}/quote")
+    assert cold.status_code == 302 and list(statements) == [], statements
+    with mirror.Session() as session:
+        from mirror.read.company import load_company_snapshot
+
+        view = load_company_snapshot(session, key, options=False).view(mirror.settings)
+    assert cold.headers["Location"] == view.funnel_url and view.funnel_url.startswith("https://funnel.example/")
+    assert cold.headers["Cache-Control"] == "no-store"
+
+
 def test_cold_and_warm_answers_are_byte_identical(upstream, mirror, app, client):
     key = add_company(upstream)
     grow_catalog(upstream, key)
