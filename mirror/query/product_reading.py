@@ -65,11 +65,13 @@ from mirror.query.concepts import (
     LONGEST_ABBREVIATION,
     LONGEST_UNIT,
     UNITS,
+    VOCABULARY_KEYS,
     descendants,
     phrase_words,
 )
 from mirror.query.ranking import SPELLINGS, stated_features
-from mirror.query.text import DIMENSIONS, NUMBER, WORD, Token, key, tokenize
+from mirror.query.spelling import allowed_edits
+from mirror.query.text import DIMENSIONS, NUMBER, WORD, Token, edit_distance, key, tokenize
 from mirror.values.jsontext import decimal_number
 
 # Where a piece of evidence was read.
@@ -79,7 +81,7 @@ IDENTIFIES, SUGGESTS = units.IDENTIFIES, units.SUGGESTS
 NAMED, SPELLED, ABBREVIATED, RATED, NARROWS = "name", "spelling", "abbreviation", "rating", "narrows"
 # Change it with the reading's rules (not its tables, which the version digests): the next sync reads every
 # product again (mirror/sync/facts.py).
-RULES = 1
+RULES = 2  # 2: a misspelt name word is read (`_meant`)
 
 _SEPARATORS = re.compile(r"[^\w%/.]+|_")
 _FILTER_SIZE = re.compile(r"\d+(?:\.\d+)?x\d+(?:\.\d+)?x\d+(?:\.\d+)?")
@@ -263,10 +265,38 @@ def _expansion(slug: str) -> tuple[str, ...]:
     return phrase_words(BY_SLUG[slug].names[0])
 
 
+# A catalog's misspelling of a word of the vocabulary's names ("air hander", "mini splt") is read as that word, when
+# it completes a name: a whole word of letters, at least this long, not a word the vocabulary knows, within the
+# spelling step's edits (one; two from seven letters on) of exactly one name word at the least distance.
+MIN_MISSPELT = 4
+_NAME_WORDS = frozenset(
+    key(w)
+    for concept in BY_SLUG.values()
+    for name in concept.names
+    for w in phrase_words(name)
+    if w.isalpha() and len(w) >= MIN_MISSPELT
+)
+
+
+@lru_cache(maxsize=8192)
+def _meant(word_key: str) -> str | None:
+    """The name word a catalog's word misspells, if it misspells exactly one (see MIN_MISSPELT)."""
+    if len(word_key) < MIN_MISSPELT or not word_key.isalpha() or word_key in VOCABULARY_KEYS:
+        return None
+    limit = allowed_edits(word_key)
+    scored = sorted((edit_distance(word_key, w, limit), w) for w in _NAME_WORDS if abs(len(w) - len(word_key)) <= limit)
+    near = [(d, w) for d, w in scored if d <= limit]
+    if not near or (len(near) > 1 and near[1][0] == near[0][0]):
+        return None  # none near, or two as near: never guessed
+    return near[0][1]
+
+
 def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
-    """The concepts the (expanded) words name, longest phrase first."""
+    """The concepts the (expanded) words name, longest phrase first; a misspelt name word read as the word
+    (`_meant`) only where it completes a name."""
     found = []
-    keys = [key(word) if word else "" for word, _, _ in words]
+    written_keys = [key(word) if word else "" for word, _, _ in words]
+    keys = [(_meant(k) or k) if k else "" for k in written_keys]
     i = 0
     while i < len(words):
         longest = min(CATALOG_NAME_STARTS.get(keys[i], 0), len(words) - i)
@@ -277,7 +307,12 @@ def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
                 continue
             span = words[i : i + length]
             written = " ".join(dict.fromkeys(w for _, _, w in span))
-            how = ABBREVIATED if any(a for _, a, _ in span) else _how_named(slug, phrase)
+            if any(a for _, a, _ in span):
+                how = ABBREVIATED
+            elif tuple(written_keys[i : i + length]) != phrase:
+                how = SPELLED
+            else:
+                how = _how_named(slug, phrase)
             found.append(Evidence(slug, source, written, how))
             i += length
             break
