@@ -81,7 +81,7 @@ IDENTIFIES, SUGGESTS = units.IDENTIFIES, units.SUGGESTS
 NAMED, SPELLED, ABBREVIATED, RATED, NARROWS = "name", "spelling", "abbreviation", "rating", "narrows"
 # Change it with the reading's rules (not its tables, which the version digests): the next sync reads every
 # product again (mirror/sync/facts.py).
-RULES = 2  # 2: a misspelt name word is read (`_meant`)
+RULES = 3  # 2: a misspelt name word is read (`_meant`); 3: specs keys and values as spec sheets write them
 
 _SEPARATORS = re.compile(r"[^\w%/.]+|_")
 _FILTER_SIZE = re.compile(r"\d+(?:\.\d+)?x\d+(?:\.\d+)?x\d+(?:\.\d+)?")
@@ -168,7 +168,7 @@ def _spec_measures(specs: dict) -> tuple[dict, dict[str, str]]:
     key, in units.py's order, with a usable value)."""
     measures: dict = {}
     keys: dict[str, str] = {}
-    stated = sorted((_SPEC_KEYS[k], k) for k in specs if k in _SPEC_KEYS)
+    stated = sorted((found, k) for k in specs if isinstance(k, str) and (found := _spec_key(k)) is not None)
     for (_order, quantity, factor), spec_key in stated:
         if quantity.slug not in measures:
             value = _spec_value(quantity, specs[spec_key], factor)
@@ -186,6 +186,42 @@ _SPEC_KEYS = {
 }
 
 
+_KEY_SEPARATORS = re.compile(r"[^a-z0-9]+")
+# Known specs keys of more than one word ("first_hour_rating"), longest first: found inside a longer key.
+_LONG_KEYS = sorted((tuple(k.split("_")) for k in _SPEC_KEYS if "_" in k), key=len, reverse=True)
+# Unit words a specs key may hold ("Nominal Tons", "Tank Size (gal)"): the quantity and factor each stands for.
+# Not "t" nor "%" (too short to tell a unit in a key) nor "hp" (a heat pump's key as often as a motor's).
+_KEY_UNITS = {
+    words[0]: meaning for words, meaning in UNITS.items() if len(words) == 1 and words[0] not in ("t", "%", "hp")
+}
+
+
+@lru_cache(maxsize=4096)
+def _spec_key(raw_key: str) -> tuple | None:
+    """(order, quantity, factor) of a catalog's specs key, written as a spec sheet writes it: the key itself
+    ("seer2"); else lower case with punctuation as underscores ("AFUE %" -> afue, "Tank Gallons" ->
+    tank_gallons); else a known key of several words inside it ("First Hour Rating (gal)"); else a unit word in
+    it ("Nominal Tons", "SEER2 Rating", "Cooling Capacity (BTU/h)", "Tank Size (gal)"), when its unit words
+    agree on one quantity. None for a key that names no quantity ("Color")."""
+    if raw_key in _SPEC_KEYS:
+        return _SPEC_KEYS[raw_key]
+    words = tuple(w for w in _KEY_SEPARATORS.split(raw_key.lower()) if w)
+    if not words:
+        return None
+    joined = "_".join(words)
+    if joined in _SPEC_KEYS:
+        return _SPEC_KEYS[joined]
+    for long_key in _LONG_KEYS:
+        if any(words[i : i + len(long_key)] == long_key for i in range(len(words) - len(long_key) + 1)):
+            return _SPEC_KEYS["_".join(long_key)]
+    meanings = [_KEY_UNITS[key(w)] for w in words if key(w) in _KEY_UNITS]
+    if not meanings or len({quantity for quantity, _ in meanings}) > 1:
+        return None
+    quantity, factor = meanings[0]
+    order = min(o for o, q, _f in _SPEC_KEYS.values() if q.slug == quantity)
+    return order, units.QUANTITIES[quantity], Decimal(factor)
+
+
 def _spec_value(quantity: units.Quantity, raw, factor: Decimal):
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         return None
@@ -196,9 +232,18 @@ def _spec_value(quantity: units.Quantity, raw, factor: Decimal):
     return None if number is None else decimal_number(number * factor)
 
 
+_FIRST_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:/\d+)?|\.\d+")
+
+
 def _number(raw) -> Decimal | None:
-    """A positive finite number ("1/2" too); None for anything else."""
+    """A positive finite number ("1/2" too), also written with its unit or thousands separators ("3 Ton",
+    "96%", "80,000 BTU/h": the first number); None for anything else."""
     text = str(raw).strip()
+    if isinstance(raw, str):
+        found = _FIRST_NUMBER.search(text.replace(",", ""))
+        if found is None:
+            return None
+        text = found.group()
     try:
         if "/" in text:
             top, bottom = text.split("/", 1)

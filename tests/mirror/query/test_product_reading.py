@@ -194,3 +194,26 @@ def test_a_misspelling_is_recorded_as_one():
 )
 def test_the_trades_abbreviations_and_words_of_issue_34(name, trades, expected):
     assert kinds(name, trades=trades) == expected
+
+
+@pytest.mark.parametrize(
+    ("specs", "expected"),
+    [
+        ({"SEER2 Rating": "16 SEER2", "HSPF2": 8.5, "Nominal Tons": "3"}, {"capacity": 36000, "seer": 16, "hspf": 8.5}),
+        ({"AFUE (%)": "96%", "Input BTU/h": "80,000"}, {"capacity": 80000, "afue": 96}),
+        ({"Tank Size (gal)": 50, "UEF Rating": ".93"}, {"uef": 0.93, "gallons": 50}),
+        ({"First Hour Rating (gal)": 80}, {"first_hour_rating": 80}),  # a known key inside: not gallons
+        ({"Input MBH": 100}, {"capacity": 100000}),
+        ({"MERV Rating": 13, "Filter Size": "16x25x1"}, {"merv": 13, "filter_size": "16x25x1"}),
+        ({"Color": "white", "Tons": "n/a"}, {}),  # no quantity, no number
+    ],
+)
+def test_specs_keys_and_values_are_read_as_spec_sheets_write_them(specs, expected):
+    assert read_product("Model X", "", "", [], specs, BOTH).measures == expected
+
+
+def test_a_spec_sheets_key_is_evidence_as_the_key_is():
+    assert kinds("Model X", specs={"AFUE %": 95}) == ("furnace",)
+    assert kinds("Model X", specs={"HSPF2 Rating": 8.1, "SEER2": 16}) == ("heat-pump",)
+    reading = read_product("Acme Gas Furnace", "", "", [], {"HSPF2 Rating": 8.1}, HVAC)
+    assert reading.kinds == ("heat-pump",) and {e.by for e in reading.overruled} == {"HSPF2 Rating"}
