@@ -32,6 +32,12 @@ def test_tons_and_btu_are_one_capacity(text):
     assert sizes(text) == [("capacity", Decimal(24000), None)]
 
 
+@pytest.mark.parametrize("text", ["two and a half ton ac", "2 and a half tons", "2.5 ton"])
+def test_and_a_half_is_half_more(text):
+    assert sizes(text) == [("capacity", Decimal(30000), None)]
+    assert understand(text).ignored == ()
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
