@@ -154,7 +154,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "boiler",
         SYSTEM,
         (HVAC, PLUMBING),
-        names=("boiler", "gas boiler", "combi boiler", "steam boiler", "hydronic heating"),
+        names=("boiler", "gas boiler", "combi boiler", "steam boiler", "hot water boiler", "hydronic heating"),
         typed=(
             "boilor",
             "hydronic",
@@ -220,8 +220,8 @@ CONCEPTS: tuple[Concept, ...] = (
         "thermostat",
         ACCESSORY,
         (HVAC,),
-        # "Wi-Fi" and "programmable" are features (FEATURES): "wifi thermostat" ranks the Wi-Fi ones first.
-        names=("thermostat", "smart thermostat", "learning thermostat"),
+        # "Wi-Fi", "smart" and "programmable" are features (FEATURES): "smart thermostat" ranks the Wi-Fi ones first.
+        names=("thermostat", "learning thermostat"),
         typed=("t-stat", "tstat", "thermo stat", "thermostst", "thermastat", "themostat", "thermostate", "termostat"),
         hints=("nest", "ecobee"),
         abbreviations=("t-stat", "tstat"),
@@ -792,7 +792,7 @@ class Feature:
 
 
 FEATURES: tuple[Feature, ...] = (
-    Feature("wifi", "Wi-Fi", ("wi-fi", "wifi", "wi-fi enabled", "wireless", "connected", "app controlled")),
+    Feature("wifi", "Wi-Fi", ("wi-fi", "wifi", "wi-fi enabled", "wireless", "connected", "app controlled", "smart")),
     Feature("programmable", "programmable", ("programmable",)),
     Feature(
         "variable-speed",

@@ -229,3 +229,10 @@ def test_spelling_distances_are_pg_trgm_and_damerau_levenshtein():
         "model",
         "postal",
     ]
+
+
+def test_a_smart_thermostat_asks_for_wi_fi_and_a_hot_water_boiler_is_a_boiler():
+    smart = understand("smart thermostat")
+    assert [c.slug for c in smart.concepts] == ["thermostat"] and smart.rank.features == ("wifi",)
+    assert [c.slug for c in understand("hot water boiler").concepts] == ["boiler"]  # not a water heater too
+    assert [c.slug for c in understand("hot water heater").concepts] == ["water-heater"]
