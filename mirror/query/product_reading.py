@@ -15,10 +15,13 @@ product is"):
 1. its `specs` keys that identify a kind (mirror/catalog/units.py,
    IDENTIFIES): an HSPF or a COP is a heat pump, an AFUE a furnace, a UEF or a
    first-hour rating a water heater, a MERV or a filter size an air filter;
+   a key read as a spec sheet writes it ("AFUE %", "SEER2 Rating", "Nominal
+   Tons": `_spec_key`), a value with its unit ("16 SEER2", "80,000");
 2. the vocabulary's names of a concept (and the typed spellings of those
-   names, "heatpump", "furnce") in its name, category name and slug and model
-   numbers, longest first ("Furnace Filter" is a filter), and the identifying
-   ratings its name states ("95% AFUE");
+   names, "heatpump", "furnce", and a catalog's misspelling of a name's word
+   where it completes a name, "air hander": `_meant`) in its name, category
+   name and slug and model numbers, longest first ("Furnace Filter" is a
+   filter), and the identifying ratings its name states ("95% AFUE");
 3. the trade's abbreviations in the same text (the vocabulary's
    `abbreviations`: "HP", "AH", "WH", "DMS"...), as whole tokens, where
    unambiguous among the contractor's trades: never right after a number
