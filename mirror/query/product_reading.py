@@ -57,6 +57,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import cache, lru_cache
 
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
 from mirror.catalog import units
 from mirror.catalog.trades import KNOWN_TRADES
 from mirror.query.concepts import (
@@ -74,7 +77,7 @@ from mirror.query.concepts import (
 )
 from mirror.query.ranking import SPELLINGS, stated_features
 from mirror.query.spelling import allowed_edits
-from mirror.query.text import DIMENSIONS, NUMBER, WORD, Token, edit_distance, key, tokenize
+from mirror.query.text import DIMENSIONS, NUMBER, WORD, Token, key, tokenize
 from mirror.values.jsontext import decimal_number
 
 # Where a piece of evidence was read.
@@ -325,6 +328,8 @@ _NAME_WORDS = frozenset(
     if w.isalpha() and len(w) >= MIN_MISSPELT
 )
 
+_NAME_WORD_LIST = tuple(sorted(_NAME_WORDS))
+
 
 @lru_cache(maxsize=8192)
 def _meant(word_key: str) -> str | None:
@@ -332,11 +337,11 @@ def _meant(word_key: str) -> str | None:
     if len(word_key) < MIN_MISSPELT or not word_key.isalpha() or word_key in VOCABULARY_KEYS:
         return None
     limit = allowed_edits(word_key)
-    scored = sorted((edit_distance(word_key, w, limit), w) for w in _NAME_WORDS if abs(len(w) - len(word_key)) <= limit)
-    near = [(d, w) for d, w in scored if d <= limit]
-    if not near or (len(near) > 1 and near[1][0] == near[0][0]):
-        return None  # none near, or two as near: never guessed
-    return near[0][1]
+    # The spelling step's distance (mirror/query/text.py), over every name word in one call.
+    near = process.extract(word_key, _NAME_WORD_LIST, scorer=OSA.distance, score_cutoff=limit, limit=None)
+    best = min((distance for _, distance, _ in near), default=None)
+    nearest = [word for word, distance, _ in near if distance == best]
+    return nearest[0] if len(nearest) == 1 else None  # none near, or two as near: never guessed
 
 
 def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
