@@ -87,7 +87,7 @@ IDENTIFIES, SUGGESTS = units.IDENTIFIES, units.SUGGESTS
 NAMED, SPELLED, ABBREVIATED, RATED, NARROWS = "name", "spelling", "abbreviation", "rating", "narrows"
 # Change it with the reading's rules (not its tables, which the version digests): the next sync reads every
 # product again (mirror/sync/facts.py).
-RULES = 3  # 2: a misspelt name word is read (`_meant`); 3: specs keys and values as spec sheets write them
+RULES = 4  # 2: a misspelt name word is read (`_meant`); 3: specs keys and values as spec sheets write them; 4: not in models
 
 _SEPARATORS = re.compile(r"[^\w%/.]+|_")
 _FILTER_SIZE = re.compile(r"\d+(?:\.\d+)?x\d+(?:\.\d+)?x\d+(?:\.\d+)?")
@@ -346,10 +346,10 @@ def _meant(word_key: str) -> str | None:
 
 def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
     """The concepts the (expanded) words name, longest phrase first; a misspelt name word read as the word
-    (`_meant`) only where it completes a name."""
+    (`_meant`) only where it completes a name, and never in a model number (its letters are codes)."""
     found = []
     written_keys = [key(word) if word else "" for word, _, _ in words]
-    keys = [(_meant(k) or k) if k else "" for k in written_keys]
+    keys = written_keys if source == MODELS else [(_meant(k) or k) if k else "" for k in written_keys]  # codes
     i = 0
     while i < len(words):
         longest = min(CATALOG_NAME_STARTS.get(keys[i], 0), len(words) - i)

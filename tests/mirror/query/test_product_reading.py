@@ -217,3 +217,8 @@ def test_a_spec_sheets_key_is_evidence_as_the_key_is():
     assert kinds("Model X", specs={"HSPF2 Rating": 8.1, "SEER2": 16}) == ("heat-pump",)
     reading = read_product("Acme Gas Furnace", "", "", [], {"HSPF2 Rating": 8.1}, HVAC)
     assert reading.kinds == ("heat-pump",) and {e.by for e in reading.overruled} == {"HSPF2 Rating"}
+
+
+def test_a_model_numbers_letters_are_never_read_as_a_misspelling():
+    assert kinds("Acme 3 ton", models=["AIR-HANDLR-36"], trades=HVAC) == ()
+    assert kinds("Acme air handlr 3 ton", trades=HVAC) == ("air-handler",)
