@@ -82,6 +82,7 @@ CONCEPTS: tuple[Concept, ...] = (
             "central air conditioning",
             "ac unit",
             "condensing unit",
+            "condenser",
             "cooling system",
         ),
         typed=(
@@ -109,7 +110,7 @@ CONCEPTS: tuple[Concept, ...] = (
         names=("heat pump", "air source heat pump", "heat pump system"),
         typed=("hp", "heatpump", "heat-pump", "heatpumps", "ashp", "heat pmp", "heet pump", "heatpump system"),
         parents=("heating",),
-        abbreviations=("hp",),
+        abbreviations=("hp", "ashp"),  # an air-source heat pump
     ),
     Concept(
         "furnace",
@@ -146,13 +147,14 @@ CONCEPTS: tuple[Concept, ...] = (
         names=("geothermal", "geothermal heat pump", "ground source heat pump", "geothermal system"),
         typed=("geo thermal", "ground source", "gshp", "geothermal hp"),
         parents=("heating",),  # not under heat-pump: a search for a heat pump means an air-source one
+        abbreviations=("gshp",),  # a ground-source heat pump
     ),
     Concept(
         "boiler",
         "boiler",
         SYSTEM,
         (HVAC, PLUMBING),
-        names=("boiler", "gas boiler", "combi boiler", "steam boiler", "hydronic heating"),
+        names=("boiler", "gas boiler", "combi boiler", "steam boiler", "hot water boiler", "hydronic heating"),
         typed=(
             "boilor",
             "hydronic",
@@ -172,7 +174,7 @@ CONCEPTS: tuple[Concept, ...] = (
         (HVAC,),
         names=("air handler", "air handling unit", "fan coil"),
         typed=("airhandler", "ahu"),
-        abbreviations=("ah",),
+        abbreviations=("ah", "ahu"),  # an air handler; an air handling unit
     ),
     Concept(
         "packaged-unit",
@@ -181,6 +183,7 @@ CONCEPTS: tuple[Concept, ...] = (
         (HVAC,),
         names=("packaged unit", "package unit", "packaged system", "rooftop unit", "gas pack"),
         typed=("rtu", "packaged heat pump"),
+        abbreviations=("rtu",),  # a rooftop unit
     ),
     Concept(
         "heating",
@@ -217,8 +220,8 @@ CONCEPTS: tuple[Concept, ...] = (
         "thermostat",
         ACCESSORY,
         (HVAC,),
-        # "Wi-Fi" and "programmable" are features (FEATURES): "wifi thermostat" ranks the Wi-Fi ones first.
-        names=("thermostat", "smart thermostat", "learning thermostat"),
+        # "Wi-Fi", "smart" and "programmable" are features (FEATURES): "smart thermostat" ranks the Wi-Fi ones first.
+        names=("thermostat", "learning thermostat"),
         typed=("t-stat", "tstat", "thermo stat", "thermostst", "thermastat", "themostat", "thermostate", "termostat"),
         hints=("nest", "ecobee"),
         abbreviations=("t-stat", "tstat"),
@@ -323,7 +326,7 @@ CONCEPTS: tuple[Concept, ...] = (
             "hwh",
             "hot water",
         ),
-        abbreviations=("wh",),
+        abbreviations=("wh", "hwh"),  # a (hot) water heater
     ),
     Concept(
         "tank-water-heater",
@@ -366,6 +369,7 @@ CONCEPTS: tuple[Concept, ...] = (
         names=("heat pump water heater", "hybrid water heater", "heat pump hot water heater"),
         typed=("hpwh", "hybrid hot water heater", "hybrid heater"),
         parents=("water-heater", "tank-water-heater"),  # a heat pump water heater heats a storage tank
+        abbreviations=("hpwh", "hybrid"),  # to a plumber, a "hybrid" is a heat pump water heater
     ),
     Concept(
         "water-softener",
@@ -788,7 +792,7 @@ class Feature:
 
 
 FEATURES: tuple[Feature, ...] = (
-    Feature("wifi", "Wi-Fi", ("wi-fi", "wifi", "wi-fi enabled", "wireless", "connected", "app controlled")),
+    Feature("wifi", "Wi-Fi", ("wi-fi", "wifi", "wi-fi enabled", "wireless", "connected", "app controlled", "smart")),
     Feature("programmable", "programmable", ("programmable",)),
     Feature(
         "variable-speed",

@@ -15,10 +15,13 @@ product is"):
 1. its `specs` keys that identify a kind (mirror/catalog/units.py,
    IDENTIFIES): an HSPF or a COP is a heat pump, an AFUE a furnace, a UEF or a
    first-hour rating a water heater, a MERV or a filter size an air filter;
+   a key read as a spec sheet writes it ("AFUE %", "SEER2 Rating", "Nominal
+   Tons": `_spec_key`), a value with its unit ("16 SEER2", "80,000");
 2. the vocabulary's names of a concept (and the typed spellings of those
-   names, "heatpump", "furnce") in its name, category name and slug and model
-   numbers, longest first ("Furnace Filter" is a filter), and the identifying
-   ratings its name states ("95% AFUE");
+   names, "heatpump", "furnce", and a catalog's misspelling of a name's word
+   where it completes a name, "air hander": `_meant`) in its name, category
+   name and slug and model numbers, longest first ("Furnace Filter" is a
+   filter), and the identifying ratings its name states ("95% AFUE");
 3. the trade's abbreviations in the same text (the vocabulary's
    `abbreviations`: "HP", "AH", "WH", "DMS"...), as whole tokens, where
    unambiguous among the contractor's trades: never right after a number
@@ -54,6 +57,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import cache, lru_cache
 
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
 from mirror.catalog import units
 from mirror.catalog.trades import KNOWN_TRADES
 from mirror.query.concepts import (
@@ -65,10 +71,12 @@ from mirror.query.concepts import (
     LONGEST_ABBREVIATION,
     LONGEST_UNIT,
     UNITS,
+    VOCABULARY_KEYS,
     descendants,
     phrase_words,
 )
 from mirror.query.ranking import SPELLINGS, stated_features
+from mirror.query.spelling import allowed_edits
 from mirror.query.text import DIMENSIONS, NUMBER, WORD, Token, key, tokenize
 from mirror.values.jsontext import decimal_number
 
@@ -79,7 +87,7 @@ IDENTIFIES, SUGGESTS = units.IDENTIFIES, units.SUGGESTS
 NAMED, SPELLED, ABBREVIATED, RATED, NARROWS = "name", "spelling", "abbreviation", "rating", "narrows"
 # Change it with the reading's rules (not its tables, which the version digests): the next sync reads every
 # product again (mirror/sync/facts.py).
-RULES = 1
+RULES = 4  # 2: a misspelt name word is read (`_meant`); 3: specs keys and values as spec sheets write them; 4: not in models
 
 _SEPARATORS = re.compile(r"[^\w%/.]+|_")
 _FILTER_SIZE = re.compile(r"\d+(?:\.\d+)?x\d+(?:\.\d+)?x\d+(?:\.\d+)?")
@@ -166,7 +174,7 @@ def _spec_measures(specs: dict) -> tuple[dict, dict[str, str]]:
     key, in units.py's order, with a usable value)."""
     measures: dict = {}
     keys: dict[str, str] = {}
-    stated = sorted((_SPEC_KEYS[k], k) for k in specs if k in _SPEC_KEYS)
+    stated = sorted((found, k) for k in specs if isinstance(k, str) and (found := _spec_key(k)) is not None)
     for (_order, quantity, factor), spec_key in stated:
         if quantity.slug not in measures:
             value = _spec_value(quantity, specs[spec_key], factor)
@@ -184,6 +192,42 @@ _SPEC_KEYS = {
 }
 
 
+_KEY_SEPARATORS = re.compile(r"[^a-z0-9]+")
+# Known specs keys of more than one word ("first_hour_rating"), longest first: found inside a longer key.
+_LONG_KEYS = sorted((tuple(k.split("_")) for k in _SPEC_KEYS if "_" in k), key=len, reverse=True)
+# Unit words a specs key may hold ("Nominal Tons", "Tank Size (gal)"): the quantity and factor each stands for.
+# Not "t" nor "%" (too short to tell a unit in a key) nor "hp" (a heat pump's key as often as a motor's).
+_KEY_UNITS = {
+    words[0]: meaning for words, meaning in UNITS.items() if len(words) == 1 and words[0] not in ("t", "%", "hp")
+}
+
+
+@lru_cache(maxsize=4096)
+def _spec_key(raw_key: str) -> tuple | None:
+    """(order, quantity, factor) of a catalog's specs key, written as a spec sheet writes it: the key itself
+    ("seer2"); else lower case with punctuation as underscores ("AFUE %" -> afue, "Tank Gallons" ->
+    tank_gallons); else a known key of several words inside it ("First Hour Rating (gal)"); else a unit word in
+    it ("Nominal Tons", "SEER2 Rating", "Cooling Capacity (BTU/h)", "Tank Size (gal)"), when its unit words
+    agree on one quantity. None for a key that names no quantity ("Color")."""
+    if raw_key in _SPEC_KEYS:
+        return _SPEC_KEYS[raw_key]
+    words = tuple(w for w in _KEY_SEPARATORS.split(raw_key.lower()) if w)
+    if not words:
+        return None
+    joined = "_".join(words)
+    if joined in _SPEC_KEYS:
+        return _SPEC_KEYS[joined]
+    for long_key in _LONG_KEYS:
+        if any(words[i : i + len(long_key)] == long_key for i in range(len(words) - len(long_key) + 1)):
+            return _SPEC_KEYS["_".join(long_key)]
+    meanings = [_KEY_UNITS[key(w)] for w in words if key(w) in _KEY_UNITS]
+    if not meanings or len({quantity for quantity, _ in meanings}) > 1:
+        return None
+    quantity, factor = meanings[0]
+    order = min(o for o, q, _f in _SPEC_KEYS.values() if q.slug == quantity)
+    return order, units.QUANTITIES[quantity], Decimal(factor)
+
+
 def _spec_value(quantity: units.Quantity, raw, factor: Decimal):
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         return None
@@ -194,9 +238,18 @@ def _spec_value(quantity: units.Quantity, raw, factor: Decimal):
     return None if number is None else decimal_number(number * factor)
 
 
+_FIRST_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:/\d+)?|\.\d+")
+
+
 def _number(raw) -> Decimal | None:
-    """A positive finite number ("1/2" too); None for anything else."""
+    """A positive finite number ("1/2" too), also written with its unit or thousands separators ("3 Ton",
+    "96%", "80,000 BTU/h": the first number); None for anything else."""
     text = str(raw).strip()
+    if isinstance(raw, str):
+        found = _FIRST_NUMBER.search(text.replace(",", ""))
+        if found is None:
+            return None
+        text = found.group()
     try:
         if "/" in text:
             top, bottom = text.split("/", 1)
@@ -263,10 +316,40 @@ def _expansion(slug: str) -> tuple[str, ...]:
     return phrase_words(BY_SLUG[slug].names[0])
 
 
+# A catalog's misspelling of a word of the vocabulary's names ("air hander", "mini splt") is read as that word, when
+# it completes a name: a whole word of letters, at least this long, not a word the vocabulary knows, within the
+# spelling step's edits (one; two from seven letters on) of exactly one name word at the least distance.
+MIN_MISSPELT = 4
+_NAME_WORDS = frozenset(
+    key(w)
+    for concept in BY_SLUG.values()
+    for name in concept.names
+    for w in phrase_words(name)
+    if w.isalpha() and len(w) >= MIN_MISSPELT
+)
+
+_NAME_WORD_LIST = tuple(sorted(_NAME_WORDS))
+
+
+@lru_cache(maxsize=8192)
+def _meant(word_key: str) -> str | None:
+    """The name word a catalog's word misspells, if it misspells exactly one (see MIN_MISSPELT)."""
+    if len(word_key) < MIN_MISSPELT or not word_key.isalpha() or word_key in VOCABULARY_KEYS:
+        return None
+    limit = allowed_edits(word_key)
+    # The spelling step's distance (mirror/query/text.py), over every name word in one call.
+    near = process.extract(word_key, _NAME_WORD_LIST, scorer=OSA.distance, score_cutoff=limit, limit=None)
+    best = min((distance for _, distance, _ in near), default=None)
+    nearest = [word for word, distance, _ in near if distance == best]
+    return nearest[0] if len(nearest) == 1 else None  # none near, or two as near: never guessed
+
+
 def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
-    """The concepts the (expanded) words name, longest phrase first."""
+    """The concepts the (expanded) words name, longest phrase first; a misspelt name word read as the word
+    (`_meant`) only where it completes a name, and never in a model number (its letters are codes)."""
     found = []
-    keys = [key(word) if word else "" for word, _, _ in words]
+    written_keys = [key(word) if word else "" for word, _, _ in words]
+    keys = written_keys if source == MODELS else [(_meant(k) or k) if k else "" for k in written_keys]  # codes
     i = 0
     while i < len(words):
         longest = min(CATALOG_NAME_STARTS.get(keys[i], 0), len(words) - i)
@@ -277,7 +360,12 @@ def _named(source: str, words: list[tuple[str, bool, str]]) -> list[Evidence]:
                 continue
             span = words[i : i + length]
             written = " ".join(dict.fromkeys(w for _, _, w in span))
-            how = ABBREVIATED if any(a for _, a, _ in span) else _how_named(slug, phrase)
+            if any(a for _, a, _ in span):
+                how = ABBREVIATED
+            elif tuple(written_keys[i : i + length]) != phrase:
+                how = SPELLED
+            else:
+                how = _how_named(slug, phrase)
             found.append(Evidence(slug, source, written, how))
             i += length
             break

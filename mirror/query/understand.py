@@ -296,6 +296,10 @@ class _Reader:
         if token.kind == MONEY:
             self._amount(token.value, i, (token.text,))
             return i + 1
+        if token.kind == NUMBER or token.text in NUMBER_WORDS:
+            half = self._and_a_half(i)
+            if half is not None:
+                return half
         if token.kind == NUMBER:
             return self._number(i, token.value)
         if token.kind == MODEL:
@@ -410,6 +414,19 @@ class _Reader:
             return j
         self.keywords.append(token.text)
         return j
+
+    def _and_a_half(self, i: int) -> int | None:
+        """A size written "two and a half ton", "2 and a half tons": the number and a half, in its unit."""
+        if self.keys[i + 1 : i + 4] != ("and", "a", "half") or self._unit_at(i + 4) is None:
+            return None
+        token = self.tokens[i]
+        whole = token.value if token.kind == NUMBER else Decimal(NUMBER_WORDS[token.text])
+        if whole is None:
+            return None
+        (quantity, factor), length = self._unit_at(i + 4)
+        words = tuple(t.text for t in self.tokens[i : i + 4 + length])
+        self.sizes.append(Size(quantity, (whole + Decimal("0.5")) * factor, words))
+        return i + 4 + length
 
     def _dimensions(self, i: int) -> tuple[str, int] | None:
         """`16 x 25 x 1` written with spaces: the filter size and where it ends."""

@@ -288,6 +288,7 @@ def _search(
         features=len(plan.features),
         ratings=plan.ratings,
         kind=plan.kind is not None,
+        kind_said=understood.kind is not None or not plan.concepts,
         tiers=len(plan.tiers),
         order=plan.order,
         by_category=filters.category_slug is not None,
@@ -361,6 +362,7 @@ class _Shape:
     features: int
     ratings: tuple[tuple[str, ...], ...]  # the ratings ranked by (quantities), per concept part (one without)
     kind: bool
+    kind_said: bool  # the kind was asked outright ("system"), or a trade alone: it ranks first
     tiers: int
     order: str | None
     by_category: bool
@@ -476,16 +478,24 @@ def _statement(shape: _Shape):
     statement = select(*_COLUMNS, *stamp, *term_any, total.label("total")).join(pool, mine)
 
     order = []  # several parts ("furnace and AC"): the products that are more of them first (`_each_kind`)
-    if kind_hit is not None and shape.mode != BROWSE:
+    said_kind = kind_hit is not None and shape.mode != BROWSE
+    if said_kind and shape.kind_said:  # "HVAC system", "plumbing": the kind asked outright first
         order.append(kind_hit.desc())
     if parts:
         order.append(_sum(parts).desc())
+    if concept_hits:  # then what is only what was asked: an air conditioner before an A/C and furnace system,
+        # an air handler sold alone before a heat pump and air handler system, whatever the category calls them
+        order.append(func.coalesce(func.cardinality(Product.kinds), 1) - _sum(concept_hits))
+    if said_kind and not shape.kind_said:  # the kind the concepts are (a system) before the rest (its parts)
+        order.append(kind_hit.desc())
     # Then the sizes nearest the one asked: "4-ton heat pump" where the largest is 3 ton lists the 3-ton first.
     order += [_size_distance(quantity, i).nulls_last() for i, (quantity, _) in enumerate(shape.sizes)]
     # "most efficient furnace": the highest AFUE first, then the Best tier of those stating none (mirror/query/ranking.py)
     order += _by_rating(shape.ratings, concept_hits)
-    if concept_hits:  # then what is only what was asked: an air conditioner before an A/C and furnace system
-        order.append(func.coalesce(func.cardinality(Product.kinds), 1) - _sum(concept_hits))
+    if shape.ratings and shape.order is None:  # equal ratings and tiers (a catalog rounding its ratings, or stating
+        order.append(price.desc())  # none): the dearer first, as a line's price rises with what the rounding hides
+    if shape.features and not shape.ratings:  # a feature no product states ("two-stage"): a contractor's tiers
+        order.append(_tier_rank().desc().nulls_last())  # add features, so the Best tier first
     if shape.order == "price_low":
         order.append(price)
     elif shape.order == "price_high":
@@ -533,8 +543,12 @@ def _by_rating(ratings: tuple[tuple[str, ...], ...], concept_hits: list) -> list
             value = case(*judged, else_=None) if judged else None
         if value is not None:
             order.append(value.desc().nulls_last())
-    tier = case(*((Product.tier == slug, rank) for rank, slug in enumerate(TIERS)), else_=None)
-    return [*order, tier.desc().nulls_last()]
+    return [*order, _tier_rank().desc().nulls_last()]
+
+
+def _tier_rank():
+    """A product's tier as a number (Good 0, Better 1, Best 2); NULL without one."""
+    return case(*((Product.tier == slug, rank) for rank, slug in enumerate(TIERS)), else_=None)
 
 
 def _states(feature: str):

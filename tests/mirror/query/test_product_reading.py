@@ -155,3 +155,70 @@ def test_what_nothing_names_suggests_only_when_nothing_else_does():
     reading = read_product("Something 3T 14 SEER2", "Systems", "systems", [], {"seer2": 14}, HVAC)
     assert reading.kinds == ("air-conditioner",) and [e.how for e in reading.evidence] == [SUGGESTS]
     assert kinds("Carrier Infinity 24", "Equipment") == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("air hander 2t", ("air-handler",)),  # a misspelt name word, where it completes a name
+        ("heatpump 3ton w/ air hander mid", ("heat-pump", "air-handler")),
+        ("Acme Thermostatt", ("thermostat",)),
+        ("Acme Hander", ()),  # a misspelt word that completes no name says nothing
+        ("AC + furnce combo 3T", ("air-conditioner", "furnace")),  # "combo" is no "combi" (boiler)
+        ("Goodman Air Handlr", ("air-handler",)),
+        ("Acme Air Hnd", ()),  # shorter than MIN_MISSPELT: never read
+    ],
+)
+def test_a_misspelt_name_word_is_read_as_the_word_where_it_completes_a_name(name, expected):
+    assert kinds(name, trades=HVAC) == expected
+
+
+def test_a_misspelling_is_recorded_as_one():
+    reading = read_product("air hander 2t", "Parts", "parts", [], {}, HVAC)
+    assert reading.evidence_record()["decided_by"] == [["air-handler", "name", "air hander", "spelling"]]
+
+
+@pytest.mark.parametrize(
+    ("name", "trades", "expected"),
+    [
+        ("hybrid hot water 50gal top", PLUMBING, ("heat-pump-water-heater",)),  # a plumber's hybrid
+        ("Hybrid Heat Pump 3 ton", BOTH, ("heat-pump",)),  # never against a name of another trade
+        ("Rheem HPWH 50 gal", PLUMBING, ("heat-pump-water-heater",)),
+        ("Acme AHU 3T", HVAC, ("air-handler",)),
+        ("Acme RTU 5T", HVAC, ("packaged-unit",)),
+        ("Acme ASHP 3T", HVAC, ("heat-pump",)),
+        ("Acme GSHP 4T", HVAC, ("geothermal",)),
+        ("Acme HWH, electric", PLUMBING, ("water-heater",)),
+        ("Trane Condenser, 3 ton", HVAC, ("air-conditioner",)),
+    ],
+)
+def test_the_trades_abbreviations_and_words_of_issue_34(name, trades, expected):
+    assert kinds(name, trades=trades) == expected
+
+
+@pytest.mark.parametrize(
+    ("specs", "expected"),
+    [
+        ({"SEER2 Rating": "16 SEER2", "HSPF2": 8.5, "Nominal Tons": "3"}, {"capacity": 36000, "seer": 16, "hspf": 8.5}),
+        ({"AFUE (%)": "96%", "Input BTU/h": "80,000"}, {"capacity": 80000, "afue": 96}),
+        ({"Tank Size (gal)": 50, "UEF Rating": ".93"}, {"uef": 0.93, "gallons": 50}),
+        ({"First Hour Rating (gal)": 80}, {"first_hour_rating": 80}),  # a known key inside: not gallons
+        ({"Input MBH": 100}, {"capacity": 100000}),
+        ({"MERV Rating": 13, "Filter Size": "16x25x1"}, {"merv": 13, "filter_size": "16x25x1"}),
+        ({"Color": "white", "Tons": "n/a"}, {}),  # no quantity, no number
+    ],
+)
+def test_specs_keys_and_values_are_read_as_spec_sheets_write_them(specs, expected):
+    assert read_product("Model X", "", "", [], specs, BOTH).measures == expected
+
+
+def test_a_spec_sheets_key_is_evidence_as_the_key_is():
+    assert kinds("Model X", specs={"AFUE %": 95}) == ("furnace",)
+    assert kinds("Model X", specs={"HSPF2 Rating": 8.1, "SEER2": 16}) == ("heat-pump",)
+    reading = read_product("Acme Gas Furnace", "", "", [], {"HSPF2 Rating": 8.1}, HVAC)
+    assert reading.kinds == ("heat-pump",) and {e.by for e in reading.overruled} == {"HSPF2 Rating"}
+
+
+def test_a_model_numbers_letters_are_never_read_as_a_misspelling():
+    assert kinds("Acme 3 ton", models=["AIR-HANDLR-36"], trades=HVAC) == ()
+    assert kinds("Acme air handlr 3 ton", trades=HVAC) == ("air-handler",)

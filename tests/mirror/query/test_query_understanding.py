@@ -32,6 +32,12 @@ def test_tons_and_btu_are_one_capacity(text):
     assert sizes(text) == [("capacity", Decimal(24000), None)]
 
 
+@pytest.mark.parametrize("text", ["two and a half ton ac", "2 and a half tons", "2.5 ton"])
+def test_and_a_half_is_half_more(text):
+    assert sizes(text) == [("capacity", Decimal(30000), None)]
+    assert understand(text).ignored == ()
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
@@ -223,3 +229,10 @@ def test_spelling_distances_are_pg_trgm_and_damerau_levenshtein():
         "model",
         "postal",
     ]
+
+
+def test_a_smart_thermostat_asks_for_wi_fi_and_a_hot_water_boiler_is_a_boiler():
+    smart = understand("smart thermostat")
+    assert [c.slug for c in smart.concepts] == ["thermostat"] and smart.rank.features == ("wifi",)
+    assert [c.slug for c in understand("hot water boiler").concepts] == ["boiler"]  # not a water heater too
+    assert [c.slug for c in understand("hot water heater").concepts] == ["water-heater"]

@@ -60,7 +60,8 @@ def search(mirror, upstream):
 
 
 def test_efficiency_ranks_by_the_kinds_rating_then_the_next_then_the_tier(search):
-    assert search("most efficient heat pump") == ["HP-A", "HP-B", "HP-C", "HP-D", "HP-E", "HP-V"]
+    # HP-E and HP-V state no rating and share a tier: the dearer first (a line's price rises with its rating)
+    assert search("most efficient heat pump") == ["HP-A", "HP-B", "HP-C", "HP-D", "HP-V", "HP-E"]
     assert search("most efficient furnace") == ["F-96", "F-80"]
     assert search("highest SEER2 heat pump")[:3] == ["HP-B", "HP-C", "HP-A"]  # a rating named: that rating
     assert search("heat pump")[0] == "HP-E"  # nothing asked: the cheapest first, as before
