@@ -119,3 +119,18 @@ def test_each_docs_example_names_the_command_that_installs_what_it_imports():
             )
     assert "a2a.md" in pages_needing_it  # the check reads what it is meant to (a2a-sdk and httpx there)
     assert "make install-test" in README.read_text()
+
+
+_MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_the_plugins_pages_link_nothing_its_zip_lacks():
+    """wordpress/ travels alone in the plugin's zip (make wordpress-zip): a relative link in its pages must
+    resolve inside it, or a contractor reading the zip's README finds a dead link."""
+    plugin = REPO_ROOT / "wordpress"
+    for page in sorted(plugin.rglob("*.md")):
+        for target in _MARKDOWN_LINK.findall(page.read_text()):
+            if "://" in target or target.startswith(("#", "mailto:")):
+                continue
+            resolved = (page.parent / target.split("#")[0]).resolve()
+            assert resolved.is_relative_to(plugin) and resolved.exists(), f"{page.name} links {target}"
