@@ -99,10 +99,18 @@ def _key(word: str) -> str:
     return word[:-1] if word.endswith("s") else word
 
 
+_POSSESSIVE = re.compile(r"(?<=[a-z])'s\b")
+_INNER_APOSTROPHE = re.compile(r"(?<=[a-z])'(?=[a-z])")
+
+
 def normalise(text: str) -> str:
     """Lower case, compatibility forms folded, curly quotes straight, a possessive 's and other inner apostrophes dropped."""
-    folded = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
-    return re.sub(r"(?<=[a-z])'(?=[a-z])", "", re.sub(r"(?<=[a-z])'s\b", "", folded))
+    # ASCII is its own compatibility form and holds no curly quote: most catalog text skips both steps (the sync
+    # normalises every product's name and specs).
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
+    if "'" not in folded:
+        return folded
+    return _INNER_APOSTROPHE.sub("", _POSSESSIVE.sub("", folded))
 
 
 def number_value(text: str) -> Decimal | None:
