@@ -231,7 +231,12 @@ def _spec_key(raw_key: str) -> tuple | None:
 def _spec_value(quantity: units.Quantity, raw, factor: Decimal):
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         return None
-    if quantity.slug == "filter_size":
+    return _value_of(quantity.slug, raw, factor)
+
+
+@lru_cache(maxsize=8192, typed=True)  # a catalog's specs values repeat product after product (2, "3 Ton", 16.2)
+def _value_of(quantity: str, raw: int | float | str, factor: Decimal):
+    if quantity == "filter_size":
         text = str(raw).strip().lower().replace(" ", "")
         return text if _FILTER_SIZE.fullmatch(text) else None
     number = _number(raw)
