@@ -55,6 +55,48 @@ def folder_outside_pytest_root(prefix: str):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# How much a test costs, roughly, in ordinary tests: what the marks in pytest.ini say about it.
+SLOW_COST, BROWSER_COST = 20, 5
+
+
+def _cost(item: pytest.Item) -> int:
+    return SLOW_COST if item.get_closest_marker("slow") else BROWSER_COST if item.get_closest_marker("browser") else 1
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist, each worker's share of the run starts with its share of the slow modules.
+
+    `--dist worksteal` (pytest.ini) deals the collection out in equal consecutive parts, one per worker,
+    and an idle worker then takes half of what another still has queued, from its end. With the slow
+    tests (marked `slow` or `browser`) spread over the parts, heaviest module first, and each part's
+    quick tests behind them, every worker starts on slow work and the run ends on quick tests that
+    can still be shared: no worker waits alone for a long test it picked up last. Modules stay whole
+    (their fixtures are set up once per worker, as before); only the order of the run changes.
+    """
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
+    if workers < 2:
+        return  # one process: the usual order
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    slow = [m for m in modules.values() if any(_cost(item) > 1 for item in m)]
+    quick = [item for m in modules.values() if not any(_cost(i) > 1 for i in m) for item in m]
+    parts: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    loads = [0] * workers
+    for module in sorted(slow, key=lambda m: -sum(map(_cost, m))):  # the heaviest first, to the lightest part
+        lightest = loads.index(min(loads))
+        parts[lightest] += module
+        loads[lightest] += sum(map(_cost, module))
+    share = len(items) // workers
+    ordered: list[pytest.Item] = []
+    for number, part in enumerate(parts):
+        take = len(quick) if number == workers - 1 else max(0, share - len(part))
+        ordered += part + quick[:take]
+        quick = quick[take:]
+    items[:] = ordered
+
+
 @pytest.fixture
 def outside_tmp_path():
     """Like `tmp_path`, for an embedded Postgres's data (see folder_outside_pytest_root)."""
