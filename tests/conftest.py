@@ -55,6 +55,48 @@ def folder_outside_pytest_root(prefix: str):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# How much a test costs, roughly, in ordinary tests: what the marks in pytest.ini say about it.
+SLOW_COST, BROWSER_COST = 20, 5
+
+
+def _cost(item: pytest.Item) -> int:
+    return SLOW_COST if item.get_closest_marker("slow") else BROWSER_COST if item.get_closest_marker("browser") else 1
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist, each worker's share of the run starts with its share of the slow modules.
+
+    `--dist worksteal` (pytest.ini) deals the collection out in equal consecutive parts, one per worker,
+    and an idle worker then takes half of what another still has queued, from its end. With the slow
+    tests (marked `slow` or `browser`) spread over the parts, heaviest module first, and each part's
+    quick tests behind them, every worker starts on slow work and the run ends on quick tests that
+    can still be shared: no worker waits alone for a long test it picked up last. Modules stay whole
+    (their fixtures are set up once per worker, as before); only the order of the run changes.
+    """
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
+    if workers < 2:
+        return  # one process: the usual order
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    slow = [m for m in modules.values() if any(_cost(item) > 1 for item in m)]
+    quick = [item for m in modules.values() if not any(_cost(i) > 1 for i in m) for item in m]
+    parts: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    loads = [0] * workers
+    for module in sorted(slow, key=lambda m: -sum(map(_cost, m))):  # the heaviest first, to the lightest part
+        lightest = loads.index(min(loads))
+        parts[lightest] += module
+        loads[lightest] += sum(map(_cost, module))
+    share = len(items) // workers
+    ordered: list[pytest.Item] = []
+    for number, part in enumerate(parts):
+        take = len(quick) if number == workers - 1 else max(0, share - len(part))
+        ordered += part + quick[:take]
+        quick = quick[take:]
+    items[:] = ordered
+
+
 @pytest.fixture
 def outside_tmp_path():
     """Like `tmp_path`, for an embedded Postgres's data (see folder_outside_pytest_root)."""
@@ -93,6 +135,7 @@ def _migrated_database(server_url: str):
     url = server.set(database=name).render_as_string(hide_password=False)
     upgrade(url)
     yield url
+    _forget_resetter(url)
     with admin.connect() as connection:
         connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     admin.dispose()
@@ -110,11 +153,41 @@ def second_postgres_url(postgres_server):
     yield from _migrated_database(postgres_server)
 
 
+_RESETTERS: dict[str, tuple] = {}  # database URL -> (its kept engine, the statement that empties it)
+
+
 def _empty_postgres(url: str) -> None:
-    engine = create_engine(url)
+    """Empty every table of `url` and restart its id sequences, as `TRUNCATE ... RESTART IDENTITY` would.
+
+    DELETE on one kept connection rather than TRUNCATE on a new one: TRUNCATE takes an ACCESS EXCLUSIVE
+    lock and rewrites each table's files, which for a handful of small tables costs ~10x more per test
+    than deleting their few rows; the connection is pinged first (a test may have terminated it).
+    """
+    if url not in _RESETTERS:
+        engine = create_engine(normalise_database_url(url), pool_size=1, pool_pre_ping=True)
+        with engine.connect() as connection:
+            sequences = connection.execute(
+                text(
+                    "SELECT s.oid::regclass::text FROM pg_class s "
+                    "JOIN pg_depend d ON d.objid = s.oid AND d.deptype IN ('a', 'i') "
+                    "JOIN pg_class t ON t.oid = d.refobjid "
+                    "WHERE s.relkind = 'S' AND t.relname = ANY(:tables) ORDER BY 1"
+                ),
+                {"tables": list(TABLES)},
+            ).scalars()
+            restarts = [f"ALTER SEQUENCE {sequence} RESTART" for sequence in sequences]
+        deletes = [f"DELETE FROM {table}" for table in reversed(TABLES)]  # children before their parents
+        _RESETTERS[url] = (engine, text("; ".join(deletes + restarts)))
+    engine, statement = _RESETTERS[url]
     with engine.begin() as connection:
-        connection.execute(text("TRUNCATE " + ", ".join(TABLES) + " RESTART IDENTITY"))
-    engine.dispose()
+        connection.execute(statement)
+
+
+def _forget_resetter(url: str) -> None:
+    """Close the kept connection `_empty_postgres` holds on `url` (before its database is dropped)."""
+    kept = _RESETTERS.pop(url, None)
+    if kept is not None:
+        kept[0].dispose()
 
 
 @pytest.fixture

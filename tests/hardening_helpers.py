@@ -19,7 +19,7 @@ from werkzeug.serving import make_server
 def serving(app):
     """Serve `app` on 127.0.0.1 with a thread per request; yields the base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"

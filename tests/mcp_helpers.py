@@ -16,15 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import requests
-from sqlalchemy import create_engine, text
 from werkzeug.serving import make_server
 
-import mirror.store.models  # noqa: F401 (registers the tables)
-from mirror.runtime.config import normalise_database_url
-from mirror.store.db import Base
-
-# Every table of the mirror: a module starts on an empty database, invocation log included.
-TABLES = tuple(table.name for table in Base.metadata.sorted_tables)
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 MODERN = "2026-07-28"
 
@@ -177,11 +170,10 @@ class Live:
 
 def module_database(request) -> str:
     """The test process's migrated Postgres database, emptied for one module."""
+    from tests.conftest import _empty_postgres
+
     url = request.getfixturevalue("postgres_url")
-    engine = create_engine(normalise_database_url(url))
-    with engine.begin() as connection:
-        connection.execute(text("TRUNCATE " + ", ".join(TABLES) + " RESTART IDENTITY"))
-    engine.dispose()
+    _empty_postgres(url)
     return url
 
 
@@ -292,7 +284,7 @@ def serve_app(database_url: str, upstream_url: str, *, public_base_url: str | No
     }
     app = create_app(config)
     holder["app"] = app
-    thread = threading.Thread(target=server.serve_forever, name="mcp-live", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="mcp-live", daemon=True)
     thread.start()
     try:
         yield Live(url=url, app=app, mirror=app.extensions["mirror"], upstream=None, seen_methods=seen)

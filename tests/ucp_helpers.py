@@ -194,7 +194,9 @@ def profile_server():
     routes, hits = {}, []
     server = _QuietServer(("127.0.0.1", 0), _handler(routes, hits))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="ucp-agent-profiles", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="ucp-agent-profiles", daemon=True
+    )
     thread.start()
     profiles = ProfileServer(url=f"http://127.0.0.1:{server.server_port}", routes=routes, hits=hits)
     for version, path in AGENT_PATHS.items():

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from sqlalchemy import func, select
 
 from commands import EXIT_CONFIG
@@ -41,6 +42,7 @@ def test_db_verbs(app):
     assert current.exit_code == 0, current.output  # models and migrations agree
 
 
+@pytest.mark.slow
 def test_concurrent_sync_processes_run_one_at_a_time(database_url, upstream, mirror):
     upstream.faults.add("slow", seconds=3, path="/v1/companies", nth=1)
     env = process_env(database_url, upstream)
@@ -58,6 +60,7 @@ def test_a_scheduler_tick_skips_right_after_a_run(mirror, synced):
     assert scheduled_sync(mirror) == "skipped-recent"
 
 
+@pytest.mark.slow
 def test_gunicorn_workers_with_the_scheduler_start_one_sync(database_url, upstream, mirror):
     port = free_port()
     env = process_env(
@@ -108,6 +111,7 @@ def test_importing_wsgi_builds_no_app():
     assert result.stdout.strip() == "1"  # no writer, no scheduler
 
 
+@pytest.mark.slow
 def test_the_cli_finds_the_factory_and_refuses_a_bad_setting_in_one_line(database_url):
     good = subprocess.run(
         _flask("db", "current"),

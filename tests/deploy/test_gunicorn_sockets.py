@@ -25,6 +25,8 @@ import pytest
 from tests import REPO_ROOT
 from tests.ops_helpers import process_env, running_gunicorn
 
+pytestmark = pytest.mark.slow  # each test starts gunicorn or a Python process of its own
+
 
 def _processes_with(argument: str) -> dict[int, int]:
     """{pid: parent pid} of every process whose command line holds `argument`."""

@@ -354,7 +354,7 @@ def test_head_works_like_get(upstream, mirror, client):
 def live_server(app):
     """The app over real HTTP (werkzeug), for the browser."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()

@@ -75,7 +75,9 @@ class Live:
 def serving(app):
     """The app on a real loopback HTTP server (Werkzeug's threaded server)."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="hardening-live", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="hardening-live", daemon=True
+    )
     thread.start()
     try:
         yield Live(app, server.server_port)

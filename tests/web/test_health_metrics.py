@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -148,6 +149,7 @@ def test_metrics_without_a_database_still_answer(make_app):
     assert metric(found, "mirror_http_requests_total", endpoint="/healthz", method="GET", status="200") == 1
 
 
+@pytest.mark.slow
 def test_gunicorn_workers_report_one_set_of_metrics(database_url, upstream, mirror, tmp_path):
     key = add_company(upstream)
     sync(mirror)
@@ -172,6 +174,7 @@ def test_gunicorn_workers_report_one_set_of_metrics(database_url, upstream, mirr
         assert metric(found, "mirror_sync_runs_total", mode="incremental", outcome="success") == 1
 
 
+@pytest.mark.slow
 def test_the_metrics_folder_a_start_makes_is_removed_when_gunicorn_stops(database_url, upstream, tmp_path):
     """Each start without PROMETHEUS_MULTIPROC_DIR makes a folder: gone at exit, after a reload, and after a refusal."""
     from commands import EXIT_CONFIG

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import requests
 
 from tests.ops_helpers import (
@@ -179,6 +180,7 @@ def test_two_app_instances_share_the_count_through_redis(make_app, upstream):
             redis.delete(stored_key)
 
 
+@pytest.mark.slow
 def test_gunicorn_workers_share_the_count_through_redis(database_url, upstream, mirror):
     redis = redis_client()
     prefix = unique_prefix()

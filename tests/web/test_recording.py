@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 import requests
 from sqlalchemy import create_engine, func, select, text
 
@@ -103,6 +104,7 @@ def test_disposing_the_mirror_flushes_and_stops_the_writer(make_app, upstream, d
         assert session.scalar(select(func.count()).select_from(SourceHit).where(SourceHit.label == "again")) == 1
 
 
+@pytest.mark.slow
 def test_a_retiring_gunicorn_worker_writes_what_it_holds(database_url, upstream):
     env = process_env(database_url, upstream)
     # One worker that retires after its third request: the rows of all three must outlive it.

@@ -9,6 +9,7 @@ about 100 MB of PHP arrays; the plugin reads it one option at a time and stores 
 from __future__ import annotations
 
 import lxml.html
+import pytest
 import requests
 
 from bench.bounds import LARGE_PRODUCTS
@@ -21,6 +22,7 @@ from tests.wordpress_helpers import DEMO_SEED, TOKEN, new_site, text_of
 OPTIONS_LISTED = 100  # Contractor_Pricing_Option_Listing::LISTED: each tier's list names its 100 lowest-priced
 
 
+@pytest.mark.slow
 def test_a_company_of_100000_products_polls_and_renders_at_128m(postgres_url, tmp_path):
     catalog = DemoCatalog(0, 0, DEMO_SEED)
     key = catalog.add_company(products=LARGE_PRODUCTS)["plugin_key"]

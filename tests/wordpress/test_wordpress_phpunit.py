@@ -47,6 +47,7 @@ def phpunit_site():
     site.remove()
 
 
+@pytest.mark.slow
 def test_phpunit_passes_on_a_real_wordpress(phpunit_site: WordPressSite, tmp_path):
     junit = tmp_path / "junit.xml"
     done = subprocess.run(
@@ -182,6 +183,7 @@ def field(text: str, name: str) -> str:
     return re.search(rf"^[ *]*{name}:\s*(.+?)\s*$", text, re.M).group(1)
 
 
+@pytest.mark.slow
 def test_the_plugin_declares_wordpress_5_5_and_php_7_4_and_its_readme_agrees():
     header = (PLUGIN / "contractor-pricing.php").read_text()
     readme = (PLUGIN / "readme.txt").read_text()

@@ -76,6 +76,7 @@ def _logged(database_url: str, endpoint: str, timeout: float = 10.0) -> list[Inv
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_batch_on_hanging_profile_hosts_spends_one_deadline_in_total(database_url, upstream, mirror):
     key = add_company(upstream)
     sync(mirror)

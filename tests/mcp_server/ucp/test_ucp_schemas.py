@@ -45,6 +45,7 @@ def run_conformance(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_conformance_without_the_ucp_schemas_fails_naming_the_variable(tmp_path):
     result = run_conformance(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -61,6 +62,7 @@ def fake_release(root: Path, version: str) -> None:
     (release / "services" / "shopping" / "mcp.openrpc.json").write_text("{}")
 
 
+@pytest.mark.slow
 def test_conformance_without_the_2026_08_25_release_fails_naming_it(tmp_path):
     fake_release(tmp_path / "ucp", "2026-04-08")  # the older release alone is not enough
     result = run_conformance(tmp_path, UCP_SCHEMAS_DIR=str(tmp_path / "ucp"))
@@ -70,6 +72,7 @@ def test_conformance_without_the_2026_08_25_release_fails_naming_it(tmp_path):
     assert "skipped" not in output and "passed" not in output
 
 
+@pytest.mark.slow
 def test_conformance_without_the_server_card_schema_fails_naming_the_variable(tmp_path):
     for version in ("2026-04-08", "2026-08-25"):
         fake_release(tmp_path / "ucp", version)

@@ -64,6 +64,7 @@ def servers(database_url, upstream):
         yield [stack.enter_context(running_gunicorn(env, 1)) for _ in range(PROCESSES)]
 
 
+@pytest.mark.slow
 def test_a_switch_turned_off_is_a_404_on_every_process_within_a_second(database_url, mirror, upstream, servers):
     key = add_company(upstream)
     sync(mirror)
@@ -85,6 +86,7 @@ def test_a_switch_turned_off_is_a_404_on_every_process_within_a_second(database_
         assert answers[-1][1].content == unknown.content  # the unknown key's 404, exactly
 
 
+@pytest.mark.slow
 def test_every_process_moves_to_a_new_price_within_a_second_and_never_mixes_states(
     database_url, mirror, upstream, servers
 ):

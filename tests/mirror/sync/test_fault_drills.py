@@ -22,6 +22,7 @@ import signal
 import subprocess
 import time
 
+import pytest
 from sqlalchemy import create_engine, func, select, text
 
 from mirror.store.db import _ReaderConnection
@@ -136,6 +137,7 @@ def test_a_sync_killed_between_pages_leaves_nothing_and_the_next_run_converges(
     assert public_output(client, keys) == clean_full_sync_output(make_app, upstream, other_database_url)
 
 
+@pytest.mark.slow
 def test_two_schedulers_started_at_once_run_one_sync(database_url, mirror, upstream):
     upstream.faults.add("slow", seconds=2, path="/v1/companies", nth=1)  # the runs would overlap
     env = process_env(database_url, upstream, SYNC_INTERVAL_SECONDS="3600")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import select, text, update
 
 from mirror.query.product_reading import rules_version
@@ -133,6 +134,7 @@ def test_migration_0011_reads_the_rows_already_there(mirror, upstream, database_
         assert st.read_state(session)[st.FACTS_VERSION] == rules_version()
 
 
+@pytest.mark.slow
 def test_products_explain_says_which_evidence_decided(mirror, upstream, database_url):
     add_company(upstream, CATALOG, plugin_key=KEY, trades=["hvac"])
     _sync(mirror)

@@ -52,7 +52,7 @@ class HostileProxy:
         self.stopping = threading.Event()
         self.server = make_server("127.0.0.1", 0, self, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def stop(self) -> None:
