@@ -49,7 +49,9 @@ BusinessId = text_argument(
 )
 BusinessLimit = limit_argument(20, 10, "businesses")
 CategoryFilter = text_argument(
-    SEARCH_TEXT_MAX, "Only businesses selling this category: a slug such as central-ac, or its name."
+    SEARCH_TEXT_MAX,
+    "Only businesses selling this category: a slug such as central-ac, its name, or a kind of product in plain "
+    "words (heat pump), which also finds the businesses listing that kind under another name.",
 )
 KeywordFilter = text_argument(
     SEARCH_TEXT_MAX,
@@ -158,6 +160,12 @@ class PriceRange(ToolOutput):
     price_high: Money
     offer_count: int
     currency: str
+    kind: str | None = Field(
+        default=None,
+        description="Set when the category asked names a kind of product (heat pump) that this business sells "
+        "under its own category name: the range then covers its products of that kind only, and category and "
+        "slug are where the cheapest of them is listed. null when the business has the category itself.",
+    )
 
 
 class BusinessResult(ProvenancedOutput):
@@ -211,7 +219,8 @@ def search_businesses(ctx: ProviderContext, args: SearchBusinessesInput) -> Busi
     if args.category is not None and total:
         named = spread.category_name if spread is not None else args.category
         shown = None if spread is None else (spread.price_low_cents, spread.price_high_cents, spread.business_count)
-        message = category_spread_sentence(named, found.postal_code, shown, spread.currency if spread else None)
+        currency, kind = (spread.currency, spread.kind) if spread is not None else (None, False)
+        message = category_spread_sentence(named, found.postal_code, shown, currency, kind=kind)
     if args.query and found.postal_code and total:  # a size, tier or kind asked that none lists: said first
         message = absent_near(ctx.session, args.query, found.postal_code) + message
     return BusinessSearchResults(
@@ -251,6 +260,7 @@ def _business_result(settings: Settings, match, whole_run: datetime | None, now:
             price_high=cents_to_decimal(group.price_high_cents),
             offer_count=group.offer_count,
             currency=group.currency,
+            kind=group.kind,
         )
     address = company.address or {}
     return BusinessResult(

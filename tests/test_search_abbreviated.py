@@ -34,7 +34,8 @@ from tests.nlweb_server.test_ask import answer, sentence
 from tests.surface_helpers import add_company
 from tests.ucp_helpers import demo_ucp_live
 
-HVAC_KEY, PLUMBER_KEY = "abbrev-hvac", "abbrev-plumber"
+HVAC_KEY, PLUMBER_KEY, MIXED_KEY = "abbrev-hvac", "abbrev-plumber", "abbrev-mixed"
+MIXED_ZIP = "99501"  # the mixed contractor serves only this ZIP: the other tests' answers near 63376 never see it
 HP = {"name": "HP & Air Handler", "slug": "hp-air-handler", "kind": "system"}
 ACGF = {"name": "A/C & Gas Furnace", "slug": "ac-gas-furnace", "kind": "system"}
 FURNACE = {"name": "Furnace", "slug": "furnace", "kind": "system"}
@@ -43,6 +44,7 @@ WATER_HEATER = {"name": "Water Heater", "slug": "water-heater", "kind": "system"
 TANKLESS = {"name": "Tankless", "slug": "tankless", "kind": "system"}
 DRAIN_PAN = {"name": "Parts", "slug": "parts", "kind": "accessory"}
 T_STATS = {"name": "T-Stats", "slug": "t-stats", "kind": "accessory"}
+HEATING_COOLING = {"name": "Heating & Cooling", "slug": "heating-cooling", "kind": "system"}
 TIERS = {"good": 1.0, "better": 1.2, "best": 1.48}
 
 
@@ -125,9 +127,29 @@ def _water_heaters() -> list[dict]:
     return products
 
 
+def _mixed() -> list[dict]:
+    """A busy contractor's one category for every system: a furnace beside heat pumps."""
+    return [
+        {"sku": "MX-FURN", "name": "Gas Furnace 80K", "category": HEATING_COOLING, "tier": "good", "price": "3500"},
+        *(
+            {
+                "sku": f"MX-HP-{tier.upper()}",
+                "name": f"{tier.title()} Heat Pump 3 ton",
+                "category": HEATING_COOLING,
+                "tier": tier,
+                "price": f"{9000 * factor:.2f}",
+                "specs": {"tonnage": 3, "hspf2": 7.8},
+            }
+            for tier, factor in TIERS.items()
+        ),
+    ]
+
+
 def _abbreviated(upstream) -> None:
     add_company(upstream, _systems(), plugin_key=HVAC_KEY, name="Abbreviated Mechanical", trades=["hvac"])
     add_company(upstream, _water_heaters(), plugin_key=PLUMBER_KEY, name="Abbreviated Plumbing", trades=["plumbing"])
+    mixed_area = {"service_area": {"postal_codes": [MIXED_ZIP]}}
+    add_company(upstream, _mixed(), plugin_key=MIXED_KEY, name="Mixed Heating", trades=["hvac"], **mixed_area)
 
 
 @pytest.fixture(scope="module")
@@ -361,3 +383,55 @@ def test_a_tier_brand_or_kind_not_offered_is_said_absent(live, catalog):
     assert "furnace and water heater" not in both
     assert "Published installed prices for a furnace near 63376:" in both
     assert "Published installed prices for a water heater near 63376:" in both
+
+
+def cents(amount) -> int:
+    """A tool result's amount (a JSON number) in cents."""
+    return round(amount * 100)
+
+
+def _businesses(live, **arguments) -> dict:
+    return call_tool(f"{live.live.url}/mcp", "search_businesses", arguments)["structuredContent"]
+
+
+@pytest.mark.parametrize("category", ["heat pump", "Heat Pumps", "HP"])
+def test_search_businesses_reads_a_category_given_as_a_kind(live, catalog, category):
+    """Issue 34, point 5: "heat pump" finds the business whose category is "HP & Air Handler", priced from
+    its heat pumps, and the range across businesses is said under the kind's own label."""
+    found = _businesses(live, postal_code="63376", category=category)
+    assert [r["business_id"] for r in found["results"]] == [HVAC_KEY], found
+    heat_pumps = [price for slug, _, price in catalog.values() if slug == HP["slug"]]
+    price_range = found["results"][0]["price_range"]
+    assert (price_range["category"], price_range["slug"], price_range["kind"]) == (HP["name"], HP["slug"], "heat pump")
+    assert (cents(price_range["price_low"]), cents(price_range["price_high"])) == (min(heat_pumps), max(heat_pumps))
+    assert price_range["offer_count"] == len(heat_pumps)
+    assert found["installed_price_range"]["category"] == "heat pump"
+    assert found["message"].startswith(
+        f"Published installed prices for a heat pump serving 63376: {money(min(heat_pumps), 'USD')} to "
+    ), found["message"]
+
+
+def test_a_kind_in_a_mixed_category_is_priced_from_that_kinds_products_only(live):
+    """A category holding a furnace and heat pumps: "heat pump" is priced from the heat pumps, never from the
+    cheaper furnace under the heat pumps' label; the category the business names stays its own."""
+    found = _businesses(live, postal_code=MIXED_ZIP, category="heat pump")
+    (result,) = found["results"]
+    price_range = result["price_range"]
+    assert (price_range["category"], price_range["kind"], price_range["offer_count"]) == (
+        HEATING_COOLING["name"],
+        "heat pump",
+        3,
+    ), price_range
+    assert (cents(price_range["price_low"]), cents(price_range["price_high"])) == (900_000, 1_332_000)
+    furnace = _businesses(live, postal_code=MIXED_ZIP, category="furnace")["results"][0]["price_range"]
+    assert (cents(furnace["price_low"]), cents(furnace["price_high"]), furnace["kind"]) == (350_000, 350_000, "furnace")
+    # The business's own category name asked: its whole group, no kind.
+    own = _businesses(live, postal_code=MIXED_ZIP, category=HEATING_COOLING["name"])["results"][0]["price_range"]
+    assert (cents(own["price_low"]), cents(own["price_high"]), own["kind"]) == (350_000, 1_332_000, None)
+
+
+def test_a_category_no_business_sells_finds_none(live):
+    """A kind nobody near sells (a boiler) matches no business, as an unknown category does."""
+    for category in ("boiler", "no-such-category"):
+        found = _businesses(live, postal_code="63376", category=category)
+        assert found["total_matches"] == 0, (category, found)

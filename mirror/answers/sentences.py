@@ -340,17 +340,26 @@ def directory_list_sentence(postal_code: str | None, names: Sequence[str], total
 
 
 def category_spread_sentence(
-    category: str, postal_code: str | None, spread: tuple[int, int, int] | None, currency: str | None
+    category: str,
+    postal_code: str | None,
+    spread: tuple[int, int, int] | None,
+    currency: str | None,
+    *,
+    kind: bool = False,
 ) -> str:
-    """search_businesses with a category: the published range across the businesses found (each is in the results)."""
+    """search_businesses with a category: the published range across the businesses found (each is in the results).
+
+    `kind`: `category` is the label of a kind of product ("a heat pump"), not a category's own name (quoted).
+    """
     where = f" serving {postal_code}" if postal_code else ""
+    named = f"{article(category)} {category}" if kind else quoted(category, 80)
     if spread is None:
-        return f"No business{where} publishes prices for {quoted(category, 80)}."
+        return f"No business{where} publishes prices for {named}."
     low, high, count = spread
     who = "1 business" if count == 1 else f"{count} businesses"
     if currency is None:
-        return f"{who}{where} publish prices for {quoted(category, 80)}, in more than one currency."
+        return f"{who}{where} publish prices for {named}, in more than one currency."
     return (
-        f"Published installed prices for {quoted(category, 80)}{where}: "
+        f"Published installed prices for {named}{where}: "
         f"{price_range(low, high, currency)} across {who}; each business's own range and quote link are below."
     )

@@ -22,7 +22,10 @@ from datetime import datetime
 from functools import lru_cache
 
 from sqlalchemy import (
+    BigInteger,
     String,
+    and_,
+    any_,
     bindparam,
     case,
     cast,
@@ -34,14 +37,17 @@ from sqlalchemy import (
     select,
     true,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, aggregate_order_by
 from sqlalchemy.orm import Session
 
+from mirror.catalog.public_products import public_products_filter
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.concepts import catalog_match, trade_concepts
+from mirror.query.understand import Recognised
+from mirror.read.catalog import kinds_parameter, of_kinds
 from mirror.store import fulltext as ft
 from mirror.store.db import planned_per_call, rows_by_name, statement_rows
-from mirror.store.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup
+from mirror.store.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup, Product
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +65,14 @@ class FeedBusiness:
 
 @dataclass(frozen=True, slots=True)
 class CategoryPrices:
-    """One business's offer group of the asked category: its published price range."""
+    """One business's published price range for the asked category.
+
+    Its offer group of that category (`kind` None); else, when the category
+    names a kind of product the business sells under another name ("heat
+    pump" for its "HP & Air Handler"), the range of its public products of
+    that kind only (`kind` its label), under the category holding the
+    cheapest of them: never a whole group's range under a kind it is not.
+    """
 
     category_name: str
     category_slug: str
@@ -67,6 +80,7 @@ class CategoryPrices:
     price_high_cents: int
     offer_count: int
     currency: str
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +109,7 @@ class PriceSpread:
     price_high_cents: int
     business_count: int
     currency: str | None  # None when the businesses publish in more than one currency
+    kind: bool = False  # `category_name` is the label of the kind asked (not a business's own category)
 
 
 @dataclass(frozen=True)
@@ -117,6 +132,7 @@ class _Shape:
     terms: int = 0  # keywords, as full-text terms
     postal_code: bool = False
     category: bool = False
+    category_kind: bool = False  # the category names a kind of product (`asked_kind`)
 
     @property
     def asks(self) -> bool:
@@ -133,7 +149,9 @@ def search_feed_businesses(
 ) -> BusinessSearch:
     """Feed businesses serving `postal_code`, selling `category`, answering `query`.
 
-    `category` is a slug or a category name (case-insensitive). `query` goes
+    `category` is a slug or a category name (case-insensitive), or a kind of
+    product in a homeowner's words ("heat pump" finds the business whose
+    category is "HP & Air Handler": `asked_kind`). `query` goes
     through the query step (mirror/query): "plumber" finds businesses with
     the plumbing trade, "AC repair" those selling air conditioners (then the
     HVAC ones), "water heater installation" those selling water heaters;
@@ -158,7 +176,8 @@ def search_feed_businesses(
     total = rows[0].total if rows else 0
     spread = None
     if spread_statement is not None and matches:
-        spread = _spread(rows_by_name(spread_statement, statement_rows(session, spread_statement, params))[0], matches)
+        row = rows_by_name(spread_statement, statement_rows(session, spread_statement, params))[0]
+        spread = _spread(row, matches, params.get("category_label"))
     return BusinessSearch(matches, total, postal_code, understood, spread)
 
 
@@ -171,7 +190,7 @@ def _match(row) -> BusinessMatch:
     group = getattr(row, "asked_group", None)  # a column only when a category is asked
     return BusinessMatch(
         company=FeedBusiness(**{name: getattr(row, name) for name in _BUSINESS_FIELDS}),
-        group=CategoryPrices(**{name: group[name] for name in _GROUP_FIELDS}) if group else None,
+        group=CategoryPrices(**{name: group[name] for name in _GROUP_FIELDS if name in group}) if group else None,
         category_count=row.categories,
     )
 
@@ -200,10 +219,28 @@ def _shape_and_values(understood: UnderstoodQuery | None, postal_code: str | Non
             terms += 1
     if postal_code is not None:
         params["postal_code"] = postal_code
+    kind = None
     if category is not None:
         params["category"] = category.strip().lower()
-    shape = _Shape(tuple(concept_trades), trades, terms, postal_code is not None, category is not None)
+        kind = asked_kind(category)
+    if kind is not None:
+        members = catalog_match(kind.slug)
+        params["category_sells"] = _slugs(members)
+        params["category_kinds"] = kinds_parameter(m.slug for m in members)
+        params["category_concept"] = ft.concept_query(members, ft.CONCEPT_WEIGHTS)
+        params["category_label"] = kind.label
+    shape = _Shape(
+        tuple(concept_trades), trades, terms, postal_code is not None, category is not None, kind is not None
+    )
     return shape, params
+
+
+def asked_kind(category: str) -> Recognised | None:
+    """The kind of product a category argument names in a homeowner's words ("heat pump", "HP", "water
+    heaters"), read by the query step; None when it names none. The first kind when it names several: a
+    category is one kind."""
+    concepts = understand(category).concepts
+    return concepts[0] if concepts else None
 
 
 def _slugs(members: tuple) -> list[str]:
@@ -221,32 +258,69 @@ def _statements(shape: _Shape):
     if shape.postal_code:
         conditions.append(_serves())
     if shape.category:
-        conditions.append(exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category()))
+        has_category = exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category())
+        conditions.append(or_(has_category, _sells_kind()) if shape.category_kind else has_category)
     matched = _matched(shape, conditions).subquery("matched")
     categories = select(func.count()).where(OfferGroup.plugin_key == Company.plugin_key).scalar_subquery()
     columns = [*_BUSINESS_COLUMNS, func.count().over().label("total"), categories.label("categories")]
     if shape.category:
-        columns.append(_asked_group().label("asked_group"))
+        columns.append(_asked_group(shape.category_kind).label("asked_group"))
     page = (
         select(*columns)
         .join(matched, matched.c.plugin_key == Company.plugin_key)
         .order_by(matched.c.score.desc(), Company.name, Company.plugin_key)
         .limit(bindparam("limit"))
     )
-    spread = _spread_statement(matched) if shape.category else None
+    spread = _spread_statement(matched, shape.category_kind) if shape.category else None
     return planned_per_call(page), spread
 
 
-def _asked_group():
-    """The business's first offer group (by slug) of the asked category, as one JSON object."""
-    group = func.json_build_object(*(part for name in _GROUP_FIELDS for part in (name, getattr(OfferGroup, name))))
-    return (
+def _asked_group(kind: bool):
+    """The business's first offer group (by slug) of the asked category, as one JSON object; with a `kind`
+    asked, else its range of that kind's products (`_kind_prices`)."""
+    group = func.json_build_object(
+        *(part for name in _GROUP_FIELDS if name != "kind" for part in (name, getattr(OfferGroup, name)))
+    )
+    exact = (
         select(group)
         .where(OfferGroup.plugin_key == Company.plugin_key, _is_category())
         .order_by(OfferGroup.category_slug)
         .limit(1)
         .scalar_subquery()
     )
+    return func.coalesce(exact, _kind_prices()) if kind else exact
+
+
+def _kind_prices():
+    """The business's public products of the asked kind: their range and count, under the category of the
+    cheapest, as one JSON object (NULL when it has none). Its stored kinds decide, as the catalog search's."""
+    first = func.array_agg(aggregate_order_by(Product.category_name, Product.price_cents, Product.sku))[1]
+    first_slug = func.array_agg(aggregate_order_by(Product.category_slug, Product.price_cents, Product.sku))[1]
+    prices = func.json_build_object(
+        "category_name", first,
+        "category_slug", first_slug,
+        "price_low_cents", func.min(Product.price_cents),
+        "price_high_cents", func.max(Product.price_cents),
+        "offer_count", func.count(),
+        "currency", Company.currency,
+        "kind", bindparam("category_label", type_=String),
+    )  # fmt: skip
+    return select(prices).where(_kind_products(Company.plugin_key)).having(func.count() > 0).scalar_subquery()
+
+
+def _sells_kind():
+    """Whether the business sells the asked kind: one of its concept tags (mirror/sync/concepts.py) is one of
+    the kind's slugs (bound as `category_sells`)."""
+    return exists().where(
+        CompanyConcept.plugin_key == Company.plugin_key,
+        CompanyConcept.concept == any_(bindparam("category_sells", type_=ARRAY(String))),
+    )
+
+
+def _kind_products(plugin_key):
+    """The public products of the business `plugin_key` (a column) that are of the asked kind."""
+    unread = ft.matches("products", None, "category_concept")
+    return and_(public_products_filter(plugin_key), of_kinds("category_kinds", unread))
 
 
 def _matched(shape: _Shape, conditions: list):
@@ -268,25 +342,49 @@ def _matched(shape: _Shape, conditions: list):
     return select(scored.c.plugin_key, (scored.c.named + scored.c.keywords).label("score")).where(needed > 0)
 
 
-def _spread_statement(matched):
+def _spread_statement(matched, kind: bool):
+    """The asked category's range across every business matched: each one's as on its page row
+    (`_asked_group`), aggregated."""
+    if not kind:
+        return planned_per_call(
+            select(
+                func.min(OfferGroup.price_low_cents).label("low"),
+                func.max(OfferGroup.price_high_cents).label("high"),
+                func.count(distinct(OfferGroup.plugin_key)).label("businesses"),
+                func.count(distinct(OfferGroup.currency)).label("currencies"),
+                func.min(OfferGroup.currency).label("currency"),
+            ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category())
+        )
+    each = (
+        select(_asked_group(kind).label("group"))
+        .select_from(Company)
+        .where(Company.plugin_key.in_(select(matched.c.plugin_key)))
+        .subquery("each")
+    )
+    group = each.c.group
     return planned_per_call(
         select(
-            func.min(OfferGroup.price_low_cents).label("low"),
-            func.max(OfferGroup.price_high_cents).label("high"),
-            func.count(distinct(OfferGroup.plugin_key)).label("businesses"),
-            func.count(distinct(OfferGroup.currency)).label("currencies"),
-            func.min(OfferGroup.currency).label("currency"),
-        ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category())
+            func.min(cast(group.op("->>")("price_low_cents"), BigInteger)).label("low"),
+            func.max(cast(group.op("->>")("price_high_cents"), BigInteger)).label("high"),
+            func.count(group).label("businesses"),
+            func.count(distinct(group.op("->>")("currency"))).label("currencies"),
+            func.min(group.op("->>")("currency")).label("currency"),
+            func.count(group.op("->>")("kind")).label("by_kind"),
+        )
     )
 
 
-def _spread(row, page: list[BusinessMatch]) -> PriceSpread | None:
-    """The asked category's prices across every business matched (not only the page)."""
+def _spread(row, page: list[BusinessMatch], kind_label: str | None) -> PriceSpread | None:
+    """The asked category's prices across every business matched (not only the page): under the first
+    group's name when every business had the category itself, else under the kind's label (one business's
+    own category name is no label for another's products of that kind)."""
     first = next((m.group for m in page if m.group is not None), None)
     if not row.businesses or first is None:
         return None
     currency = row.currency if row.currencies == 1 else None
-    return PriceSpread(first.category_name, row.low, row.high, row.businesses, currency)
+    by_kind = bool(getattr(row, "by_kind", 0))
+    named = kind_label if by_kind and kind_label else first.category_name
+    return PriceSpread(named, row.low, row.high, row.businesses, currency, kind=by_kind)
 
 
 def _serves():
