@@ -378,6 +378,7 @@ def test_search_businesses_by_postal_code_and_category(live):
         "price_high": 13500.5,
         "offer_count": 4,
         "currency": "USD",
+        "kind": None,  # its own category, not a kind it lists under another name
     }
     assert result["city"] == "Wentzville" and result["quote_url"] == f"{live.url}/companies/{TUDI}/quote"
     assert result["mcp_url"] == f"{live.url}/companies/{TUDI}/mcp"
