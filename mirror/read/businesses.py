@@ -22,7 +22,6 @@ from datetime import datetime
 from functools import lru_cache
 
 from sqlalchemy import (
-    BigInteger,
     String,
     and_,
     any_,
@@ -31,23 +30,24 @@ from sqlalchemy import (
     cast,
     distinct,
     exists,
+    false,
     func,
     literal_column,
     or_,
     select,
     true,
+    union,
+    union_all,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, aggregate_order_by
 from sqlalchemy.orm import Session
 
-from mirror.catalog.public_products import public_products_filter
 from mirror.query import UnderstoodQuery, understand
 from mirror.query.concepts import catalog_match, trade_concepts
 from mirror.query.understand import Recognised
-from mirror.read.catalog import kinds_parameter, of_kinds
 from mirror.store import fulltext as ft
 from mirror.store.db import planned_per_call, rows_by_name, statement_rows
-from mirror.store.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup, Product
+from mirror.store.models import KEY_LENGTH, Company, CompanyConcept, OfferGroup
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,8 +226,6 @@ def _shape_and_values(understood: UnderstoodQuery | None, postal_code: str | Non
     if kind is not None:
         members = catalog_match(kind.slug)
         params["category_sells"] = _slugs(members)
-        params["category_kinds"] = kinds_parameter(m.slug for m in members)
-        params["category_concept"] = ft.concept_query(members, ft.CONCEPT_WEIGHTS)
         params["category_label"] = kind.label
     shape = _Shape(
         tuple(concept_trades), trades, terms, postal_code is not None, category is not None, kind is not None
@@ -258,8 +256,7 @@ def _statements(shape: _Shape):
     if shape.postal_code:
         conditions.append(_serves())
     if shape.category:
-        has_category = exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category())
-        conditions.append(or_(has_category, _sells_kind()) if shape.category_kind else has_category)
+        conditions.append(_sells_category(shape))
     matched = _matched(shape, conditions).subquery("matched")
     categories = select(func.count()).where(OfferGroup.plugin_key == Company.plugin_key).scalar_subquery()
     columns = [*_BUSINESS_COLUMNS, func.count().over().label("total"), categories.label("categories")]
@@ -271,13 +268,15 @@ def _statements(shape: _Shape):
         .order_by(matched.c.score.desc(), Company.name, Company.plugin_key)
         .limit(bindparam("limit"))
     )
-    spread = _spread_statement(matched, shape.category_kind) if shape.category else None
+    spread = None
+    if shape.category:
+        spread = _spread_statement(_matched(shape, conditions, page=False).subquery("matched"), shape.category_kind)
     return planned_per_call(page), spread
 
 
 def _asked_group(kind: bool):
     """The business's first offer group (by slug) of the asked category, as one JSON object; with a `kind`
-    asked, else its range of that kind's products (`_kind_prices`)."""
+    asked, else its prices of that kind (`_kind_prices`). Read for the page's rows only (past its LIMIT)."""
     group = func.json_build_object(
         *(part for name in _GROUP_FIELDS if name != "kind" for part in (name, getattr(OfferGroup, name)))
     )
@@ -293,46 +292,72 @@ def _asked_group(kind: bool):
 
 def _kind_prices():
     """The business's public products of the asked kind: their range and count, under the category of the
-    cheapest, as one JSON object (NULL when it has none). Its stored kinds decide, as the catalog search's."""
-    first = func.array_agg(aggregate_order_by(Product.category_name, Product.price_cents, Product.sku))[1]
-    first_slug = func.array_agg(aggregate_order_by(Product.category_slug, Product.price_cents, Product.sku))[1]
+    cheapest, as one JSON object (NULL when it has none).
+
+    From its concept tags of the kind's slugs, which the sync writes with those products' prices
+    (mirror/sync/concepts.py): one row per slug, never its products. A kind of several slugs ("water heater":
+    tank, tankless...) adds their counts: a product stored as two of them counts twice.
+    """
+    cheapest = (CompanyConcept.price_low_cents, CompanyConcept.category_slug)
     prices = func.json_build_object(
-        "category_name", first,
-        "category_slug", first_slug,
-        "price_low_cents", func.min(Product.price_cents),
-        "price_high_cents", func.max(Product.price_cents),
-        "offer_count", func.count(),
+        "category_name", func.array_agg(aggregate_order_by(CompanyConcept.category_name, *cheapest))[1],
+        "category_slug", func.array_agg(aggregate_order_by(CompanyConcept.category_slug, *cheapest))[1],
+        "price_low_cents", func.min(CompanyConcept.price_low_cents),
+        "price_high_cents", func.max(CompanyConcept.price_high_cents),
+        "offer_count", func.sum(CompanyConcept.offer_count),
         "currency", Company.currency,
         "kind", bindparam("category_label", type_=String),
     )  # fmt: skip
-    return select(prices).where(_kind_products(Company.plugin_key)).having(func.count() > 0).scalar_subquery()
+    mine = CompanyConcept.plugin_key == Company.plugin_key
+    return select(prices).where(mine, _priced_tag()).having(func.count() > 0).scalar_subquery()
 
 
-def _sells_kind():
-    """Whether the business sells the asked kind: one of its concept tags (mirror/sync/concepts.py) is one of
-    the kind's slugs (bound as `category_sells`)."""
-    return exists().where(
-        CompanyConcept.plugin_key == Company.plugin_key,
-        CompanyConcept.concept == any_(bindparam("category_sells", type_=ARRAY(String))),
+def _sells_category(shape: _Shape):
+    """Whether the business has an offer group of the asked category; with a kind asked, or sells that kind
+    (a concept tag of one of its slugs, mirror/sync/concepts.py).
+
+    With a ZIP, each business serving it is probed on its keys (tens of them). Without, the category's
+    businesses are one set read on the category's and the tags' indexes (migration 0014): probing all
+    10,005 feed businesses took 180 ms for a category none has, and the planner, costing the probes of
+    an OR, compiled the statement (JIT, 55 ms more).
+    """
+    if shape.postal_code:
+        has_category = exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category())
+        sells = exists().where(CompanyConcept.plugin_key == Company.plugin_key, _of_kind())
+        return or_(has_category, sells) if shape.category_kind else has_category
+    grouped = select(OfferGroup.plugin_key).where(_is_category())
+    return Company.plugin_key.in_(
+        union(grouped, select(CompanyConcept.plugin_key).where(_of_kind())) if shape.category_kind else grouped
     )
 
 
-def _kind_products(plugin_key):
-    """The public products of the business `plugin_key` (a column) that are of the asked kind."""
-    unread = ft.matches("products", None, "category_concept")
-    return and_(public_products_filter(plugin_key), of_kinds("category_kinds", unread))
+def _of_kind():
+    """A concept tag of one of the asked kind's slugs (bound as `category_sells`)."""
+    return CompanyConcept.concept == any_(bindparam("category_sells", type_=ARRAY(String)))
 
 
-def _matched(shape: _Shape, conditions: list):
-    """(plugin_key, score) of every business the conditions and the question match.
+def _priced_tag():
+    """A concept tag of the asked kind with its prices (an older release's scheduler, during an upgrade, writes
+    tags without them: mirror/sync/concepts.py `TAG_SHAPE`)."""
+    return and_(_of_kind(), CompanyConcept.offer_count.is_not(None))
+
+
+def _matched(shape: _Shape, conditions: list, *, page: bool = True):
+    """(plugin_key, score) of every business the conditions and the question match (for the `page`, or for
+    an aggregate over them all).
 
     The question's points are computed once per business, in a materialised
     CTE (inlined, Postgres evaluated every case of the score three times: in
     the filter, the order and the output).
     """
     # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
-    if not shape.asks:
+    if not shape.asks and not (shape.category and page):
         return select(Company.plugin_key, literal_column("0").label("score")).where(*conditions)
+    if not shape.asks:
+        # A category's businesses as a set, materialised: inlined, the page's LIMIT led the planner to walk
+        # every business in name order against it (it misses that counting the matches reads them all).
+        asked = select(Company.plugin_key).where(*conditions).cte("asked").prefix_with("MATERIALIZED")
+        return select(asked.c.plugin_key, literal_column("0").label("score"))
     named, keywords = _query_points(shape)
     scored = select(Company.plugin_key, named.label("named"), keywords.label("keywords"))
     scored = scored.select_from(Company).join(_TAGS, true())  # each business's tags as one array (`_sells`), by key
@@ -343,8 +368,9 @@ def _matched(shape: _Shape, conditions: list):
 
 
 def _spread_statement(matched, kind: bool):
-    """The asked category's range across every business matched: each one's as on its page row
-    (`_asked_group`), aggregated."""
+    """The asked category's range across every business matched: its offer groups of the category; with a
+    `kind` asked, and for each business with none, its prices of that kind (`_kind_prices`' tags). Set-wise:
+    one aggregate over those groups and tags, never a subquery per business."""
     if not kind:
         return planned_per_call(
             select(
@@ -355,21 +381,36 @@ def _spread_statement(matched, kind: bool):
                 func.min(OfferGroup.currency).label("currency"),
             ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category())
         )
-    each = (
-        select(_asked_group(kind).label("group"))
-        .select_from(Company)
-        .where(Company.plugin_key.in_(select(matched.c.plugin_key)))
-        .subquery("each")
+    keys = matched
+    has_category = exists().where(OfferGroup.plugin_key == CompanyConcept.plugin_key, _is_category())
+    groups = select(
+        OfferGroup.plugin_key,
+        OfferGroup.price_low_cents.label("low"),
+        OfferGroup.price_high_cents.label("high"),
+        OfferGroup.currency,
+        false().label("by_kind"),
+    ).where(OfferGroup.plugin_key.in_(select(keys.c.plugin_key)), _is_category())
+    tags = (
+        select(
+            CompanyConcept.plugin_key,
+            CompanyConcept.price_low_cents,
+            CompanyConcept.price_high_cents,
+            Company.currency,
+            true(),
+        )
+        .join(Company, Company.plugin_key == CompanyConcept.plugin_key)
+        .where(CompanyConcept.plugin_key.in_(select(keys.c.plugin_key)), _priced_tag())
+        .where(~has_category)
     )
-    group = each.c.group
+    each = union_all(groups, tags).subquery("each")
     return planned_per_call(
         select(
-            func.min(cast(group.op("->>")("price_low_cents"), BigInteger)).label("low"),
-            func.max(cast(group.op("->>")("price_high_cents"), BigInteger)).label("high"),
-            func.count(group).label("businesses"),
-            func.count(distinct(group.op("->>")("currency"))).label("currencies"),
-            func.min(group.op("->>")("currency")).label("currency"),
-            func.count(group.op("->>")("kind")).label("by_kind"),
+            func.min(each.c.low).label("low"),
+            func.max(each.c.high).label("high"),
+            func.count(distinct(each.c.plugin_key)).label("businesses"),
+            func.count(distinct(each.c.currency)).label("currencies"),
+            func.min(each.c.currency).label("currency"),
+            func.count().filter(each.c.by_kind).label("by_kind"),
         )
     )
 

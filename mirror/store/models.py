@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Index, Integer, String, Text, text
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -145,6 +145,13 @@ class OfferGroup(Base):
     # pricing page and pricing.json list of it changed whenever this did (migration 0008).
     options_digest: Mapped[str | None] = mapped_column(String(32))
 
+    # search_businesses' "who has the category" without a ZIP: the groups of one slug, or of one name in any
+    # case (mirror/read/businesses.py `_is_category`; migration 0014).
+    __table_args__ = (
+        Index("ix_offer_groups_category_slug", "category_slug"),
+        Index("ix_offer_groups_lower_category_name", text("lower(category_name)")),
+    )
+
 
 WORD_LENGTH = 64  # the longest word a company's word list keeps
 
@@ -171,15 +178,27 @@ class CompanyConcept(Base):
     """A kind of product (a vocabulary concept) a company sells: one of its public products is one.
 
     The business directory's "who sells heat pumps" is a lookup here, not a
-    full-text match over every product of every business per question. The
-    sync tags the companies whose catalog it touched (mirror/sync/concepts.py),
-    with the same full-text match the catalog search makes.
+    full-text match over every product of every business per question, and so
+    is "what do its heat pumps cost" (the prices below). The sync tags the
+    companies whose catalog it touched (mirror/sync/concepts.py), from the
+    kinds it stored with their products (the catalog search's match).
     """
 
     __tablename__ = "company_concepts"
 
     plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
     concept: Mapped[str] = mapped_column(String(CONCEPT_LENGTH), primary_key=True)
+    # Its public products of this kind (migration 0014): their price range and count, and the category (name,
+    # slug) of the cheapest. search_businesses prices a business from here when asked a kind it lists under a
+    # category name of its own. NULL only on a tag an older release wrote during an upgrade (retagged next run).
+    price_low_cents: Mapped[int | None] = mapped_column(BigInteger)
+    price_high_cents: Mapped[int | None] = mapped_column(BigInteger)
+    offer_count: Mapped[int | None] = mapped_column(Integer)
+    category_name: Mapped[str | None] = mapped_column(Text)
+    category_slug: Mapped[str | None] = mapped_column(String(255))
+
+    # "Who sells heat pumps" without a ZIP: the companies of one kind (the primary key starts with the company).
+    __table_args__ = (Index("ix_company_concepts_concept", "concept", "plugin_key"),)
 
 
 class SyncState(Base):
