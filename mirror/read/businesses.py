@@ -36,7 +36,6 @@ from sqlalchemy import (
     or_,
     select,
     true,
-    union,
     union_all,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, aggregate_order_by
@@ -162,22 +161,22 @@ def search_feed_businesses(
     Every filter is inside one statement, on an index or a tag the sync
     keeps (the ZIPs a business serves, the kinds of product it sells,
     mirror/sync/concepts.py), and only the page's businesses are read, with
-    their asked category's prices, in that same statement: a question
-    costs about the same on 45 businesses and on 10,000. The statement is
-    built once per shape of question (`_Shape`) and its values bound.
+    their asked category's prices, in that same statement, beside the
+    category's range across all the matches (one aggregate over their
+    offer groups and tags, never their products): a question with a ZIP
+    costs about the same on 45 businesses and on 10,000; one without reads
+    the category's businesses as a set. The statement is built once per
+    shape of question (`_Shape`) and its values bound.
     """
     understood = understand(query) if query else None
     if understood is not None and postal_code is None:
         postal_code = understood.postal_code
     shape, params = _shape_and_values(understood, postal_code, category)
-    page, spread_statement = _statements(shape)
+    page = _statements(shape)
     rows = rows_by_name(page, statement_rows(session, page, params | {"limit": limit}))
     matches = [_match(row) for row in rows]
     total = rows[0].total if rows else 0
-    spread = None
-    if spread_statement is not None and matches:
-        row = rows_by_name(spread_statement, statement_rows(session, spread_statement, params))[0]
-        spread = _spread(row, matches, params.get("category_label"))
+    spread = _spread(rows[0].spread, matches, params.get("category_label")) if shape.category and rows else None
     return BusinessSearch(matches, total, postal_code, understood, spread)
 
 
@@ -251,27 +250,55 @@ def _trade_query(trade: str) -> str:
 
 @lru_cache(maxsize=256)
 def _statements(shape: _Shape):
-    """(the page statement, the category's spread statement or None) for one shape of question."""
+    """The page statement for one shape of question."""
     conditions = [Company.in_feed.is_(True)]
     if shape.postal_code:
         conditions.append(_serves())
     if shape.category:
         conditions.append(_sells_category(shape))
+        return planned_per_call(_category_page(shape, conditions))
     matched = _matched(shape, conditions).subquery("matched")
-    categories = select(func.count()).where(OfferGroup.plugin_key == Company.plugin_key).scalar_subquery()
-    columns = [*_BUSINESS_COLUMNS, func.count().over().label("total"), categories.label("categories")]
-    if shape.category:
-        columns.append(_asked_group(shape.category_kind).label("asked_group"))
     page = (
-        select(*columns)
+        select(*_BUSINESS_COLUMNS, func.count().over().label("total"), _CATEGORIES.label("categories"))
         .join(matched, matched.c.plugin_key == Company.plugin_key)
         .order_by(matched.c.score.desc(), Company.name, Company.plugin_key)
         .limit(bindparam("limit"))
     )
-    spread = None
-    if shape.category:
-        spread = _spread_statement(_matched(shape, conditions, page=False).subquery("matched"), shape.category_kind)
-    return planned_per_call(page), spread
+    return planned_per_call(page)
+
+
+# How many categories (offer groups) a business lists.
+_CATEGORIES = select(func.count()).where(OfferGroup.plugin_key == Company.plugin_key).scalar_subquery()
+
+
+def _category_page(shape: _Shape, conditions: list):
+    """With a category asked: the page, each business with its prices of the category (`_asked_group`), and on
+    every row the category's range across all the matches (`_spread_of`).
+
+    The matches are one materialised set (key, score, name, currency) that both read: the page is its
+    first `limit` by score and name, then those businesses' rows, and the range one aggregate over it.
+    Inlined, the page's LIMIT led the planner to walk every business in name order against the category
+    (it misses that counting the matches reads them all), and a second statement read the set again.
+    """
+    found = _matched(shape, conditions, (Company.name, Company.currency)).cte("found").prefix_with("MATERIALIZED")
+    top = (
+        select(found.c.plugin_key, found.c.score, func.count().over().label("total"))
+        .order_by(found.c.score.desc(), found.c.name, found.c.plugin_key)
+        .limit(bindparam("limit"))
+        .subquery("top")
+    )
+    columns = (
+        *_BUSINESS_COLUMNS,
+        top.c.total,
+        _CATEGORIES.label("categories"),
+        _asked_group(shape.category_kind).label("asked_group"),
+        _spread_of(found, shape.category_kind).label("spread"),
+    )
+    return (
+        select(*columns)
+        .join(top, top.c.plugin_key == Company.plugin_key)
+        .order_by(top.c.score.desc(), Company.name, Company.plugin_key)
+    )
 
 
 def _asked_group(kind: bool):
@@ -325,10 +352,9 @@ def _sells_category(shape: _Shape):
         has_category = exists().where(OfferGroup.plugin_key == Company.plugin_key, _is_category())
         sells = exists().where(CompanyConcept.plugin_key == Company.plugin_key, _of_kind())
         return or_(has_category, sells) if shape.category_kind else has_category
-    grouped = select(OfferGroup.plugin_key).where(_is_category())
-    return Company.plugin_key.in_(
-        union(grouped, select(CompanyConcept.plugin_key).where(_of_kind())) if shape.category_kind else grouped
-    )
+    grouped = Company.plugin_key.in_(select(OfferGroup.plugin_key).where(_is_category()))
+    sells = Company.plugin_key.in_(select(CompanyConcept.plugin_key).where(_of_kind()))
+    return or_(grouped, sells) if shape.category_kind else grouped
 
 
 def _of_kind():
@@ -342,90 +368,78 @@ def _priced_tag():
     return and_(_of_kind(), CompanyConcept.offer_count.is_not(None))
 
 
-def _matched(shape: _Shape, conditions: list, *, page: bool = True):
-    """(plugin_key, score) of every business the conditions and the question match (for the `page`, or for
-    an aggregate over them all).
+def _matched(shape: _Shape, conditions: list, extra: tuple = ()):
+    """(plugin_key, score, *`extra` columns of the company) of every business the conditions and the question
+    match.
 
     The question's points are computed once per business, in a materialised
     CTE (inlined, Postgres evaluated every case of the score three times: in
     the filter, the order and the output).
     """
     # Words that name nothing to look for ("who works in 63376?") filter nothing but their ZIP.
-    if not shape.asks and not (shape.category and page):
-        return select(Company.plugin_key, literal_column("0").label("score")).where(*conditions)
     if not shape.asks:
-        # A category's businesses as a set, materialised: inlined, the page's LIMIT led the planner to walk
-        # every business in name order against it (it misses that counting the matches reads them all).
-        asked = select(Company.plugin_key).where(*conditions).cte("asked").prefix_with("MATERIALIZED")
-        return select(asked.c.plugin_key, literal_column("0").label("score"))
+        return select(Company.plugin_key, literal_column("0").label("score"), *extra).where(*conditions)
     named, keywords = _query_points(shape)
-    scored = select(Company.plugin_key, named.label("named"), keywords.label("keywords"))
+    scored = select(Company.plugin_key, named.label("named"), keywords.label("keywords"), *extra)
     scored = scored.select_from(Company).join(_TAGS, true())  # each business's tags as one array (`_sells`), by key
     scored = scored.where(*conditions).cte("scored").prefix_with("MATERIALIZED")
     # A business with none of what was named does not match on keywords alone.
     needed = scored.c.named if shape.concept_trades or shape.trades else scored.c.keywords
-    return select(scored.c.plugin_key, (scored.c.named + scored.c.keywords).label("score")).where(needed > 0)
+    score = (scored.c.named + scored.c.keywords).label("score")
+    return select(scored.c.plugin_key, score, *(scored.c[column.key] for column in extra)).where(needed > 0)
 
 
-def _spread_statement(matched, kind: bool):
-    """The asked category's range across every business matched: its offer groups of the category; with a
-    `kind` asked, and for each business with none, its prices of that kind (`_kind_prices`' tags). Set-wise:
-    one aggregate over those groups and tags, never a subquery per business."""
-    if not kind:
-        return planned_per_call(
-            select(
-                func.min(OfferGroup.price_low_cents).label("low"),
-                func.max(OfferGroup.price_high_cents).label("high"),
-                func.count(distinct(OfferGroup.plugin_key)).label("businesses"),
-                func.count(distinct(OfferGroup.currency)).label("currencies"),
-                func.min(OfferGroup.currency).label("currency"),
-            ).where(OfferGroup.plugin_key.in_(select(matched.c.plugin_key)), _is_category())
-        )
-    keys = matched
-    has_category = exists().where(OfferGroup.plugin_key == CompanyConcept.plugin_key, _is_category())
+def _spread_of(found, kind: bool):
+    """The asked category's range across every business `found` (key, currency), as one JSON object: their
+    offer groups of the category; with a `kind` asked, and for each business with none, its prices of that
+    kind (its tags, as `_kind_prices`). One aggregate over those groups and tags, computed once per
+    statement, never a subquery per business."""
+    keys = select(found.c.plugin_key)
     groups = select(
         OfferGroup.plugin_key,
         OfferGroup.price_low_cents.label("low"),
         OfferGroup.price_high_cents.label("high"),
         OfferGroup.currency,
         false().label("by_kind"),
-    ).where(OfferGroup.plugin_key.in_(select(keys.c.plugin_key)), _is_category())
-    tags = (
-        select(
-            CompanyConcept.plugin_key,
-            CompanyConcept.price_low_cents,
-            CompanyConcept.price_high_cents,
-            Company.currency,
-            true(),
+    ).where(OfferGroup.plugin_key.in_(keys), _is_category())
+    each = groups
+    if kind:
+        has_category = exists().where(OfferGroup.plugin_key == CompanyConcept.plugin_key, _is_category())
+        tags = (
+            select(
+                CompanyConcept.plugin_key,
+                CompanyConcept.price_low_cents,
+                CompanyConcept.price_high_cents,
+                found.c.currency,
+                true(),
+            )
+            .join(found, found.c.plugin_key == CompanyConcept.plugin_key)
+            .where(_priced_tag(), ~has_category)
         )
-        .join(Company, Company.plugin_key == CompanyConcept.plugin_key)
-        .where(CompanyConcept.plugin_key.in_(select(keys.c.plugin_key)), _priced_tag())
-        .where(~has_category)
-    )
-    each = union_all(groups, tags).subquery("each")
-    return planned_per_call(
-        select(
-            func.min(each.c.low).label("low"),
-            func.max(each.c.high).label("high"),
-            func.count(distinct(each.c.plugin_key)).label("businesses"),
-            func.count(distinct(each.c.currency)).label("currencies"),
-            func.min(each.c.currency).label("currency"),
-            func.count().filter(each.c.by_kind).label("by_kind"),
-        )
-    )
+        each = union_all(groups, tags)
+    each = each.subquery("each")
+    spread = func.json_build_object(
+        "low", func.min(each.c.low),
+        "high", func.max(each.c.high),
+        "businesses", func.count(distinct(each.c.plugin_key)),
+        "currencies", func.count(distinct(each.c.currency)),
+        "currency", func.min(each.c.currency),
+        "by_kind", func.count().filter(each.c.by_kind),
+    )  # fmt: skip
+    return select(spread).scalar_subquery()
 
 
-def _spread(row, page: list[BusinessMatch], kind_label: str | None) -> PriceSpread | None:
+def _spread(spread: dict, page: list[BusinessMatch], kind_label: str | None) -> PriceSpread | None:
     """The asked category's prices across every business matched (not only the page): under the first
     group's name when every business had the category itself, else under the kind's label (one business's
     own category name is no label for another's products of that kind)."""
     first = next((m.group for m in page if m.group is not None), None)
-    if not row.businesses or first is None:
+    if not spread["businesses"] or first is None:
         return None
-    currency = row.currency if row.currencies == 1 else None
-    by_kind = bool(getattr(row, "by_kind", 0))
+    currency = spread["currency"] if spread["currencies"] == 1 else None
+    by_kind = bool(spread["by_kind"])
     named = kind_label if by_kind and kind_label else first.category_name
-    return PriceSpread(named, row.low, row.high, row.businesses, currency, kind=by_kind)
+    return PriceSpread(named, spread["low"], spread["high"], spread["businesses"], currency, kind=by_kind)
 
 
 def _serves():

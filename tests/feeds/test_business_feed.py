@@ -10,6 +10,7 @@ from math import ceil
 
 import pytest
 from sqlalchemy import event, update
+from sqlalchemy.orm import Session
 
 from demo.catalog import MISSING
 from mirror.catalog.records import normalise_phone, normalise_url
@@ -723,6 +724,169 @@ def test_a_new_vocabulary_retags_every_business_in_the_next_run(mirror, world):
     assert "pump-seller" in _found(mirror, "heat pump")
 
 
+ALONE = {"service_area": {"postal_codes": ["99501"]}}  # a ZIP no other business of the world serves
+
+
+def _kind_priced(mirror, category: str = "heat pump"):
+    """The first match's price_range and the spread of search_businesses' category `category`, in ALONE's ZIP."""
+    from mirror.read.businesses import search_feed_businesses
+
+    with mirror.WriterSession() as session:
+        found = search_feed_businesses(session, category=category, postal_code="99501")
+    return (found.matches[0].group if found.matches else None), found.spread
+
+
+def _a_furnace(world, key: str, price: str) -> None:
+    world.catalog.set_product(
+        key,
+        "FURN-80",
+        name="Acme Gas Furnace 80K",
+        category={"name": "Heat Pumps", "slug": "heat-pumps", "kind": "system"},  # mislisted beside the heat pumps
+        tier="good",
+        price=price,
+        published=True,
+        specs={"afue": 80},
+    )
+
+
+def test_a_kind_is_priced_from_the_tags_each_sync_leaves(mirror, world):
+    # search_businesses asked a kind prices each business from its tag (mirror/sync/concepts.py), never from
+    # its products: the tag's prices must follow every change of the catalog in the run that makes it.
+    add_company(world, "pump-seller", trades=["hvac"], **ALONE)
+    _heat_pump(world, "pump-seller", "HP-3T")
+    _a_furnace(world, "pump-seller", "2500.00")  # cheaper, in the same category: never a heat pump's price
+    sync(mirror)
+    group, spread = _kind_priced(mirror)
+    assert (group.category_name, group.kind, group.price_low_cents, group.offer_count) == (
+        "Heat Pumps",
+        "heat pump",
+        850_000,
+        1,
+    )
+    assert (spread.category_name, spread.price_low_cents, spread.business_count, spread.kind) == (
+        "heat pump",
+        850_000,
+        1,
+        True,
+    )
+    world.catalog.set_product(  # a dearer heat pump listed under another category
+        "pump-seller",
+        "HP-5T",
+        name="Acme 5 Ton Heat Pump",
+        category={"name": "Systems", "slug": "systems", "kind": "system"},
+        tier="best",
+        price="12000.00",
+        published=True,
+        specs={"tonnage": 5},
+    )
+    sync(mirror)
+    group, spread = _kind_priced(mirror)
+    assert (group.category_name, group.price_low_cents, group.price_high_cents, group.offer_count) == (
+        "Heat Pumps",  # where the cheapest is listed
+        850_000,
+        1_200_000,
+        2,
+    )
+    assert (spread.price_low_cents, spread.price_high_cents) == (850_000, 1_200_000)
+    _heat_pump(world, "pump-seller", "HP-3T", published=False)
+    sync(mirror)
+    group, _ = _kind_priced(mirror)
+    assert (group.category_name, group.price_low_cents, group.offer_count) == ("Systems", 1_200_000, 1)
+    # Its own category asked by name: the whole group, furnace and all, under that name (no kind).
+    group, spread = _kind_priced(mirror, "Systems")
+    assert (group.kind, spread.category_name, spread.kind) == (None, "Systems", False)
+
+
+def test_tags_an_older_release_wrote_without_prices_price_nothing_and_are_made_again(mirror, world):
+    from sqlalchemy import update as update_rows
+
+    from mirror.query.product_reading import rules_version
+    from mirror.store import state as st
+    from mirror.store.models import CompanyConcept
+
+    add_company(world, "pump-seller", trades=["plumbing"], **ALONE)
+    _heat_pump(world, "pump-seller", "HP-3T")
+    sync(mirror)
+    with mirror.WriterSession() as session, session.begin():
+        # What the previous release's scheduler leaves while an upgrade migrates: tags without their prices,
+        # under its own version (the reading's rules alone).
+        session.execute(update_rows(CompanyConcept).values(price_low_cents=None, offer_count=None))
+        st.put(session, st.CONCEPTS_VERSION, rules_version())
+    group, spread = _kind_priced(mirror)
+    assert group is None and spread is None  # found (it sells heat pumps), never priced from a tag without prices
+    assert "pump-seller" in _found(mirror, "heat pump")
+    sync(mirror)  # a run that changes nothing of this company still tags it again, with the prices
+    group, spread = _kind_priced(mirror)
+    assert (group.price_low_cents, spread.price_low_cents) == (850_000, 850_000)
+
+
+def test_a_category_without_a_zip_reads_its_businesses_as_a_set_on_postgres(database_url):
+    # Without a ZIP, the businesses of a category or a kind are read on the category's and the tags' indexes
+    # (migration 0014) and priced from their groups and tags: never a probe or a products' subquery per business
+    # (the reverted first version took 95-105 s on 10,005 businesses). A plan of the real statement, on a
+    # directory big enough that a scan would cost more than the indexes.
+    from sqlalchemy import create_engine, text
+
+    from mirror.read import businesses
+    from mirror.store.db import _compiled_for_postgres
+
+    engine = create_engine(database_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.begin() as connection:
+        connection.execute(  # 5,000 businesses (keys kd-*, ZIPs 20001-25000: not the next test's); one in 50 sells heat pumps, one in 50 more lists "HP & Air Handler"
+            text(
+                "INSERT INTO companies (plugin_key, name, trades, status, storefront_live, is_public, "
+                "service_postal_codes, currency, channels, upstream_updated_at, record_hash, in_feed, generation) "
+                "SELECT 'kd-' || n, 'Company ' || n, '[\"hvac\"]', 'active', true, true, "
+                "json_build_array((20000 + n)::text), 'USD', '{}', now(), 'h', true, 1 FROM generate_series(1, 5000) AS n"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO company_concepts SELECT 'kd-' || n, c, 100000 + n, 200000 + n, 2, 'Systems', 'systems' "
+                "FROM generate_series(1, 5000) AS n, unnest(ARRAY['furnace', 'air-filter', 'thermostat']) AS c "
+                "UNION ALL SELECT 'kd-' || n, 'heat-pump', 300000 + n, 400000, 3, 'Heat Pumps', 'heat-pumps' "
+                "FROM generate_series(50, 5000, 50) AS n"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO offer_groups (plugin_key, category_slug, category_name, kind, currency, "
+                "price_low_cents, price_high_cents, offer_count) "
+                "SELECT 'kd-' || n, 'group-' || (n % 40), 'Group ' || (n % 40), 'system', 'USD', 1000, 2000, 1 "
+                "FROM generate_series(1, 5000) AS n "
+                "UNION ALL SELECT 'kd-' || n, 'hp-air-handler', 'HP & Air Handler', 'system', 'USD', 500000, 600000, 4 "
+                "FROM generate_series(25, 5000, 50) AS n"
+            )
+        )
+        connection.execute(text("ANALYZE companies; ANALYZE company_concepts; ANALYZE offer_groups"))
+    shape, params = businesses._shape_and_values(None, None, "heat pump")
+    sql, defaults = _compiled_for_postgres(businesses._statements(shape))  # the statement the search sends
+    with engine.connect() as connection:
+        cursor = connection.connection.dbapi_connection.cursor()
+        cursor.execute("EXPLAIN " + sql, {**defaults, **params, "limit": 10}, prepare=False)
+        plan = "\n".join(line for (line,) in cursor.fetchall())
+    assert "ix_company_concepts_concept" in plan, plan  # the kind's businesses, on its index
+    assert "products" not in plan, plan  # priced from the tags
+    with Session(engine) as session:
+        found = businesses.search_feed_businesses(session, category="heat pump")
+        by_name = businesses.search_feed_businesses(session, category="HP & Air Handler")
+    assert found.total == 100 and found.spread.business_count == 100
+    assert (found.spread.category_name, found.spread.price_low_cents, found.spread.price_high_cents) == (
+        "heat pump",
+        300_050,
+        400_000,
+    )
+    # "HP & Air Handler" names a kind too: the 100 listing that category, priced from it, and the 100 selling
+    # heat pumps under another name, priced from their tags.
+    assert by_name.total == 200 and by_name.spread.business_count == 200
+    assert (by_name.spread.category_name, by_name.spread.price_low_cents, by_name.spread.price_high_cents) == (
+        "heat pump",
+        300_050,
+        600_000,
+    )
+    engine.dispose()
+
+
 def test_the_directory_filters_the_served_zip_inside_its_statement(mirror, world):
     add_company(world, "near-co", service_area={"postal_codes": ["63376"]}, trades=["plumbing"])
     add_company(world, "far-co", service_area={"postal_codes": ["90210"]}, trades=["plumbing"])
@@ -759,7 +923,7 @@ def test_the_directory_reads_the_served_zip_and_the_tags_by_index_on_postgres(po
 
     question = "plumber near 10042"
     shape, params = businesses._shape_and_values(understand(question), "10042", None)
-    sql, defaults = _compiled_for_postgres(businesses._statements(shape)[0])  # the statement the search sends
+    sql, defaults = _compiled_for_postgres(businesses._statements(shape))  # the statement the search sends
     with engine.connect() as connection:
         cursor = connection.connection.dbapi_connection.cursor()
         cursor.execute("EXPLAIN " + sql, {**defaults, **params, "limit": 10}, prepare=False)

@@ -5,7 +5,8 @@ The sync reads every product it writes (mirror/query/product_reading.py) in
 the run's transaction; it reads a company's products again when its trades
 change and every product when the reading's rules change; migrations 0011
 and 0012 (the features) read the rows already there on upgrade; the
-directory's concept tags are the stored kinds; `flask --app wsgi products
+directory's concept tags are the stored kinds, with their products' prices
+(migration 0014 makes them again); `flask --app wsgi products
 explain` says which evidence decided.
 """
 
@@ -183,3 +184,31 @@ def test_the_features_a_product_states_are_stored_and_migration_0012_reads_them(
     assert features()["FURN-2S"] == ["wifi", "two-stage"]
     with mirror.Session() as session:
         assert st.read_state(session)[st.FACTS_VERSION] == rules_version()
+
+
+def test_migration_0014_tags_the_companies_there_with_their_prices(mirror, upstream, database_url):
+    from alembic import command
+
+    from mirror.store.migrate import alembic_config
+    from mirror.sync.concepts import vocabulary_version
+
+    add_company(upstream, CATALOG, plugin_key=KEY, trades=["hvac"])
+    _sync(mirror)
+    columns = "plugin_key, concept, price_low_cents, price_high_cents, offer_count, category_name, category_slug"
+    every = text(f"SELECT {columns} FROM company_concepts ORDER BY 1, 2")
+    with mirror.engine.connect() as connection:
+        before = connection.execute(every).all()
+    # Both products are heat pumps (the furnace's specs say so): the range is theirs, under the cheapest's category.
+    assert (KEY, "heat-pump", 510_000, 940_000, 2, "Furnace", "furnace") in before, before
+    assert (KEY, "air-handler", 940_000, 940_000, 1, HP["name"], HP["slug"]) in before, before
+    config = alembic_config(database_url)
+    command.downgrade(config, "0013")
+    with mirror.engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM company_concepts")).scalar() == len(before)  # untouched
+    mirror.dispose()
+    command.upgrade(config, "head")
+    command.check(config)
+    with mirror.engine.connect() as connection:
+        assert connection.execute(every).all() == before  # made again, as the sync makes them
+    with mirror.Session() as session:
+        assert st.read_state(session)[st.CONCEPTS_VERSION] == vocabulary_version()
