@@ -827,12 +827,11 @@ def test_a_category_without_a_zip_reads_its_businesses_as_a_set_on_postgres(data
     # directory big enough that a scan would cost more than the indexes.
     from sqlalchemy import create_engine, text
 
-    from mirror.read import businesses
-    from mirror.store.db import _compiled_for_postgres
-
     engine = create_engine(database_url.replace("postgresql://", "postgresql+psycopg://", 1))
     with engine.begin() as connection:
-        connection.execute(  # 5,000 businesses (keys kd-*, ZIPs 20001-25000: not the next test's); one in 50 sells heat pumps, one in 50 more lists "HP & Air Handler"
+        # 5,000 businesses (keys kd-*, ZIPs 20001-25000); one in 50 sells heat pumps under its own category
+        # name, one in 50 more lists "HP & Air Handler".
+        connection.execute(
             text(
                 "INSERT INTO companies (plugin_key, name, trades, status, storefront_live, is_public, "
                 "service_postal_codes, currency, channels, upstream_updated_at, record_hash, in_feed, generation) "
@@ -859,6 +858,20 @@ def test_a_category_without_a_zip_reads_its_businesses_as_a_set_on_postgres(data
             )
         )
         connection.execute(text("ANALYZE companies; ANALYZE company_concepts; ANALYZE offer_groups"))
+    try:
+        _plan_and_answers(engine)
+    finally:  # this test's rows and statistics gone: later tests' plans read their own (the reset only DELETEs)
+        with engine.begin() as connection:
+            connection.execute(text("DELETE FROM offer_groups; DELETE FROM company_concepts; DELETE FROM companies"))
+            connection.execute(text("ANALYZE companies; ANALYZE company_concepts; ANALYZE offer_groups"))
+        engine.dispose()
+
+
+def _plan_and_answers(engine) -> None:
+    """The no-ZIP kind search's plan and answers over the 5,000 businesses of the test above."""
+    from mirror.read import businesses
+    from mirror.store.db import _compiled_for_postgres
+
     shape, params = businesses._shape_and_values(None, None, "heat pump")
     sql, defaults = _compiled_for_postgres(businesses._statements(shape))  # the statement the search sends
     with engine.connect() as connection:
@@ -884,7 +897,6 @@ def test_a_category_without_a_zip_reads_its_businesses_as_a_set_on_postgres(data
         300_050,
         600_000,
     )
-    engine.dispose()
 
 
 def test_the_directory_filters_the_served_zip_inside_its_statement(mirror, world):
