@@ -344,7 +344,7 @@ def _sells_category(shape: _Shape):
     (a concept tag of one of its slugs, mirror/sync/concepts.py).
 
     With a ZIP, each business serving it is probed on its keys (tens of them). Without, the category's
-    businesses are one set read on the category's and the tags' indexes (migration 0014): probing each of
+    businesses are one set read on the category's and the tags' indexes (migration 0015): probing each of
     the 10,005 feed businesses took 140-250 ms, and an OR of two probes was costed high enough for the
     planner to compile the statement (JIT, 55 ms more).
     """

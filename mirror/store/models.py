@@ -146,7 +146,7 @@ class OfferGroup(Base):
     options_digest: Mapped[str | None] = mapped_column(String(32))
 
     # search_businesses' "who has the category" without a ZIP: the groups of one slug, or of one name in any
-    # case (mirror/read/businesses.py `_is_category`; migration 0014).
+    # case (mirror/read/businesses.py `_is_category`; migration 0015).
     __table_args__ = (
         Index("ix_offer_groups_category_slug", "category_slug"),
         Index("ix_offer_groups_lower_category_name", text("lower(category_name)")),
@@ -188,7 +188,7 @@ class CompanyConcept(Base):
 
     plugin_key: Mapped[str] = mapped_column(KEY, primary_key=True)
     concept: Mapped[str] = mapped_column(String(CONCEPT_LENGTH), primary_key=True)
-    # Its public products of this kind (migration 0014): their price range and count, and the category (name,
+    # Its public products of this kind (migration 0015): their price range and count, and the category (name,
     # slug) of the cheapest. search_businesses prices a business from here when asked a kind it lists under a
     # category name of its own. NULL only on a tag an older release wrote during an upgrade (retagged next run).
     price_low_cents: Mapped[int | None] = mapped_column(BigInteger)

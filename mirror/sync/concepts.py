@@ -13,7 +13,7 @@ record it changed are tagged again, in the run's transaction, after their
 products' kinds: one statement per batch (the distinct kinds of the batch's
 public products). Each tag carries the prices of the company's public
 products of that kind (range, count, the category of the cheapest; migration
-0014): search_businesses asked "heat pump" prices a business that lists them
+0015): search_businesses asked "heat pump" prices a business that lists them
 under "HP & Air Handler" from its tag, one row, never from its products. The
 reading rules' version is stored beside the tags, with the tags' own shape: a
 release that changes what a product is read as, or what a tag holds, retags

@@ -822,7 +822,7 @@ def test_tags_an_older_release_wrote_without_prices_price_nothing_and_are_made_a
 
 def test_a_category_without_a_zip_reads_its_businesses_as_a_set_on_postgres(database_url):
     # Without a ZIP, the businesses of a category or a kind are read on the category's and the tags' indexes
-    # (migration 0014) and priced from their groups and tags: never a probe or a products' subquery per business
+    # (migration 0015) and priced from their groups and tags: never a probe or a products' subquery per business
     # (the reverted first version took 95-105 s on 10,005 businesses). A plan of the real statement, on a
     # directory big enough that a scan would cost more than the indexes.
     from sqlalchemy import create_engine, text

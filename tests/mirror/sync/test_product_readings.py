@@ -6,7 +6,7 @@ the run's transaction; it reads a company's products again when its trades
 change and every product when the reading's rules change; migrations 0011
 and 0012 (the features) read the rows already there on upgrade; the
 directory's concept tags are the stored kinds, with their products' prices
-(migration 0014 makes them again); `flask --app wsgi products
+(migration 0015 makes them again); `flask --app wsgi products
 explain` says which evidence decided.
 """
 
@@ -186,7 +186,7 @@ def test_the_features_a_product_states_are_stored_and_migration_0012_reads_them(
         assert st.read_state(session)[st.FACTS_VERSION] == rules_version()
 
 
-def test_migration_0014_tags_the_companies_there_with_their_prices(mirror, upstream, database_url):
+def test_migration_0015_tags_the_companies_there_with_their_prices(mirror, upstream, database_url):
     from alembic import command
 
     from mirror.store.migrate import alembic_config
@@ -202,7 +202,7 @@ def test_migration_0014_tags_the_companies_there_with_their_prices(mirror, upstr
     assert (KEY, "heat-pump", 510_000, 940_000, 2, "Furnace", "furnace") in before, before
     assert (KEY, "air-handler", 940_000, 940_000, 1, HP["name"], HP["slug"]) in before, before
     config = alembic_config(database_url)
-    command.downgrade(config, "0013")
+    command.downgrade(config, "0014")
     with mirror.engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM company_concepts")).scalar() == len(before)  # untouched
     mirror.dispose()

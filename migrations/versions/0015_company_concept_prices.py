@@ -28,16 +28,16 @@ subquery 95-105 s: the cost grew with the catalogs, not the question.
 - The tags are made again here, in this transaction, by the sync's own
   statement (mirror/sync/concepts.py `tag_all`), which records that version.
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-12-07 04:00:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0014"
-down_revision = "0013"
+revision = "0015"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 
