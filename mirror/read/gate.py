@@ -97,6 +97,8 @@ class GateEntry:
     # Its quote funnel's sources (mirror.catalog.public_view.quote_funnel): the quote redirect reads nothing else.
     estimate_url: str | None = None
     shop_url: str | None = None
+    # Its public products (`companies.offer_count`): how its catalog is searched (mirror/read/catalog.py).
+    offer_count: int | None = None
     is_public: bool = True  # only public companies have an entry (mirror.catalog.channels.company_open reads it)
 
     @property
@@ -116,6 +118,7 @@ _ENTRY_COLUMNS = (
     "last_synced_at",
     "estimate_url",
     "shop_url",
+    "offer_count",
 )
 
 
@@ -169,6 +172,7 @@ def read_state(engine: Engine) -> MirrorState:
             last_synced_at=aware(row.last_synced_at),
             estimate_url=row.estimate_url,
             shop_url=row.shop_url,
+            offer_count=row.offer_count,
         )
         for row in rows
     }
