@@ -390,6 +390,9 @@ class _Shape:
     by_min: bool
     # The company has at most SMALL_CATALOG public products: its rows are read by its key and each tested, never
     # through the full-text index (whose prefix lookups collect the whole mirror's matches: `SMALL_CATALOG`).
+    # Its statement is prepared, not planned per call: whatever the words, the plan reads the company's rows by
+    # its key, so one generic plan serves every small catalog and a search saves its planning (about 1 ms, most
+    # of what the database spends on it); its queries are parsed once per execution (`ft.tsquery`).
     small: bool = False
 
 
@@ -498,7 +501,7 @@ def _statement(shape: _Shape):
     # Whether each keyword matched, and the relevance query: read once over the pool's vectors (as a window over
     # the joined rows, it kept every wide row of the pool in the window's store, and tested each keyword twice).
     reading = _pool_reading(shape, pool) if shape.mode != BROWSE and _rank_parts(shape) else None
-    relevance = _relevance(reading) if reading is not None else None
+    relevance = _relevance(reading, per_call=not shape.small) if reading is not None else None
     term_any = [select(reading.c.held).scalar_subquery().label(MATCHED)] if shape.terms else []
     total = select(func.count()).select_from(pool).scalar_subquery()
     statement = select(*_COLUMNS, *stamp, *term_any, *stated_any, total.label("total")).join(pool, mine)
@@ -527,7 +530,8 @@ def _statement(shape: _Shape):
     elif shape.order == "price_high":
         order.append(price.desc())
     if term_hits:  # a model number equal to the keywords holds them all (guarded: a regular expression per model)
-        order.append(case((and_(_ranked_words(), _may_hold_model()), _exact_model()), else_=0).desc())
+        ranked = _ranked_words(per_call=not shape.small)
+        order.append(case((and_(ranked, _may_hold_model()), _exact_model()), else_=0).desc())
     if shape.mode == CONCEPTS and not term_hits:  # all what was asked: the cheapest first, as a price list starts
         order.append(price)
     if relevance is not None:
@@ -535,7 +539,8 @@ def _statement(shape: _Shape):
     order += [price, Product.name.collate("C"), Product.sku]
     if len(concept_hits) > 1:
         order = _each_kind(concept_hits, order)
-    return planned_per_call(statement.order_by(*order).limit(bindparam("limit", type_=Integer)))
+    statement = statement.order_by(*order).limit(bindparam("limit", type_=Integer))
+    return statement if shape.small else planned_per_call(statement)
 
 
 def _each_kind(concept_hits: list, order: list) -> list:
@@ -604,16 +609,16 @@ def _pool(base: list, candidates, *, all_terms: bool, implied: bool, small: bool
         return first.cte("pool").prefix_with("MATERIALIZED")
     found = first.cte("found").prefix_with("MATERIALIZED")
     overflowing = select(func.count()).select_from(found).scalar_subquery() > MAX_RANKED
-    every_keyword = ft.matches("products", None, "all_match", per_call=True, indexed=not small)
+    every_keyword = ft.matches("products", None, "all_match", per_call=not small, indexed=not small)
     conditions = [*base, every_keyword] if implied else [*base, candidates, every_keyword]
     everything = select(*pooled).where(*conditions, overflowing).limit(MAX_RANKED + 1)
     return union(everything, select(found)).cte("pool").prefix_with("MATERIALIZED")
 
 
-def _held(rows, names: list[str]) -> list:
+def _held(rows, names: list[str], per_call: bool) -> list:
     """Per query parameter in `names`: whether one of `rows` (a pool, with its vectors) matches it (one pass)."""
     return [
-        func.coalesce(func.bool_or(rows.c.search_vector.op("@@")(ft.tsquery(None, name, per_call=True))), false())
+        func.coalesce(func.bool_or(rows.c.search_vector.op("@@")(ft.tsquery(None, name, per_call=per_call))), false())
         for name in names
     ]
 
@@ -666,7 +671,7 @@ def _caller_filters(shape: _Shape) -> list:
 
 def _matcher(small: bool):
     """A condition `name`'s query matches, planned per call; on a small catalog, never on the index (`_Shape`)."""
-    return lambda name: ft.matches("products", None, name, per_call=True, indexed=not small)
+    return lambda name: ft.matches("products", None, name, per_call=not small, indexed=not small)
 
 
 def _candidates(shape: _Shape, words: list):
@@ -680,7 +685,8 @@ def _candidates(shape: _Shape, words: list):
     # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
     # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
     indexed = not words or not shape.sizes
-    candidates = vector.op("@@")(ft.tsquery(None, "any_match", per_call=True)) if indexed else or_(*words)
+    any_match = ft.tsquery(None, "any_match", per_call=not shape.small)
+    candidates = vector.op("@@")(any_match) if indexed else or_(*words)
     if shape.mode == CONCEPTS:
         candidates = of_kinds("any_kinds", candidates)
     return candidates
@@ -695,7 +701,7 @@ def _rank_parts(shape: _Shape) -> list[str]:
     return parts
 
 
-def _relevance(reading):
+def _relevance(reading, *, per_call: bool):
     """The relevance order (highest first), by the pool's `reading`.
 
     `ts_rank_cd` ranks by the query of the parts some pooled product matches (`_pool_reading`): a part no
@@ -704,14 +710,14 @@ def _relevance(reading):
     """
     live = select(reading.c.rank_query).scalar_subquery()
     rank = func.ts_rank_cd(literal_column(f"'{RANK_WEIGHTS}'::float4[]"), ft.vector("products"), live)
-    return case((_ranked_words(), rank), else_=0).desc()
+    return case((_ranked_words(per_call), rank), else_=0).desc()
 
 
 def _pool_reading(shape: _Shape, pool):
     """One row read once over the pool's vectors: `held`, per part relevance ranks by (`_rank_parts`), whether a
     pooled product matches it; `rank_query`, the OR of the parts held (NULL when none is)."""
     parts = _rank_parts(shape)
-    held = _held(pool, parts)
+    held = _held(pool, parts, per_call=not shape.small)
     live = [
         case((hit, literal("(") + bindparam(name, type_=String) + literal(")")), else_=None)
         for hit, name in zip(held, parts, strict=True)
@@ -722,7 +728,7 @@ def _pool_reading(shape: _Shape, pool):
     return reading.cte("pool_reading").prefix_with("MATERIALIZED")
 
 
-def _ranked_words():
+def _ranked_words(per_call: bool):
     """Whether a product matches any word relevance ranks by (`rank_query`).
 
     It guards the dear per-row parts of the order, which are 0 for a product matching no such word anyway:
@@ -730,7 +736,7 @@ def _ranked_words():
     1,001 candidates of a 100,000-product company, "havc" read as HVAC beside seven unknown words: 34 ms),
     the test for one word costs well under one.
     """
-    return ft.matches("products", None, "rank_query", per_call=True)
+    return ft.matches("products", None, "rank_query", per_call=per_call)
 
 
 def of_kinds(kinds: str, unread):

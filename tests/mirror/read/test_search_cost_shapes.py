@@ -142,3 +142,22 @@ def test_the_gate_reads_the_count_with_the_rest_of_the_entry(catalog, mirror):
     with mirror.engine.connect() as connection:
         stored = connection.execute(text("SELECT offer_count FROM companies WHERE plugin_key = :k"), {"k": KEY})
         assert stored.scalar_one() == catalog.offer_count
+
+
+def test_a_small_catalogs_search_is_prepared_and_a_large_ones_planned_per_call(catalog, mirror, monkeypatch):
+    """A small catalog's plan reads its rows by key whatever the words: one generic plan serves them all and the
+    search saves its planning. A large one's plan depends on the words (a rare one on the index, a common one
+    by the company's rows), so it is planned for them on every call."""
+    shapes = []
+    real = catalog_search._statement.__wrapped__
+
+    def record(shape):
+        shapes.append(shape)
+        return real(shape)
+
+    monkeypatch.setattr(catalog_search, "_statement", record)
+    large = replace(catalog, offer_count=catalog_search.SMALL_CATALOG + 1)
+    _search(mirror, catalog, "lennox heat pump")
+    _search(mirror, large, "lennox heat pump")
+    planned = [bool(real(shape).get_execution_options().get(db.PLAN_PER_CALL)) for shape in shapes]
+    assert [shape.small for shape in shapes] == [True, False] and planned == [False, True]
