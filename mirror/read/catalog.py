@@ -351,22 +351,32 @@ def _stated(i: int) -> str:
 
 
 def _terms_by_keyword(understood: UnderstoodQuery) -> dict[str, ft.Term]:
-    """The term each keyword is searched as (keywords with no letter or digit make none), in order.
+    """The term each keyword is searched as, in order, up to the first ft.MAX_TERMS distinct terms (the search
+    looks for no more; keywords with no letter or digit make none).
 
     A keyword made of words the spelling step corrected to ("pmup" -> "pump") matches them whole
     (`ft.Term.whole`).
     """
     meant = {word for correction in understood.corrections for word in ft.words(correction.meant)}
-    return {
-        keyword: ft.Term.of(found, whole=all(word in meant for word in found))
-        for keyword in understood.keywords
-        if (found := ft.words(keyword))
-    }
+    terms: dict[str, ft.Term] = {}
+    distinct: set[ft.Term] = set()
+    for keyword in understood.keywords:
+        found = ft.words(keyword)
+        if not found:
+            continue
+        term = ft.Term.of(found, whole=all(word in meant for word in found))
+        if term not in distinct and len(distinct) == ft.MAX_TERMS:
+            break  # a 200-character question holds forty words: the rest are never searched
+        distinct.add(term)
+        terms[keyword] = term
+    return terms
 
 
 def _term_keywords(understood: UnderstoodQuery, terms: list[ft.Term]) -> list[str | None]:
     """The keyword each term came from (the step's spelling, lower case)."""
-    by_term = {term: keyword for keyword, term in _terms_by_keyword(understood).items()}
+    by_term: dict[ft.Term, str] = {}
+    for keyword, term in _terms_by_keyword(understood).items():
+        by_term.setdefault(term, keyword)
     return [by_term.get(term) for term in terms]
 
 
