@@ -139,6 +139,22 @@ class MirrorState:
 EMPTY = MirrorState(version=-1, last_success_at=None)
 
 
+def entry_of(row) -> GateEntry:
+    """A public company's gate entry from a row holding `_ENTRY_COLUMNS` (the gate's read, or a server's own)."""
+    return GateEntry(
+        plugin_key=row.plugin_key,
+        name=row.name,
+        channels=MappingProxyType(dict(row.channels or {})),
+        generation=row.generation,
+        record_hash=row.record_hash,
+        content_version=row.content_version,
+        last_synced_at=aware(row.last_synced_at),
+        estimate_url=row.estimate_url,
+        shop_url=row.shop_url,
+        offer_count=row.offer_count,
+    )
+
+
 def read_version(engine: Engine) -> int:
     """The state version the database holds now (0 before the first run), in one autocommit read."""
     with engine.connect() as connection:
@@ -161,21 +177,7 @@ def read_state(engine: Engine) -> MirrorState:
         rows = connection.execute(
             select(*(table.c[name] for name in _ENTRY_COLUMNS)).where(table.c.is_public.is_(True))
         ).all()
-    entries = {
-        row.plugin_key: GateEntry(
-            plugin_key=row.plugin_key,
-            name=row.name,
-            channels=MappingProxyType(dict(row.channels or {})),
-            generation=row.generation,
-            record_hash=row.record_hash,
-            content_version=row.content_version,
-            last_synced_at=aware(row.last_synced_at),
-            estimate_url=row.estimate_url,
-            shop_url=row.shop_url,
-            offer_count=row.offer_count,
-        )
-        for row in rows
-    }
+    entries = {row.plugin_key: entry_of(row) for row in rows}
     return MirrorState(
         version=int(named.get(st.STATE_VERSION, 0)),
         last_success_at=st.get_time(named, st.LAST_SUCCESS_AT),
