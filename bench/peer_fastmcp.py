@@ -33,6 +33,7 @@ from mirror.catalog.public_view import freshness  # noqa: E402
 from mirror.catalog.trades import TierSlug  # noqa: E402
 from mirror.read.catalog import search_catalog  # noqa: E402
 from mirror.read.company import open_company_row  # noqa: E402
+from mirror.read.gate import entry_of  # noqa: E402
 from mirror.runtime.config import load_settings  # noqa: E402
 from mirror.service.context import Mirror  # noqa: E402
 from mirror.values.money import cents_to_decimal, to_cents  # noqa: E402
@@ -91,7 +92,7 @@ def search_catalog_tool(
         max_cents = to_cents(max_price) if max_price is not None else None
         found = search_catalog(
             session,
-            company.plugin_key,
+            entry_of(company),  # the same search as ours, which knows the catalog's size from its gate entry
             query,
             category_slug=category,
             tier=tier,

@@ -36,7 +36,7 @@ Targets: nDCG@5 >= 0.9, zero results 0%, false matches <= 2%. The figures
 go to bench/results-search.md (and --json), with the machine's load.
 
 First, the relevance benchmark that can fail (issue 34, bench/relevance/):
-one ground truth written in four catalog styles, judged by the truth only,
+one ground truth written in five catalog styles, judged by the truth only,
 with a held-out style and held-out wordings (bench/relevance/README.md).
 """
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from bench.relevance.ground_truth import Truth
 
 HELD_OUT_SHARE = 0.3
-HELD_OUT_SEED = 3404
+HELD_OUT_SEED = 8300  # drawn anew when the held-out style became `manufacturer` (3404's set had been read)
 
 AC = {"central_ac": 3, "ac_furnace": 2, "heat_pump": 1, "mini_split": 1}
 HP = {"heat_pump": 3, "mini_split": 1}

@@ -1,4 +1,4 @@
-"""The relevance benchmark's run: the ground truth in four styles, synced into Postgres, searched, judged.
+"""The relevance benchmark's run: the ground truth in five styles, synced into Postgres, searched, judged.
 
 One demo upstream (demo.catalog.DemoCatalog, served over HTTP by
 demo.server) holds one company per style, each with the whole ground truth
@@ -201,7 +201,7 @@ def _percent(value) -> str:
 def report_lines(report: dict) -> list[str]:
     """The relevance part of bench/results-search.md."""
     lines = [
-        "## Relevance on catalogs in four styles (bench/relevance/, issue 34)",
+        "## Relevance on catalogs in five styles (bench/relevance/, issue 34)",
         "",
         f"{report['products']} true products in each style's catalog, synced by the real sync in "
         f"{report['sync_seconds']} s; searched through mirror.read.catalog.search_catalog in process (limit "

@@ -1,4 +1,4 @@
-"""Catalog styles: the same true products (ground_truth.py) written four ways, as different contractors write them.
+"""Catalog styles: the same true products (ground_truth.py) written five ways, as different hands write them.
 
 Each style turns a `Truth` into the fields of an upstream product record
 (name, category, tier, brand, model_numbers, description, specs). Styles
@@ -11,9 +11,17 @@ differ in names, category names and slugs, and which specs are present:
   category "HP & Air Handler" (slug hp-air-handler), specs {"tonnage", "seer2"};
 - `distributor`: model numbers and spec-sheet fragments ("GSZB1636 3T 16
   SEER2 HP cond"), broad categories ("Residential Split Systems"), specs under
-  spec-sheet keys ("Nominal Tons", "SEER2", "AFUE %") — HELD OUT (README.md);
+  spec-sheet keys ("Nominal Tons", "SEER2", "AFUE %") (held out until its
+  figures had been read by several sessions; tuned since, README.md);
 - `contractor`: terse and misspelled, as a busy owner types it ("furnce 80k",
-  "heatpump 3ton w/ air hander"), few or no specs.
+  "heatpump 3ton w/ air hander"), few or no specs;
+- `manufacturer`: a manufacturer's marketing copy, pasted as the contractor
+  found it ("Goodman Performance™ 16 Heat Pump with Matching Fan Coil,
+  36,000 Btu/h"), series names for tiers, capacities in Btu/h, marketing
+  categories ("Heat Pumps & Air Handlers", "On-Demand Water Heating"), long
+  descriptions, specs keyed as a brochure writes them ("Cooling Capacity
+  (Btu/h)", "SEER2 (up to)", "Uniform Energy Factor (UEF)") with neutral
+  brochure facts beside them (refrigerant, warranty) — HELD OUT (README.md).
 
 The SKU is the ground truth's own (P001…) in every style: neutral, so it
 tells the search nothing, and the judge finds the truth by it.
@@ -23,8 +31,8 @@ from __future__ import annotations
 
 from bench.relevance.ground_truth import Truth
 
-STYLES = ("demo", "platform", "distributor", "contractor")
-HELD_OUT_STYLE = "distributor"
+STYLES = ("demo", "platform", "distributor", "contractor", "manufacturer")
+HELD_OUT_STYLE = "manufacturer"
 
 _MODEL_PREFIX = {
     "central_ac": "GSXB",
@@ -282,7 +290,7 @@ def platform(t: Truth) -> dict:
     return _record(f"T-Stat - {words}", "T-Stats", "t-stats", "accessory", t, {}, None, [])
 
 
-# --- distributor (held out) -------------------------------------------------------------------
+# --- distributor (held out until read; tuned since) -------------------------------------------------------------------
 
 
 def distributor(t: Truth) -> dict:
@@ -430,4 +438,221 @@ def contractor(t: Truth) -> dict:
     return _record(f"tstat {words}", "Parts", "parts", "accessory", t, {}, None, [])
 
 
-RENDER = {"demo": demo, "platform": platform, "distributor": distributor, "contractor": contractor}
+# --- manufacturer (marketing copy; held out) -------------------------------------------------------
+
+_SERIES = {"good": "Essential", "better": "Performance", "best": "Signature"}
+# Model numbers as a manufacturer's literature prints them: a family code, the tier digit, the size code.
+_FAMILY = {
+    "central_ac": "24SC",
+    "heat_pump": "25SC",
+    "ac_furnace": "24SC",
+    "furnace": "59SC",
+    "air_handler": "FE4A",
+    "mini_split": "40MA",
+    "tank_wh": "XG",
+    "tankless_wh": "RX",
+    "hp_wh": "XE",
+    "air_filter": "FA",
+    "thermostat": "TC",
+}
+_WARRANTY = {
+    "good": "10-Year Limited Parts",
+    "better": "10-Year Limited Parts",
+    "best": "Lifetime Limited Heat Exchanger",
+}
+
+
+def _series(t: Truth) -> str:
+    return f"{t.brand} {_SERIES[t.tier]}\u2122" if t.tier else t.brand
+
+
+def _family_model(t: Truth, kind: str | None = None, size: int | None = None) -> str:
+    if size is None:
+        size = int(t.tons * 12) if t.tons else (t.btu // 1000 if t.btu else (t.gallons or t.merv or 0))
+    return f"{_FAMILY[kind or t.kind]}{_TIER_DIGIT[t.tier]}{size:03d}"
+
+
+def _btuh(tons: float) -> int:
+    return int(tons * 12000)
+
+
+def manufacturer(t: Truth) -> dict:
+    """A manufacturer's marketing copy: series names, Btu/h, marketing categories, brochure spec keys, long blurbs."""
+    r, head = t.ratings, _series(t)
+    if t.kind == "central_ac":
+        return _record(
+            f"{head} {int(r['seer2'])} Air Conditioner, {_btuh(t.tons):,} Btu/h",
+            "Air Conditioners",
+            "air-conditioners",
+            "system",
+            t,
+            {
+                "Cooling Capacity (Btu/h)": f"{_btuh(t.tons):,}",
+                "SEER2 (up to)": r["seer2"],
+                "Refrigerant": "R-454B",
+                "Warranty": _WARRANTY[t.tier],
+            },
+            "Quiet, dependable cooling for years to come. Pair it with a matching gas furnace or fan coil for a "
+            "complete home comfort system, and add a smart thermostat for even greater savings.",
+            [_family_model(t)],
+        )
+    if t.kind == "heat_pump":
+        return _record(
+            f"{head} {int(r['seer2'])} Heat Pump with Matching Fan Coil, {_btuh(t.tons):,} Btu/h",
+            "Heat Pumps & Air Handlers",
+            "heat-pumps-air-handlers",
+            "system",
+            t,
+            {
+                "Cooling Capacity (Btu/h)": f"{_btuh(t.tons):,}",
+                "SEER2 (up to)": r["seer2"],
+                "HSPF2 (up to)": r["hspf2"],
+                "Refrigerant": "R-454B",
+                "Warranty": _WARRANTY[t.tier],
+            },
+            "Year-round comfort from one outdoor unit: efficient cooling in summer and electric heat in winter. "
+            "Matched with a fan coil for whisper-quiet airflow; can be paired with a gas furnace for dual fuel.",
+            [_family_model(t), _family_model(t, "air_handler")],
+        )
+    if t.kind == "ac_furnace":
+        return _record(
+            f"{head} Home Comfort System: {_g(r['seer2'])} SEER2 Air Conditioner + {_g(r['afue'])}% Gas Furnace, "
+            f"{_btuh(t.tons):,} Btu/h Cooling",
+            "Complete Comfort Systems",
+            "comfort-systems",
+            "system",
+            t,
+            {
+                "Cooling Capacity (Btu/h)": f"{_btuh(t.tons):,}",
+                "SEER2 (up to)": r["seer2"],
+                "Furnace Input (Btu/h)": f"{t.btu:,}",
+                "AFUE (up to)": f"{_g(r['afue'])}%",
+            },
+            "Everything your home needs for all-season comfort: a matched outdoor air conditioner and indoor gas "
+            "furnace, engineered to work together.",
+            [_family_model(t), _family_model(t, "furnace", t.btu // 1000)],
+        )
+    if t.kind == "furnace":
+        stages = ("Variable-Speed " if "variable_speed" in t.features else "") + (
+            "Two-Stage " if "two_stage" in t.features else "Single-Stage "
+        )
+        return _record(
+            f"{head} {int(r['afue'])} {stages}Gas Furnace, {t.btu:,} Btu/h Input",
+            "Residential Furnaces",
+            "residential-furnaces",
+            "system",
+            t,
+            {
+                "Heating Input (Btu/h)": f"{t.btu:,}",
+                "AFUE (up to)": f"{_g(r['afue'])}%",
+                "Heat Stages": "Two-Stage" if "two_stage" in t.features else "Single-Stage",
+                "Blower Motor": "Variable-Speed ECM" if "variable_speed" in t.features else "Multi-Speed ECM",
+                "Warranty": _WARRANTY[t.tier],
+            },
+            "Reliable warmth on the coldest nights. Installs upflow or horizontal, and pairs with our air "
+            "conditioners and heat pumps for a complete system.",
+        )
+    if t.kind == "air_handler":
+        return _record(
+            f"{t.brand} Multi-Position Fan Coil, {_btuh(t.tons):,} Btu/h Nominal",
+            "Indoor Units",
+            "indoor-units",
+            "accessory",
+            t,
+            {"Nominal Capacity (Btu/h)": f"{_btuh(t.tons):,}", "Configuration": "Upflow / Downflow / Horizontal"},
+            "The indoor half of your heat pump or air conditioner system: moves conditioned air quietly through "
+            "your ductwork.",
+        )
+    if t.kind == "mini_split":
+        return _record(
+            f"{head} Wall-Mounted Single-Zone Heat Pump System, {t.btu:,} Btu/h",
+            "Ductless Systems",
+            "ductless-systems",
+            "system",
+            t,
+            {"Cooling Capacity (Btu/h)": f"{t.btu:,}", "SEER2 (up to)": r["seer2"], "HSPF2 (up to)": r["hspf2"]},
+            "Heating and cooling for one room, with no ductwork: a slim indoor unit and a compact outdoor unit.",
+        )
+    if t.kind == "tank_wh":
+        fuel = "Natural Gas" if t.fuel == "gas" else "Electric"
+        return _record(
+            f"{head} {t.gallons} Gal. {fuel} Storage Water Heater",
+            f"Residential {'Gas' if t.fuel == 'gas' else 'Electric'}",
+            f"residential-{t.fuel}",
+            "system",
+            t,
+            {
+                "Storage Capacity (Gal.)": t.gallons,
+                "Fuel Type": fuel,
+                "Uniform Energy Factor (UEF)": r["uef"],
+                "Warranty": "6-Year Limited Tank and Parts",
+            },
+            "Plenty of hot water for the whole family, with a self-cleaning inlet that fights sediment build-up.",
+        )
+    if t.kind == "tankless_wh":
+        return _record(
+            f"{head} Indoor Condensing Tankless, {t.btu:,} Btu/h",
+            "On-Demand Water Heating",
+            "on-demand-water-heating",
+            "system",
+            t,
+            {
+                "Max. Gas Input (Btu/h)": f"{t.btu:,}",
+                "Fuel Type": "Natural Gas",
+                "Uniform Energy Factor (UEF)": r["uef"],
+            },
+            "Endless hot water, heated only when you need it, from a unit the size of a suitcase.",
+        )
+    if t.kind == "hp_wh":
+        return _record(
+            f"{head} {t.gallons} Gal. Hybrid Electric Water Heater",
+            "Hybrid Electric",
+            "hybrid-electric",
+            "system",
+            t,
+            {
+                "Storage Capacity (Gal.)": t.gallons,
+                "Fuel Type": "Electric",
+                "Uniform Energy Factor (UEF)": r["uef"],
+                "Operating Modes": "Energy Saver, Heat Pump, High Demand, Electric, Vacation",
+            },
+            "Uses heat pump technology to pull warmth from the surrounding air, cutting water heating costs.",
+        )
+    if t.kind == "air_filter":
+        line = {8: "Dust & Pollen", 11: "Allergen Reduction", 13: "Healthy Home"}[t.merv]
+        size = t.filter_size.replace("x", " x ")
+        return _record(
+            f"{t.brand} {line} Pleated Air Filter, {size} in.",
+            "Indoor Air Quality",
+            "indoor-air-quality",
+            "accessory",
+            t,
+            {"MERV Rating": t.merv, "Nominal Size (in.)": size},
+            "Captures household dust, pollen and pet dander. Fits most furnaces and air handlers; replace every "
+            "90 days.",
+            [_family_model(t)],
+        )
+    scheduling = {"Scheduling": "Self-Learning" if "learning" in t.features else "7-Day Programmable"}
+    connected = (
+        {"Connectivity": "Wi-Fi (2.4 GHz)", "Works With": "Alexa, Google Assistant"} if "wifi" in t.features else {}
+    )
+    name = {1: "7-Day Programmable Touchscreen", 2: "Connected Touchscreen", 3: "Learning"}[len(t.features)]
+    return _record(
+        f"{t.brand} {name} Thermostat",
+        "Comfort Controls",
+        "comfort-controls",
+        "accessory",
+        t,
+        {**scheduling, **connected},
+        "Take control of your comfort with an easy-to-read display and flexible scheduling.",
+        [_family_model(t, size=len(t.features))],
+    )
+
+
+RENDER = {
+    "demo": demo,
+    "platform": platform,
+    "distributor": distributor,
+    "contractor": contractor,
+    "manufacturer": manufacturer,
+}

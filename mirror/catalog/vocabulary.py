@@ -107,10 +107,17 @@ CONCEPTS: tuple[Concept, ...] = (
         "heat pump",
         SYSTEM,
         (HVAC,),
-        names=("heat pump", "air source heat pump", "heat pump system"),
+        # A heat pump's outdoor unit is sold as its "condenser" as often as an A/C's is: the longer name wins.
+        names=(
+            "heat pump",
+            "air source heat pump",
+            "heat pump system",
+            "heat pump condenser",
+            "heat pump condensing unit",
+        ),
         typed=("hp", "heatpump", "heat-pump", "heatpumps", "ashp", "heat pmp", "heet pump", "heatpump system"),
         parents=("heating",),
-        abbreviations=("hp", "ashp"),  # an air-source heat pump
+        abbreviations=("hp", "ashp", "hp cond"),  # an air-source heat pump; a heat pump's condenser ("HP cond")
     ),
     Concept(
         "furnace",
@@ -224,7 +231,7 @@ CONCEPTS: tuple[Concept, ...] = (
         names=("thermostat", "learning thermostat"),
         typed=("t-stat", "tstat", "thermo stat", "thermostst", "thermastat", "themostat", "thermostate", "termostat"),
         hints=("nest", "ecobee"),
-        abbreviations=("t-stat", "tstat"),
+        abbreviations=("t-stat", "tstat", "stat"),  # "WiFi prog stat": the trade's short word for it
     ),
     Concept(
         "uv-light",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Protocol
 
 from mirror.query.concepts import CORRECTION_TARGETS, PHRASES, VOCABULARY_KEYS
@@ -65,8 +65,13 @@ class Resolution:
     meant: tuple[str, ...]  # the words it stands for (itself when known or unknown)
 
 
+@lru_cache(maxsize=16384)
 def is_vocabulary_word(word: str) -> bool:
-    """Whether the vocabulary holds a word (in any phrase, as any plural)."""
+    """Whether the vocabulary holds a word (in any phrase, as any plural).
+
+    Cached: a question's spelling step asks it of every candidate correction (about 400 words for a
+    200-character question, mostly the same catalog and vocabulary words from one question to the next).
+    """
     return key(word) in VOCABULARY_KEYS
 
 

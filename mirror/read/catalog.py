@@ -58,6 +58,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from sqlalchemy import (
+    Boolean,
     Integer,
     Numeric,
     String,
@@ -68,12 +69,15 @@ from sqlalchemy import (
     exists,
     false,
     func,
+    literal,
     literal_column,
     or_,
     select,
+    type_coerce,
     union,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import array as pg_array
 from sqlalchemy.orm import Session
 
 from mirror.catalog.public_products import public_products_filter, select_public_products
@@ -100,7 +104,14 @@ MAX_FEATURES = 4
 # Ranking scores each candidate: 25,000 matches of "pump" on a 100,000-product company cost 600 ms ranked
 # whole, about 30 ms with the pool (docs/search.md, "Bounded ranking").
 MAX_RANKED = 1_000
+# A catalog of at most this many public products (the gate's `offer_count`) is searched by reading its rows by
+# the company's key and testing each (about 1 us a row), never on the full-text index: the index's prefix
+# lookups (`pump:*`) collect every product of the mirror holding a word they begin before keeping the
+# company's, so its cost grows with the mirror (16 ms for a 20-product company beside 300,000 products, against
+# 0.5 ms for its rows). A larger catalog needs the index (a rare word among 100,000 products).
+SMALL_CATALOG = 2_000
 CONCEPTS, WORDS, BROWSE = "concepts", "words", "browse"
+MATCHED = "matched"  # the search statement's column: per keyword searched, whether any product matched it
 
 
 @dataclass(frozen=True)
@@ -238,9 +249,7 @@ def _plan(understood: UnderstoodQuery, filters: _Filters) -> _Plan:
     concepts = tuple(members for _, members in parts)
     rank = understood.rank
     ratings = tuple(ratings_to_rank_by(rank, slug) for slug, _ in parts) or (ratings_to_rank_by(rank, None),)
-    terms = tuple(dict.fromkeys(ft.Term.of(found) for found in map(ft.words, understood.keywords) if found))[
-        : ft.MAX_TERMS
-    ]
+    terms = tuple(dict.fromkeys(_terms_by_keyword(understood).values()))[: ft.MAX_TERMS]
     sizes = tuple(s for s in understood.sizes if QUANTITIES[s.quantity].spec_keys)[:MAX_SIZES]
     price = understood.price
     ceilings = [c for c in (price.max_cents, filters.max_price_cents) if c is not None]
@@ -295,6 +304,7 @@ def _search(
         by_tier=filters.tier is not None,
         by_max=plan.max_cents is not None,
         by_min=plan.min_cents is not None,
+        small=gated is not None and gated.offer_count is not None and gated.offer_count <= SMALL_CATALOG,
     )
     params = {
         "plugin_key": plugin_key,
@@ -317,7 +327,7 @@ def _search(
     unmatched = tuple(
         keyword
         for i, keyword in enumerate(_term_keywords(understood, terms))
-        if keyword is not None and (first is None or not getattr(first, _matched(i)))
+        if keyword is not None and (first is None or not first.matched[i])
     )
     unstated = tuple(
         feature
@@ -335,19 +345,38 @@ def _search(
     )
 
 
-def _matched(i: int) -> str:
-    """The search statement's column saying whether term `i` matched any product (its max over all matches)."""
-    return f"matched_{i}"
-
-
 def _stated(i: int) -> str:
     """The search statement's column saying whether any product states feature `i` (its max over all matches)."""
     return f"stated_{i}"
 
 
+def _terms_by_keyword(understood: UnderstoodQuery) -> dict[str, ft.Term]:
+    """The term each keyword is searched as, in order, up to the first ft.MAX_TERMS distinct terms (the search
+    looks for no more; keywords with no letter or digit make none).
+
+    A keyword made of words the spelling step corrected to ("pmup" -> "pump") matches them whole
+    (`ft.Term.whole`).
+    """
+    meant = {word for correction in understood.corrections for word in ft.words(correction.meant)}
+    terms: dict[str, ft.Term] = {}
+    distinct: set[ft.Term] = set()
+    for keyword in understood.keywords:
+        found = ft.words(keyword)
+        if not found:
+            continue
+        term = ft.Term.of(found, whole=all(word in meant for word in found))
+        if term not in distinct and len(distinct) == ft.MAX_TERMS:
+            break  # a 200-character question holds forty words: the rest are never searched
+        distinct.add(term)
+        terms[keyword] = term
+    return terms
+
+
 def _term_keywords(understood: UnderstoodQuery, terms: list[ft.Term]) -> list[str | None]:
     """The keyword each term came from (the step's spelling, lower case)."""
-    by_term = {ft.Term.of(found): keyword for keyword in understood.keywords if (found := ft.words(keyword))}
+    by_term: dict[ft.Term, str] = {}
+    for keyword, term in _terms_by_keyword(understood).items():
+        by_term.setdefault(term, keyword)
     return [by_term.get(term) for term in terms]
 
 
@@ -369,6 +398,12 @@ class _Shape:
     by_tier: bool
     by_max: bool
     by_min: bool
+    # The company has at most SMALL_CATALOG public products: its rows are read by its key and each tested, never
+    # through the full-text index (whose prefix lookups collect the whole mirror's matches: `SMALL_CATALOG`).
+    # Its statement is prepared, not planned per call: whatever the words, the plan reads the company's rows by
+    # its key, so one generic plan serves every small catalog and a search saves its planning (about 1 ms, most
+    # of what the database spends on it); its queries are parsed once per execution (`ft.tsquery`).
+    small: bool = False
 
 
 def _match_params(plan: _Plan) -> dict:
@@ -436,7 +471,7 @@ def _statement(shape: _Shape):
     Built once per shape and reused: constructing it costs about as much as
     the database takes to answer it.
     """
-    match = _matcher()
+    match = _matcher(shape.small)
     concept_hits = [ft.as_int(of_kinds(f"kinds_{i}", match(f"concept_{i}"))) for i in range(shape.concepts)]
     term_hits = [ft.as_int(match(f"term_{i}")) for i in range(shape.terms)]
     feature_hits = [ft.as_int(_states(f"feature_{i}")) for i in range(shape.features)]
@@ -452,17 +487,16 @@ def _statement(shape: _Shape):
     kind_hit = ft.as_int(Product.category_kind == bindparam("kind", type_=String)) if shape.kind else None
 
     stamp = stamp_columns(bindparam("plugin_key"))
-    term_any = [func.max(hit).over().label(_matched(i)) for i, hit in enumerate(term_hits)]
-    term_any += [func.max(hit).over().label(_stated(i)) for i, hit in enumerate(feature_hits)]
+    stated_any = [func.max(hit).over().label(_stated(i)) for i, hit in enumerate(feature_hits)]
     base = [public_products_filter(bindparam("plugin_key")), *_caller_filters(shape)]
-    relevance = None
     if shape.mode == CONCEPTS or shape.mode == WORDS:
         words = [match(f"term_{i}") for i in range(shape.terms)] + size_matches if shape.mode == WORDS else []
-        candidates, relevance = _candidates(shape, words)
+        candidates = _candidates(shape, words)
         if shape.mode == WORDS and shape.features:  # "wi-fi": the products stating it, beside the words' matches
             stating = or_(*(_states(f"feature_{i}") for i in range(shape.features)))
             candidates = or_(candidates, stating) if shape.terms or shape.sizes else stating
-        pool = _pool(base, candidates, all_terms=_all_terms(shape.mode, shape.terms, len(shape.sizes)))
+        all_terms = _all_terms(shape.mode, shape.terms, len(shape.sizes))
+        pool = _pool(base, candidates, all_terms=all_terms, implied=shape.mode == WORDS, small=shape.small)
     else:  # a browse ("cheapest system", "best"): every product (of the kind), in price order
         kind = [Product.category_kind == bindparam("kind", type_=String)] if shape.kind else []
         pool = _browse_pool([*base, *kind], shape)
@@ -474,8 +508,13 @@ def _statement(shape: _Shape):
     # price index to join each product to the pool ("most expensive part" where the parts are the cheapest:
     # every system of a 100,000-product company first). By the pool's, it joins the pool's rows, then sorts them.
     price = pool.c.price_cents
+    # Whether each keyword matched, and the relevance query: read once over the pool's vectors (as a window over
+    # the joined rows, it kept every wide row of the pool in the window's store, and tested each keyword twice).
+    reading = _pool_reading(shape, pool) if shape.mode != BROWSE and _rank_parts(shape) else None
+    relevance = _relevance(reading, per_call=not shape.small) if reading is not None else None
+    term_any = [select(reading.c.held).scalar_subquery().label(MATCHED)] if shape.terms else []
     total = select(func.count()).select_from(pool).scalar_subquery()
-    statement = select(*_COLUMNS, *stamp, *term_any, total.label("total")).join(pool, mine)
+    statement = select(*_COLUMNS, *stamp, *term_any, *stated_any, total.label("total")).join(pool, mine)
 
     order = []  # several parts ("furnace and AC"): the products that are more of them first (`_each_kind`)
     said_kind = kind_hit is not None and shape.mode != BROWSE
@@ -501,7 +540,8 @@ def _statement(shape: _Shape):
     elif shape.order == "price_high":
         order.append(price.desc())
     if term_hits:  # a model number equal to the keywords holds them all (guarded: a regular expression per model)
-        order.append(case((_ranked_words(), _exact_model()), else_=0).desc())
+        ranked = _ranked_words(per_call=not shape.small)
+        order.append(case((and_(ranked, _may_hold_model()), _exact_model()), else_=0).desc())
     if shape.mode == CONCEPTS and not term_hits:  # all what was asked: the cheapest first, as a price list starts
         order.append(price)
     if relevance is not None:
@@ -509,7 +549,8 @@ def _statement(shape: _Shape):
     order += [price, Product.name.collate("C"), Product.sku]
     if len(concept_hits) > 1:
         order = _each_kind(concept_hits, order)
-    return planned_per_call(statement.order_by(*order).limit(bindparam("limit", type_=Integer)))
+    statement = statement.order_by(*order).limit(bindparam("limit", type_=Integer))
+    return statement if shape.small else planned_per_call(statement)
 
 
 def _each_kind(concept_hits: list, order: list) -> list:
@@ -557,20 +598,44 @@ def _states(feature: str):
     return func.coalesce(stated, false())
 
 
-def _pool(base: list, candidates, *, all_terms: bool):
-    """The SKUs ranked, with their prices (the order reads them): at most MAX_RANKED + 1 of those the `base`
-    filters and `candidates` select.
+def _pool(base: list, candidates, *, all_terms: bool, implied: bool, small: bool):
+    """The SKUs ranked, with their prices (the order reads them) and vectors: at most MAX_RANKED + 1 of those the
+    `base` filters and `candidates` select.
 
     With several keywords, or keywords beside kinds, the candidates matching all the keywords come first (the
     index's `all_match`), so the best are ranked even when thousands match one keyword or kind. One more than
     MAX_RANKED tells the total is not complete. Materialised: the rows are read once, then joined by key.
+
+    The products matching every keyword are only looked for when the candidates overflow the pool: otherwise
+    the pool holds them already. Postgres then skips that scan (a one-time filter on the first part's count).
+    The scan it saves is dear whatever it finds: a prefix (`old:*`) collects every product of the mirror
+    holding a word it begins (300,000 on the benchmark: 20-40 ms, for a 20-product company as for a large
+    one). `implied`: every keyword matched implies a candidate (a keyword search), so the condition is not
+    tested twice.
     """
-    pool = select(Product.sku, Product.price_cents).where(*base, candidates).limit(MAX_RANKED + 1)
-    if all_terms:
-        every_keyword = ft.matches("products", None, "all_match", per_call=True)
-        everything = select(Product.sku, Product.price_cents).where(*base, candidates, every_keyword)
-        pool = union(everything.limit(MAX_RANKED + 1), pool)
-    return pool.cte("pool").prefix_with("MATERIALIZED")
+    pooled = (Product.sku, Product.price_cents, ft.vector("products").label("search_vector"))  # `_live_rank_query`
+    first = select(*pooled).where(*base, candidates).limit(MAX_RANKED + 1)
+    if not all_terms:
+        return first.cte("pool").prefix_with("MATERIALIZED")
+    found = first.cte("found").prefix_with("MATERIALIZED")
+    overflowing = select(func.count()).select_from(found).scalar_subquery() > MAX_RANKED
+    every_keyword = ft.matches("products", None, "all_match", per_call=not small, indexed=not small)
+    conditions = [*base, every_keyword] if implied else [*base, candidates, every_keyword]
+    everything = select(*pooled).where(*conditions, overflowing).limit(MAX_RANKED + 1)
+    return union(everything, select(found)).cte("pool").prefix_with("MATERIALIZED")
+
+
+def _held(rows, names: list[str], per_call: bool) -> list:
+    """Per query parameter in `names`: whether one of `rows` (a pool, with its vectors) matches it (one pass)."""
+    return [
+        func.coalesce(func.bool_or(rows.c.search_vector.op("@@")(ft.tsquery(None, name, per_call=per_call))), false())
+        for name in names
+    ]
+
+
+def _as_booleans(values: list):
+    """A scalar subquery's ARRAY of booleans, indexable from SQL (1-based)."""
+    return type_coerce(values, ARRAY(Boolean))
 
 
 def _browse_pool(filters: list, shape: _Shape):
@@ -614,35 +679,66 @@ def _caller_filters(shape: _Shape) -> list:
     return filters
 
 
-def _matcher():
-    return lambda name: ft.matches("products", None, name, per_call=True)  # the search is planned per call
+def _matcher(small: bool):
+    """A condition `name`'s query matches, planned per call; on a small catalog, never on the index (`_Shape`)."""
+    return lambda name: ft.matches("products", None, name, per_call=not small, indexed=not small)
 
 
 def _candidates(shape: _Shape, words: list):
-    """The condition for a candidate, and the relevance order.
+    """The condition for a candidate.
 
     Concepts: the products the index finds for `any_match`. Keywords and sizes (`words`): the products
-    matching one of them, a size as `_size_match` says (the index finds names, not `specs`). Relevance
-    (`rank_query`) only when there are keywords or sizes to rank by.
+    matching one of them, a size as `_size_match` says (the index finds names, not `specs`).
     """
-    ranked = shape.terms > 0 or (shape.mode == WORDS and bool(shape.sizes))
-    vector = ft.vector("products")
+    vector = ft.vector("products", indexed=not shape.small)
     # Sizes are also read from `specs`, which no index holds: with one asked, each row is tested. Without,
     # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
     # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
     indexed = not words or not shape.sizes
-    candidates = vector.op("@@")(ft.tsquery(None, "any_match", per_call=True)) if indexed else or_(*words)
+    any_match = ft.tsquery(None, "any_match", per_call=not shape.small)
+    candidates = vector.op("@@")(any_match) if indexed else or_(*words)
     if shape.mode == CONCEPTS:
         candidates = of_kinds("any_kinds", candidates)
-    if not ranked:
-        return candidates, None
-    rank = func.ts_rank_cd(
-        literal_column(f"'{RANK_WEIGHTS}'::float4[]"), vector, ft.tsquery(None, "rank_query", per_call=True)
-    )
-    return candidates, case((_ranked_words(), rank), else_=0).desc()
+    return candidates
 
 
-def _ranked_words():
+def _rank_parts(shape: _Shape) -> list[str]:
+    """The parameters whose queries relevance ranks by (`rank_query` is their OR, in this order): the keywords'
+    terms, and without concepts the sizes. Empty: nothing to rank by (concepts alone)."""
+    parts = [f"term_{i}" for i in range(shape.terms)]
+    if shape.mode == WORDS:
+        parts += [f"size_{i}" for i in range(len(shape.sizes))]
+    return parts
+
+
+def _relevance(reading, *, per_call: bool):
+    """The relevance order (highest first), by the pool's `reading`.
+
+    `ts_rank_cd` ranks by the query of the parts some pooled product matches (`_pool_reading`): a part no
+    ranked product holds adds nothing to any rank, but costs each one (on 1,001 products, eight prefixes of
+    which one matches: 16 ms, against 1.7 ms for that one alone; the ranks are the same).
+    """
+    live = select(reading.c.rank_query).scalar_subquery()
+    rank = func.ts_rank_cd(literal_column(f"'{RANK_WEIGHTS}'::float4[]"), ft.vector("products"), live)
+    return case((_ranked_words(per_call), rank), else_=0).desc()
+
+
+def _pool_reading(shape: _Shape, pool):
+    """One row read once over the pool's vectors: `held`, per part relevance ranks by (`_rank_parts`), whether a
+    pooled product matches it; `rank_query`, the OR of the parts held (NULL when none is)."""
+    parts = _rank_parts(shape)
+    held = _held(pool, parts, per_call=not shape.small)
+    live = [
+        case((hit, literal("(") + bindparam(name, type_=String) + literal(")")), else_=None)
+        for hit, name in zip(held, parts, strict=True)
+    ]
+    text = func.nullif(func.concat_ws(literal(" | "), *live), literal(""))
+    rank_query = func.to_tsquery(literal_column(f"'{ft.TS_CONFIG}'::regconfig"), text)
+    reading = select(pg_array(held).label("held"), rank_query.label("rank_query")).select_from(pool)
+    return reading.cte("pool_reading").prefix_with("MATERIALIZED")
+
+
+def _ranked_words(per_call: bool):
     """Whether a product matches any word relevance ranks by (`rank_query`).
 
     It guards the dear per-row parts of the order, which are 0 for a product matching no such word anyway:
@@ -650,7 +746,7 @@ def _ranked_words():
     1,001 candidates of a 100,000-product company, "havc" read as HVAC beside seven unknown words: 34 ms),
     the test for one word costs well under one.
     """
-    return ft.matches("products", None, "rank_query", per_call=True)
+    return ft.matches("products", None, "rank_query", per_call=per_call)
 
 
 def of_kinds(kinds: str, unread):
@@ -702,6 +798,25 @@ def _measure(quantity: str):
 
 def _measure_text(quantity: str):
     return Product.measures[quantity].as_string()
+
+
+# Every printable ASCII character that is not a letter or digit: deleted from a model number's text, what is left
+# holds its normalised form (`ft.normalised_model`).
+_ASCII_SEPARATORS = "".join(chr(c) for c in range(0x20, 0x7F) if not chr(c).isalnum())
+
+
+def _may_hold_model():
+    """Whether the product may have a model number equal to the keywords (`compact`): a test of its text that is
+    true whenever `_exact_model` is, at a fifth of its cost.
+
+    `_exact_model` decodes the JSON and runs a regular expression per model (4-6 ms over 1,000 ranked products);
+    this deletes the ASCII separators and looks for `compact` in what is left. Text that is not all ASCII (or
+    holds a JSON escape) is left to `_exact_model`.
+    """
+    models = cast(Product.model_numbers, String)
+    compact = bindparam("compact", type_=String)
+    held = func.strpos(func.translate(func.lower(models), literal(_ASCII_SEPARATORS), literal("")), compact) > 0
+    return or_(held, func.octet_length(models) != func.length(models), func.strpos(models, literal("\\")) > 0)
 
 
 def _exact_model():

@@ -97,6 +97,8 @@ class GateEntry:
     # Its quote funnel's sources (mirror.catalog.public_view.quote_funnel): the quote redirect reads nothing else.
     estimate_url: str | None = None
     shop_url: str | None = None
+    # Its public products (`companies.offer_count`): how its catalog is searched (mirror/read/catalog.py).
+    offer_count: int | None = None
     is_public: bool = True  # only public companies have an entry (mirror.catalog.channels.company_open reads it)
 
     @property
@@ -116,6 +118,7 @@ _ENTRY_COLUMNS = (
     "last_synced_at",
     "estimate_url",
     "shop_url",
+    "offer_count",
 )
 
 
@@ -134,6 +137,22 @@ class MirrorState:
 
 
 EMPTY = MirrorState(version=-1, last_success_at=None)
+
+
+def entry_of(row) -> GateEntry:
+    """A public company's gate entry from a row holding `_ENTRY_COLUMNS` (the gate's read, or a server's own)."""
+    return GateEntry(
+        plugin_key=row.plugin_key,
+        name=row.name,
+        channels=MappingProxyType(dict(row.channels or {})),
+        generation=row.generation,
+        record_hash=row.record_hash,
+        content_version=row.content_version,
+        last_synced_at=aware(row.last_synced_at),
+        estimate_url=row.estimate_url,
+        shop_url=row.shop_url,
+        offer_count=row.offer_count,
+    )
 
 
 def read_version(engine: Engine) -> int:
@@ -158,20 +177,7 @@ def read_state(engine: Engine) -> MirrorState:
         rows = connection.execute(
             select(*(table.c[name] for name in _ENTRY_COLUMNS)).where(table.c.is_public.is_(True))
         ).all()
-    entries = {
-        row.plugin_key: GateEntry(
-            plugin_key=row.plugin_key,
-            name=row.name,
-            channels=MappingProxyType(dict(row.channels or {})),
-            generation=row.generation,
-            record_hash=row.record_hash,
-            content_version=row.content_version,
-            last_synced_at=aware(row.last_synced_at),
-            estimate_url=row.estimate_url,
-            shop_url=row.shop_url,
-        )
-        for row in rows
-    }
+    entries = {row.plugin_key: entry_of(row) for row in rows}
     return MirrorState(
         version=int(named.get(st.STATE_VERSION, 0)),
         last_success_at=st.get_time(named, st.LAST_SUCCESS_AT),

@@ -61,6 +61,8 @@ class Company(Base):
     # Offer-group summary, rebuilt in the same transaction as the products.
     content_version: Mapped[str | None] = mapped_column(String(16))
     content_updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Its public products (the sum of its groups' offer_count): the search's choice of index (migration 0014).
+    offer_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Set by single-company runs; whole runs record their end once, as sync_state
     # "last_success_at", and public_view.effective_synced_at() takes the later of the two.
     last_synced_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

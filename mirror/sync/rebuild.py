@@ -209,7 +209,15 @@ def _groups_to_summarise(run: RunState, keys: list[str]) -> tuple[list[str], lis
 
 
 # The company columns _version_changes can change.
-REBUILT_COLUMNS = ("content_version", "content_updated_at", "generation", "feed_hash", "in_feed", "feed_changed_ms")
+REBUILT_COLUMNS = (
+    "content_version",
+    "content_updated_at",
+    "offer_count",
+    "generation",
+    "feed_hash",
+    "in_feed",
+    "feed_changed_ms",
+)
 
 
 def _version_changes(company, run: RunState, groups: list[tuple], whole: bool, now: datetime, feed_stamp: int) -> dict:
@@ -224,6 +232,9 @@ def _version_changes(company, run: RunState, groups: list[tuple], whole: bool, n
     version = content_version(company.currency, company.price_description, rows)
     if version != company.content_version:
         changes.update(content_version=version, content_updated_at=now)
+    offers = sum(row["offer_count"] for row in rows)
+    if offers != company.offer_count:
+        changes["offer_count"] = offers
     if _bumps_generation(company.plugin_key, run):
         changes["generation"] = next_generation(company.generation, run)
     if whole:

@@ -123,3 +123,15 @@ def test_every_style_renders_every_truth_and_the_held_out_parts_are_fixed():
     assert hidden <= pool and math.isclose(len(hidden), 0.3 * len(pool), abs_tol=1)
     assert held_out(intents(products())) == hidden  # the seed fixes them
     assert not hidden & {w for i in asked if i.issue for w in i.wordings}
+
+
+def test_the_held_out_style_shares_no_name_category_or_slug_with_a_tuned_style():
+    """A held-out style tests the search only if nothing of it was tuned against: its words are its own."""
+    truths = products()
+    held = [RENDER[HELD_OUT_STYLE](t) for t in truths]
+    tuned = [RENDER[style](t) for style in STYLES if style != HELD_OUT_STYLE for t in truths]
+    for field in ("name", "slug"):
+        of = (lambda r: r["name"]) if field == "name" else (lambda r: r["category"]["slug"])
+        assert not {of(r) for r in held} & {of(r) for r in tuned}, field
+    assert not {r["category"]["name"].lower() for r in held} & {r["category"]["name"].lower() for r in tuned}
+    assert not {k for r in held for k in r["specs"]} & {k for r in tuned for k in r["specs"]}  # its spec keys too

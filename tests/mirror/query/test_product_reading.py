@@ -222,3 +222,29 @@ def test_a_spec_sheets_key_is_evidence_as_the_key_is():
 def test_a_model_numbers_letters_are_never_read_as_a_misspelling():
     assert kinds("Acme 3 ton", models=["AIR-HANDLR-36"], trades=HVAC) == ()
     assert kinds("Acme air handlr 3 ton", trades=HVAC) == ("air-handler",)
+
+
+@pytest.mark.parametrize(
+    ("name", "category", "specs", "expected"),
+    [
+        # A distributor's heat pump outdoor unit: "HP cond" is the heat pump's condenser, no A/C.
+        (
+            "GSZB1636 3T 16 SEER2 HP cond w/ AH",
+            "Residential Split Systems",
+            {"SEER2": 16, "HSPF2": 8.1},
+            ("heat-pump", "air-handler"),
+        ),
+        ("Goodman 3 Ton 14 SEER2 Heat Pump Condenser", "Outdoor Units", {}, ("heat-pump",)),
+        ("Goodman 3 Ton Heat Pump Condensing Unit", "Outdoor Units", {}, ("heat-pump",)),
+        # An A/C's condenser stays an A/C.
+        ("GSXB1436 3T 14 SEER2 AC cond", "Residential Split Systems", {"SEER2": 14}, ("air-conditioner",)),
+        ("GSXB1436 3T cond", "Residential Split Systems", {}, ("air-conditioner",)),
+        # "stat": the trade's short word for a thermostat.
+        ("TH00020 WiFi prog stat", "Controls", {}, ("thermostat",)),
+        ("Honeywell line voltage stat", "Controls", {}, ("thermostat",)),
+    ],
+)
+def test_a_distributors_heat_pump_condenser_and_stat(name, category, specs, expected):
+    assert kinds(name, category, category.lower().replace(" ", "-"), specs=specs, trades=HVAC) == expected
+    # A plumber's "stat" is no thermostat (none of a plumber's trades sells one).
+    assert kinds("Aqua stat well", trades=PLUMBING) == ()
