@@ -145,3 +145,15 @@ def test_a_list_of_strings_is_one_text_array_parameter(mirror):
     with Session(mirror.engine) as session:
         rows = autocommit_rows(session, "SELECT %(items)s::text[], cardinality(%(items)s::text[])", {"items": items})
     assert rows == [(items, len(items))]
+
+
+def test_a_readers_connections_never_jit_compile_and_the_syncs_writer_keeps_the_servers_setting(mirror):
+    """A request's read of one company is never worth a JIT compile (mirror.store.db._without_jit)."""
+    with Session(mirror.engine) as session:
+        assert autocommit_rows(session, "SHOW jit", {}) == [("off",)]  # the one-statement reader's connections
+        assert session.execute(text("SHOW jit")).scalar() == "off"  # and the engine's pool
+    url = mirror.writer_engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(url) as plain:
+        server = plain.execute("SHOW jit").fetchone()[0]  # what any other client of the server gets
+    with mirror.writer_engine.connect() as connection:
+        assert connection.execute(text("SHOW jit")).scalar() == server
