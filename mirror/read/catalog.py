@@ -58,7 +58,6 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from sqlalchemy import (
-    Boolean,
     Integer,
     Numeric,
     String,
@@ -73,7 +72,6 @@ from sqlalchemy import (
     literal_column,
     or_,
     select,
-    type_coerce,
     union,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -405,6 +403,11 @@ class _Shape:
     # of what the database spends on it); its queries are parsed once per execution (`ft.tsquery`).
     small: bool = False
 
+    @property
+    def per_call(self) -> bool:
+        """Whether its statement is planned for its values on every call (a large catalog's: `small`)."""
+        return not self.small
+
 
 def _match_params(plan: _Plan) -> dict:
     """The full-text query texts (`any_match`, `rank_query`, `concept_i`, `term_i`, `size_i`) and size bounds.
@@ -511,7 +514,7 @@ def _statement(shape: _Shape):
     # Whether each keyword matched, and the relevance query: read once over the pool's vectors (as a window over
     # the joined rows, it kept every wide row of the pool in the window's store, and tested each keyword twice).
     reading = _pool_reading(shape, pool) if shape.mode != BROWSE and _rank_parts(shape) else None
-    relevance = _relevance(reading, per_call=not shape.small) if reading is not None else None
+    relevance = _relevance(reading, per_call=shape.per_call) if reading is not None else None
     term_any = [select(reading.c.held).scalar_subquery().label(MATCHED)] if shape.terms else []
     total = select(func.count()).select_from(pool).scalar_subquery()
     statement = select(*_COLUMNS, *stamp, *term_any, *stated_any, total.label("total")).join(pool, mine)
@@ -540,7 +543,7 @@ def _statement(shape: _Shape):
     elif shape.order == "price_high":
         order.append(price.desc())
     if term_hits:  # a model number equal to the keywords holds them all (guarded: a regular expression per model)
-        ranked = _ranked_words(per_call=not shape.small)
+        ranked = _ranked_words(per_call=shape.per_call)
         order.append(case((and_(ranked, _may_hold_model()), _exact_model()), else_=0).desc())
     if shape.mode == CONCEPTS and not term_hits:  # all what was asked: the cheapest first, as a price list starts
         order.append(price)
@@ -550,7 +553,7 @@ def _statement(shape: _Shape):
     if len(concept_hits) > 1:
         order = _each_kind(concept_hits, order)
     statement = statement.order_by(*order).limit(bindparam("limit", type_=Integer))
-    return statement if shape.small else planned_per_call(statement)
+    return planned_per_call(statement) if shape.per_call else statement
 
 
 def _each_kind(concept_hits: list, order: list) -> list:
@@ -613,7 +616,7 @@ def _pool(base: list, candidates, *, all_terms: bool, implied: bool, small: bool
     one). `implied`: every keyword matched implies a candidate (a keyword search), so the condition is not
     tested twice.
     """
-    pooled = (Product.sku, Product.price_cents, ft.vector("products").label("search_vector"))  # `_live_rank_query`
+    pooled = (Product.sku, Product.price_cents, ft.vector("products").label("search_vector"))  # `_pool_reading`
     first = select(*pooled).where(*base, candidates).limit(MAX_RANKED + 1)
     if not all_terms:
         return first.cte("pool").prefix_with("MATERIALIZED")
@@ -631,11 +634,6 @@ def _held(rows, names: list[str], per_call: bool) -> list:
         func.coalesce(func.bool_or(rows.c.search_vector.op("@@")(ft.tsquery(None, name, per_call=per_call))), false())
         for name in names
     ]
-
-
-def _as_booleans(values: list):
-    """A scalar subquery's ARRAY of booleans, indexable from SQL (1-based)."""
-    return type_coerce(values, ARRAY(Boolean))
 
 
 def _browse_pool(filters: list, shape: _Shape):
@@ -680,7 +678,8 @@ def _caller_filters(shape: _Shape) -> list:
 
 
 def _matcher(small: bool):
-    """A condition `name`'s query matches, planned per call; on a small catalog, never on the index (`_Shape`)."""
+    """A condition `name`'s query matches; on a small catalog never on the index, parsed once per execution
+    (`_Shape.small`)."""
     return lambda name: ft.matches("products", None, name, per_call=not small, indexed=not small)
 
 
@@ -695,7 +694,7 @@ def _candidates(shape: _Shape, words: list):
     # the one `any_match` query lets the index find the candidates (an OR of the terms' own matches was
     # read row by row: 70 ms for eight unknown words on a 100,000-product catalog, against 8 ms).
     indexed = not words or not shape.sizes
-    any_match = ft.tsquery(None, "any_match", per_call=not shape.small)
+    any_match = ft.tsquery(None, "any_match", per_call=shape.per_call)
     candidates = vector.op("@@")(any_match) if indexed else or_(*words)
     if shape.mode == CONCEPTS:
         candidates = of_kinds("any_kinds", candidates)
@@ -727,7 +726,7 @@ def _pool_reading(shape: _Shape, pool):
     """One row read once over the pool's vectors: `held`, per part relevance ranks by (`_rank_parts`), whether a
     pooled product matches it; `rank_query`, the OR of the parts held (NULL when none is)."""
     parts = _rank_parts(shape)
-    held = _held(pool, parts, per_call=not shape.small)
+    held = _held(pool, parts, per_call=shape.per_call)
     live = [
         case((hit, literal("(") + bindparam(name, type_=String) + literal(")")), else_=None)
         for hit, name in zip(held, parts, strict=True)
