@@ -96,7 +96,7 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
     kwargs.setdefault("json_deserializer", load_json)
     if not writer:
         kwargs.setdefault("isolation_level", "REPEATABLE READ")
-        kwargs["connect_args"] = _without_jit(kwargs.get("connect_args"))
+        kwargs["connect_args"] = _reader_options(kwargs.get("connect_args"))
     # Readers check a pooled connection without a round trip (see
     # _discard_closed_connections): a ping per checkout would double a cold
     # request's one statement. The sync keeps the classic ping.
@@ -112,16 +112,27 @@ def make_engine(database_url: str, *, writer: bool = False, **kwargs) -> Engine:
     return engine
 
 
-def _without_jit(connect_args: dict | None) -> dict:
-    """A reader's connection arguments with Postgres's JIT compilation off.
+def _reader_options(connect_args: dict | None) -> dict:
+    """A reader's connection arguments: no JIT compilation, and no plan that reads a whole table where an
+    index serves.
 
     JIT compiles a statement whose estimated cost passes `jit_above_cost`: worth it for a query that scans
     millions of rows, never for a request's read of one company, which it would delay by the compile itself
     (the directory's category question was costed high enough: 55 ms of compiling for a 45 ms statement).
-    The server's setting stays for everything else (the sync's writer, an operator's psql).
+
+    A request reads one company's rows (by its key, on its full-text and kind indexes) or the directory's
+    (on the ZIP and concept indexes): a sequential scan of `products` is never what it means. The planner
+    still chose one for a common word on a large catalog ("air" in 30,000 of a company's 100,000 products:
+    "the first 1,001 matches will come soon"), costed as if the company's rows were spread evenly through
+    the table. They are not: a scan reads the table from where the last one left off (synchronized scans),
+    so it found them at once or first read every other company's rows: 2 ms, or 180-370 ms beside 300,000
+    products, growing with the mirror (docs/performance.md, "Issue 30, seventh pass"). Off, the planner
+    takes the index (the same CPU for such a word, measured) and falls back to a sequential scan only where
+    no index can serve. The server's settings stay for everything else (the sync's writer, an operator's
+    psql).
     """
     args = dict(connect_args or {})
-    args["options"] = f"{args.get('options', '')} -c jit=off".strip()
+    args["options"] = f"{args.get('options', '')} -c jit=off -c enable_seqscan=off".strip()
     return args
 
 

@@ -125,6 +125,31 @@ def test_the_products_matching_every_keyword_are_looked_for_only_when_the_pool_o
     assert [h.sku for h in _search(mirror, large, "lennox pump").hits][:1] == ["HP-1"]
 
 
+def test_a_large_catalogs_search_never_scans_the_products_table(catalog, mirror, monkeypatch):
+    # 20,000 more sump pumps, after every other row of the table: for a word in all of them the planner's
+    # choice was "the first matches will come soon" from a scan of the whole table, which starts where the
+    # last scan stopped, and so may read every other company's rows first (mirror.store.db._reader_options).
+    many = 20_000
+    with mirror.writer_engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO products (plugin_key, sku, name, category_name, category_slug, category_kind, "
+                "model_numbers, price_cents, published, specs, upstream_updated_at, record_hash) "
+                "SELECT :key, 'MANY-' || n, 'Sump Pump ' || n, 'Water Heaters', 'water-heaters', 'system', "
+                "'[]', 10000 + n, true, '{}', now(), md5(n::text) FROM generate_series(1, :many) AS n"
+            ),
+            {"key": KEY, "many": many},
+        )
+        connection.execute(text("ANALYZE products"))
+    large = replace(catalog, offer_count=len(PRODUCTS) + many)
+    for query in ("pump", "sump pump", "pumps"):
+        for plan in _plans(mirror, large, query, monkeypatch):
+            assert "Seq Scan on products" not in plan, plan
+    found = _search(mirror, large, "sump pump")  # found on the index all the same
+    assert (found.total, found.complete) == (catalog_search.MAX_RANKED, False)
+    assert len(found.hits) == 10 and all("Sump Pump" in hit.name for hit in found.hits)
+
+
 def test_a_corrected_word_matches_whole_never_as_the_prefix_of_a_longer_one(catalog, mirror):
     found = _search(mirror, catalog, "naiven")
     assert [c.meant for c in found.understood.corrections] == ["navien"]

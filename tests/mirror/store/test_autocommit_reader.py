@@ -147,13 +147,19 @@ def test_a_list_of_strings_is_one_text_array_parameter(mirror):
     assert rows == [(items, len(items))]
 
 
-def test_a_readers_connections_never_jit_compile_and_the_syncs_writer_keeps_the_servers_setting(mirror):
-    """A request's read of one company is never worth a JIT compile (mirror.store.db._without_jit)."""
+def test_a_readers_connections_never_jit_compile_nor_scan_a_table_an_index_serves_and_the_writer_keeps_the_server(
+    mirror,
+):
+    """A request's read of one company is never worth a JIT compile, nor a sequential scan of a table an index
+    serves (mirror.store.db._reader_options); the sync's writer plans as the server says."""
+    settings = ("jit", "enable_seqscan")
     with Session(mirror.engine) as session:
-        assert autocommit_rows(session, "SHOW jit", {}) == [("off",)]  # the one-statement reader's connections
-        assert session.execute(text("SHOW jit")).scalar() == "off"  # and the engine's pool
+        for setting in settings:
+            assert autocommit_rows(session, f"SHOW {setting}", {}) == [("off",)]  # the one-statement reader's
+        for setting in settings:
+            assert session.execute(text(f"SHOW {setting}")).scalar() == "off"  # and the engine's pool
     url = mirror.writer_engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(url) as plain:
-        server = plain.execute("SHOW jit").fetchone()[0]  # what any other client of the server gets
-    with mirror.writer_engine.connect() as connection:
-        assert connection.execute(text("SHOW jit")).scalar() == server
+    with psycopg.connect(url) as plain, mirror.writer_engine.connect() as connection:
+        for setting in settings:
+            server = plain.execute(f"SHOW {setting}").fetchone()[0]  # what any other client of the server gets
+            assert connection.execute(text(f"SHOW {setting}")).scalar() == server
