@@ -24,7 +24,7 @@ from sqlalchemy import String, bindparam, func, literal, select, union_all
 from sqlalchemy.orm import Session
 
 from mirror.query.spelling import SIMILAR_PER_WORD, LexiconAnswer
-from mirror.store.db import planned_per_call, rows_by_name, statement_rows
+from mirror.store.db import rows_by_name, statement_rows
 from mirror.store.models import CompanyWord
 
 WORDS = CompanyWord.__table__
@@ -56,11 +56,16 @@ class CatalogLexicon:
 
 @lru_cache(maxsize=16)
 def _statement(asked: int):
-    """Held words (`asked` HELD), then each asked word's nearest (`asked` its index), each in `word`."""
+    """Held words (`asked` HELD), then each asked word's nearest (`asked` its index), each in `word`.
+
+    Prepared (one plan per number of words asked): whatever the words and the company, each part reads
+    the company's list on an index by its key (the primary key, the trigram index's distance order), so a
+    plan made for some values serves all. Planned on every call it cost about 0.6 ms of a 2.5 ms lookup.
+    """
     mine = WORDS.c.plugin_key == bindparam("plugin_key", type_=String)
     wanted = func.string_to_array(bindparam("held", type_=String), literal(" "))
     held = select(literal(HELD).label("asked"), WORDS.c.word).where(mine, WORDS.c.word == func.any(wanted))
-    return planned_per_call(union_all(held, *(_nearest(i, mine) for i in range(asked))))
+    return union_all(held, *(_nearest(i, mine) for i in range(asked)))
 
 
 def _nearest(i: int, mine):
