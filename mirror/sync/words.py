@@ -14,7 +14,7 @@ company's own words (mirror/read/words.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from functools import lru_cache
 
 from sqlalchemy import delete, select, tuple_
 from sqlalchemy.orm import Session
@@ -31,9 +31,10 @@ WORD = re.compile(rf"[a-z]{{3,{WORD_LENGTH}}}")
 LIST_VERSION = f"1:{WORD.pattern}"  # change it with the rule: the next run makes every company's list again
 
 
-def words_of(texts: Iterable[str | None]) -> set[str]:
-    """The list's words of some texts (lower case)."""
-    return {word for text in texts if text for word in WORD.findall(text.lower())}
+@lru_cache(maxsize=16384)  # a catalog repeats its brands and category names, catalogs repeat product names
+def words_of(text: str) -> frozenset[str]:
+    """The list's words of a text (lower case)."""
+    return frozenset(WORD.findall(text.lower()))
 
 
 def refresh(session: Session, keys: list[str]) -> None:
@@ -48,15 +49,21 @@ def refresh(session: Session, keys: list[str]) -> None:
 
 def _refresh_some(session: Session, keys: list[str]) -> None:
     texts = select(Product.plugin_key, Product.name, Product.brand, Product.category_name).distinct()
-    wanted = {
-        (row.plugin_key, word)
-        for row in session.execute(texts.where(keys_in(Product.plugin_key, keys), any_public_product()))
-        for word in words_of((row.name, row.brand, row.category_name))
-    }
-    mine = select(CompanyWord.plugin_key, CompanyWord.word).where(keys_in(CompanyWord.plugin_key, keys))
-    held = {(row.plugin_key, row.word) for row in session.execute(mine)}
-    gone = sorted(held - wanted)
+    # Each company's words as one set (unions of the texts' cached word sets): (company, word) pairs are made
+    # only for the words that come or go, not for every word of every product.
+    wanted: dict[str, set[str]] = {}
+    for row in session.execute(texts.where(keys_in(Product.plugin_key, keys), any_public_product())):
+        mine = wanted.setdefault(row.plugin_key, set())
+        for text in (row.name, row.brand, row.category_name):
+            if text:
+                mine |= words_of(text)
+    listed = select(CompanyWord.plugin_key, CompanyWord.word).where(keys_in(CompanyWord.plugin_key, keys))
+    held: dict[str, set[str]] = {}
+    for row in session.execute(listed):
+        held.setdefault(row.plugin_key, set()).add(row.word)
+    gone = sorted((key, word) for key, words in held.items() for word in words - wanted.get(key, set()))
     pair = tuple_(CompanyWord.plugin_key, CompanyWord.word)
     for some in batches(gone):  # (company, word) pairs per delete
         session.execute(delete(CompanyWord).where(pair.in_(some)))
-    insert_rows(session, CompanyWord, [{"plugin_key": key, "word": word} for key, word in sorted(wanted - held)])
+    new = sorted((key, word) for key, words in wanted.items() for word in words - held.get(key, set()))
+    insert_rows(session, CompanyWord, [{"plugin_key": key, "word": word} for key, word in new])

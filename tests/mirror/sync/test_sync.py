@@ -150,11 +150,11 @@ def test_a_failing_bulk_write_fails_the_run_and_changes_nothing(mirror, upstream
     threads = []
     copy_rows = bulk_module._copy_rows
 
-    def duplicate_a_product(driver, table_name, json_columns, rows):
+    def duplicate_a_product(driver, table_name, table, rows):
         threads.append(threading.current_thread().name)
         if table_name == "products":
             rows = rows + rows[:1]  # a genuine error of the database: the primary key, at the COPY's end
-        copy_rows(driver, table_name, json_columns, rows)
+        copy_rows(driver, table_name, table, rows)
 
     monkeypatch.setattr(bulk_module, "_copy_rows", duplicate_a_product)
     result = _sync(mirror, upstream, full=True)
