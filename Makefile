@@ -82,11 +82,12 @@ test: lint tools browser nginx wordpress services
 	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest $(PYTEST_ARGS)
 
 # The long property-based run: tests/web/test_jsonrpc_fuzz.py (every JSON-RPC endpoint, any JSON in any
-# field) and tests/mirror/catalog/test_records_unstorable.py (the upstream record models, any JSON in any field)
-# under the Hypothesis profile "fuzz" (tests/conftest.py), with the mix of answers it saw.
+# field), tests/mirror/catalog/test_records_unstorable.py (the upstream record models, any JSON in any field)
+# and tests/discovery/test_openapi.py's schemathesis runs (every HTTP operation) under the Hypothesis
+# profile "fuzz" (tests/conftest.py), with the mix of answers it saw.
 # `make test` runs the same tests with a bounded example count.
 fuzz: install-test services
-	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest $(PYTEST_ARGS) tests/web/test_jsonrpc_fuzz.py tests/mirror/catalog/test_records_unstorable.py -k "fuzz or any_json" --hypothesis-show-statistics
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest $(PYTEST_ARGS) tests/web/test_jsonrpc_fuzz.py tests/mirror/catalog/test_records_unstorable.py tests/discovery/test_openapi.py -k "fuzz or any_json or schemathesis" --hypothesis-show-statistics
 
 # Only tests/conformance/: responses checked against the official UCP schemas
 # and the MCP server-card schema. A missing directory fails, naming the variable.

@@ -30,31 +30,38 @@ HOSTILE = [
 ]
 
 
-@pytest.fixture(params=range(len(HOSTILE)), ids=["script", "attribute", "agent", "rtl", "emoji", "markup"])
-def hostile(request, upstream, mirror):
-    """(key, text): a company whose name, price note, category and product all read `text`."""
-    text = HOSTILE[request.param]
-    product = {
-        "sku": "HOSTILE",
-        "name": text,
-        "category": {"name": text, "slug": "hostile", "kind": "system"},
-        "tier": "good",
-        "price": "100",
-        "brand": text,
-        "specs": {"tonnage": text, "seer2": text, "size": text, "merv": [text]},
-    }
-    key = add_company(
-        upstream,
-        products=(*DEFAULT_PRODUCTS, product),
-        name=text,
-        settings={"currency": "USD", "price_description": text},
-    )
+HOSTILE_IDS = ["script", "attribute", "agent", "rtl", "emoji", "markup"]
+
+
+@pytest.fixture
+def hostile(upstream, mirror):
+    """{id: (key, text)}: per text of HOSTILE, a company whose name, price note, category and product all read it.
+
+    One sync for all six; each test checks each company as a subtest of its own (the tests only read).
+    """
+    companies = {}
+    for name, text in zip(HOSTILE_IDS, HOSTILE, strict=True):
+        product = {
+            "sku": "HOSTILE",
+            "name": text,
+            "category": {"name": text, "slug": "hostile", "kind": "system"},
+            "tier": "good",
+            "price": "100",
+            "brand": text,
+            "specs": {"tonnage": text, "seer2": text, "size": text, "merv": [text]},
+        }
+        key = add_company(
+            upstream,
+            products=(*DEFAULT_PRODUCTS, product),
+            name=text,
+            settings={"currency": "USD", "price_description": text},
+        )
+        companies[name] = (key, text)
     sync(mirror)
-    return key, text
+    return companies
 
 
-def test_pricing_json_returns_the_text_verbatim(hostile, client):
-    key, text = hostile
+def _pricing_json_returns_the_text_verbatim(client, key, text):
     document = client.get(f"/companies/{key}/pricing.json").get_json()
     assert document["business"]["name"] == text
     assert document["price_description"] == text
@@ -65,8 +72,13 @@ def test_pricing_json_returns_the_text_verbatim(hostile, client):
     assert (option["size"], option["efficiency"], option["warranty"]) == (None, [], None)  # no label from text
 
 
-def test_jsonld_document_decodes_to_the_text_and_cannot_close_a_script(hostile, client):
-    key, text = hostile
+def test_pricing_json_returns_the_text_verbatim(hostile, client, subtests):
+    for name, (key, text) in hostile.items():
+        with subtests.test(text=name):
+            _pricing_json_returns_the_text_verbatim(client, key, text)
+
+
+def _jsonld_document_decodes_to_the_text_and_cannot_close_a_script(client, key, text):
     body = client.get(f"/companies/{key}.jsonld").get_data(as_text=True)
     assert "<" not in body and ">" not in body
     graph = json.loads(body)
@@ -76,8 +88,13 @@ def test_jsonld_document_decodes_to_the_text_and_cannot_close_a_script(hostile, 
     assert all(node["offers"]["description"] == text for node in categories)
 
 
-def test_answers_quote_the_text_as_data(hostile, client):
-    key, text = hostile
+def test_jsonld_document_decodes_to_the_text_and_cannot_close_a_script(hostile, client, subtests):
+    for name, (key, text) in hostile.items():
+        with subtests.test(text=name):
+            _jsonld_document_decodes_to_the_text_and_cannot_close_a_script(client, key, text)
+
+
+def _answers_quote_the_text_as_data(client, key, text):
     question = {"query": {"text": "cheapest installed system"}, "prefer": {"mode": "summarize"}}
     answer = client.post(f"/companies/{key}/ask", json=question).get_json()
     (content,) = answer["content"]
@@ -90,9 +107,13 @@ def test_answers_quote_the_text_as_data(hostile, client):
     assert quoted(text, 80) in nothing.get_json()["content"][0]["Text"]
 
 
-@pytest.mark.parametrize("surface", ["pricing", "quote"])
-def test_hosted_pages_escape_the_text(hostile, client, surface):
-    key, text = hostile
+def test_answers_quote_the_text_as_data(hostile, client, subtests):
+    for name, (key, text) in hostile.items():
+        with subtests.test(text=name):
+            _answers_quote_the_text_as_data(client, key, text)
+
+
+def _hosted_pages_escape_the_text(client, key, text, surface):
     html = client.get(f"/companies/{key}/{surface}").get_data(as_text=True)
     page = lxml.html.fromstring(html)
 
@@ -128,3 +149,10 @@ def test_hosted_pages_escape_the_text(hostile, client, surface):
     assert json.loads(block)["@graph"][0]["name"] == text
     [graph] = extruct_graphs(html, f"http://127.0.0.1:8000/companies/{key}/{surface}")  # strict: raises if broken
     assert graph["@graph"][0]["name"] == text
+
+
+@pytest.mark.parametrize("surface", ["pricing", "quote"])
+def test_hosted_pages_escape_the_text(hostile, client, subtests, surface):
+    for name, (key, text) in hostile.items():
+        with subtests.test(text=name):
+            _hosted_pages_escape_the_text(client, key, text, surface)

@@ -2,7 +2,9 @@
 and schemathesis finds no 5xx and no answer that breaks the document on any operation.
 
 schemathesis (4.x) runs in-process against the WSGI app, with a fixed seed
-and a bounded number of examples per operation, positive and negative. The
+and a bounded number of examples per operation, positive and negative: a quarter of the
+Hypothesis profile's count (tests/conftest.py: 10 under `make test`'s "suite", more under
+`make fuzz`'s "fuzz", which runs this test too). The
 mirror holds real companies, and the `key` parameter's examples are real
 keys (public, closed and unknown), so the 200, 304 and 404 paths are all
 exercised, not only 404s.
@@ -35,7 +37,9 @@ CHECKS = [
     response_headers_conformance,
     response_schema_conformance,
 ]
-EXAMPLES_PER_OPERATION = 25
+# Per operation and mode, from the loaded profile (every operation runs, so the profile's count is shared out):
+# "suite" 40 -> 10, "fuzz" 2,500 -> 625.
+EXAMPLES_PER_OPERATION = settings.default.max_examples // 4
 
 
 def _documented(document: dict) -> set[tuple[str, str]]:
