@@ -51,6 +51,7 @@ import os
 import platform
 import random
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -97,6 +98,10 @@ MCP_HEADERS = {
 }
 QUERIES = ("air filter", "heat pump", "water heater", "furnace", "merv 13", "tankless", "thermostat", "lennox")
 ROTATION = 100  # companies the warm keyed endpoints cycle through (all cached: the cache holds 1,000)
+# The app's port is fixed: its PUBLIC_BASE_URL is in the documents the loading sync renders (their format,
+# mirror/render/documents.py), so a kept database (--reuse) serves them in the next run too.
+APP_PORT = 18780
+APP_BASE = f"http://127.0.0.1:{APP_PORT}"
 COLD_SEED = 15  # the cold rows' order of companies: shuffled once, the same in every run
 
 
@@ -157,7 +162,7 @@ def load_catalog(database: str, companies: int, products: int, businesses: int) 
     )
     try:
         add_large_company(f"http://127.0.0.1:{port}")
-        seconds = child_sync(f"http://127.0.0.1:{port}", url, full=True)["wall"]
+        seconds = child_sync(f"http://127.0.0.1:{port}", url, full=True, public_base_url=APP_BASE)["wall"]
         print(
             f"full sync of {businesses + 1:,} companies / {companies * products + bounds.LARGE_PRODUCTS:,} products: "
             f"{seconds:.1f} s",
@@ -264,7 +269,33 @@ def start(stack: ExitStack, command: list[str], env: dict, log: Path) -> subproc
     return process
 
 
-def app_env(database_url: str, port: int) -> dict:
+def _port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def publish_documents(database_url: str) -> None:
+    """Render the documents a kept database lacks in this checkout's format (what the next sync would do)."""
+    from mirror.render.documents import publish
+    from mirror.runtime.config import load_settings
+    from mirror.service.context import Mirror
+
+    mirror = Mirror(load_settings({key: value for key, value in app_env(database_url).items() if key != "PYTHONPATH"}))
+    try:
+        started = time.perf_counter()
+        with mirror.WriterSession() as session:
+            rendered = publish(session, mirror.settings)
+            session.commit()
+        print(f"documents rendered for {rendered:,} companies: {time.perf_counter() - started:.1f} s", flush=True)
+    finally:
+        mirror.dispose()
+
+
+def app_env(database_url: str) -> dict:
     """The app's configuration for the run.
 
     The rate limiter stays in the path (every keyed request is counted) but
@@ -273,7 +304,7 @@ def app_env(database_url: str, port: int) -> dict:
     """
     return {
         "DATABASE_URL": database_url,
-        "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "PUBLIC_BASE_URL": APP_BASE,
         "SCHEDULER_ENABLED": "false",
         "RATE_LIMIT_PER_COMPANY": "100000/second",
         "RATE_LIMIT_PER_CLIENT": "100000/second",
@@ -808,12 +839,14 @@ def start_servers(stack: ExitStack, url: str, key: str, work: Path, nginx: bool)
 
     Returns the base URLs by name and the app's gunicorn master pid.
     """
-    ports = {name: _free_port() for name in ("app", "ceiling", "peer", "nginx", "cached")}
+    ports = {name: _free_port() for name in ("ceiling", "peer", "nginx", "cached")} | {"app": APP_PORT}
+    if not _port_is_free(APP_PORT):
+        raise SystemExit(f"bench/serve.py: port {APP_PORT} (the app's, fixed: APP_BASE) is in use; free it first")
     bases = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
     app = start(
         stack,
         [*GUNICORN, "-b", f"127.0.0.1:{ports['app']}", "wsgi:create_app()"],
-        app_env(url, ports["app"]),
+        app_env(url),
         work / "app.log",
     )
     wait_until_up(bases["app"] + "/")
@@ -841,7 +874,7 @@ def start_servers(stack: ExitStack, url: str, key: str, work: Path, nginx: bool)
             "--no-access-log",
             "bench.peer_fastmcp:app",
         ],
-        {**app_env(url, ports["peer"]), "PEER_COMPANY_KEY": key},
+        {**app_env(url), "PUBLIC_BASE_URL": bases["peer"], "PEER_COMPANY_KEY": key},
         work / "peer.log",
     )
     if nginx:
@@ -891,6 +924,7 @@ def main() -> None:
 
         url = make_url(args.database).set(database="mirror_bench_serve").render_as_string(hide_password=False)
         upgrade(url)  # a database kept from an older checkout lacks the newer revisions
+        publish_documents(url)  # and its documents, in this checkout's format
         forget_usage(url)
     else:
         url = load_catalog(args.database, args.companies, args.products, args.businesses)

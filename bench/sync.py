@@ -127,8 +127,12 @@ def child_walk(upstream_url: str) -> dict:
     return {"wall": wall, "cpu": cpu, "records": records, "pages": pages}
 
 
-def child_sync(upstream_url: str, database_url: str, full: bool) -> dict:
-    """One sync, exactly as `flask sync [--full]` runs it, without the Flask app around it."""
+def child_sync(upstream_url: str, database_url: str, full: bool, public_base_url: str | None = None) -> dict:
+    """One sync, exactly as `flask sync [--full]` runs it, without the Flask app around it.
+
+    `public_base_url`: the PUBLIC_BASE_URL of the app that will serve what it renders (the documents a run
+    stores are in the format of its settings; mirror/render/documents.py).
+    """
     import importlib
     import logging
 
@@ -138,7 +142,10 @@ def child_sync(upstream_url: str, database_url: str, full: bool) -> dict:
     logging.disable(logging.WARNING)  # the demo's messy records warn; the counts say how many
     importlib.import_module("mirror.sync")  # Mirror.sync imports it on first use; a running scheduler has it loaded
     mirror = Mirror(
-        load_settings({"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": TOKEN})
+        load_settings(
+            {"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": TOKEN}
+            | ({"PUBLIC_BASE_URL": public_base_url} if public_base_url else {})
+        )
     )
     # A scheduled run finds its two connections (the lock's and the run's) in
     # the pool the previous run left; a fresh child would open them on the clock.

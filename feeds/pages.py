@@ -24,7 +24,6 @@ from flask import Response, redirect, render_template
 from markupsafe import Markup, escape
 
 from feeds.blueprint import bp
-from feeds.jsonld import company_graph, script_safe_json
 from mirror.catalog.channels import Channel, company_open
 from mirror.catalog.glossary import Term, terms_in
 from mirror.catalog.public_view import CategoryView, CompanyView, PricingOption, quote_funnel
@@ -32,6 +31,7 @@ from mirror.catalog.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS
 from mirror.catalog.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, page_image, redirect_target
 from mirror.read.gate import GateEntry
 from mirror.render.cache import Rendered
+from mirror.render.schema_org import company_graph, script_safe_json
 from mirror.values.money import format_money
 from mirror.values.timestamps import rfc3339
 from web.db import settings

@@ -1,6 +1,7 @@
 """pricing.json: `GET /companies/<key>/pricing.json`, the pricing view model.
 
-The body is exactly `CompanyView.pricing_document()`. It is served with a
+The body is exactly `CompanyView.pricing_document()`, as the sync rendered
+it when the company last changed (mirror/render/documents.py). It is served with a
 strong ETag over every byte, so a poller (the WordPress plugin) can ask
 `If-None-Match` and get a bodiless 304 until something it would see changes.
 `last_synced_at` is part of the body, so the tag also moves after every
@@ -11,10 +12,9 @@ from __future__ import annotations
 
 from feeds.blueprint import bp
 from mirror.catalog.channels import Channel
-from mirror.catalog.public_view import CompanyView
 from mirror.catalog.urls import PRICING_JSON, flask_rule
-from mirror.values.jsontext import dumps
-from web.gate import gate, renderings
+from mirror.render.documents import PRICING_DOCUMENT
+from web.gate import document, gate
 from web.responses import conditional
 
 CHANNEL = Channel.PRICING
@@ -25,13 +25,8 @@ CACHE_CONTROL = "public, max-age=300"
 def pricing_json(key: str):
     """The company's pricing document, with ETag / If-None-Match support."""
     company = gate(key, CHANNEL)
-    rendered = renderings(company, options=True).body("pricing.json", render_pricing_json)
+    rendered = document(company, PRICING_DOCUMENT)
     # Browser clients may read the validator cross-origin too (expose_etag).
     return conditional(
         rendered.body, mimetype="application/json", cache_control=CACHE_CONTROL, etag=rendered.etag, expose_etag=True
     )
-
-
-def render_pricing_json(view: CompanyView) -> bytes:
-    """The pricing.json body (rendered once per content state by the render cache)."""
-    return dumps(view.pricing_document()).encode("utf-8")

@@ -304,6 +304,7 @@ def test_errors_never_echo_a_stack_trace(make_app, upstream, monkeypatch):
         raise ValueError("SECRET-INTERNAL-DETAIL in /work/main/feeds/pricing.py")
 
     monkeypatch.setattr(app.extensions["render_cache"], "entry", broken)
+    monkeypatch.setattr(app.extensions["render_cache"], "document", broken)
     client = app.test_client()
     for response in (
         client.get(f"/companies/{key}/pricing.json"),

@@ -35,8 +35,9 @@ from mirror.catalog.channels import Channel
 from mirror.catalog.public_view import CompanyView
 from mirror.read.company import load_company_snapshot
 from mirror.read.gate import GateEntry, MirrorState, StateMoved
-from mirror.render.cache import CompanyRenderings
-from web.db import db, render_cache
+from mirror.render.cache import CompanyRenderings, Rendered
+from mirror.render.documents import Document
+from web.db import db, render_cache, settings
 from web.limits import RateLimited, rate_limits
 from web.responses import not_found_html, not_found_json
 
@@ -98,6 +99,18 @@ def renderings(company: GateEntry, *, options: bool) -> CompanyRenderings:
         except StateMoved:
             company, state = _gated_again(company)
     raise StateMoved(company.plugin_key)  # it kept moving under every poll: a 503, retry (web/health.py)
+
+
+def document(company: GateEntry, document: Document) -> Rendered:
+    """The gated company's `document` (pricing.json, JSON-LD): the bytes the sync stored for it, filled in at
+    this moment (one primary-key read on a miss, mirror/render/documents.py); rendered from its view when no
+    stored row serves (a company the sync has not rendered yet, or not in this release's format)."""
+    stored = render_cache().document(db(), company, g.gate_state, document)
+    if stored is not None:
+        return stored
+    return renderings(company, options=document.options).body(
+        document.kind, lambda view: document.render(view, settings())
+    )
 
 
 def named_view(key: str) -> CompanyView | None:

@@ -54,7 +54,7 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from cachetools import LRUCache
 from sqlalchemy.orm import Session
@@ -62,6 +62,7 @@ from sqlalchemy.orm import Session
 from mirror.catalog.public_view import CompanyView, effective_synced_at, freshness
 from mirror.read.company import load_company_snapshot
 from mirror.read.gate import GateEntry, MirrorState, StateMoved, content_of
+from mirror.render.documents import Document, Template, Timing, document_format, load_template
 from mirror.runtime import deadline
 from mirror.runtime.config import Settings
 
@@ -79,6 +80,15 @@ class Rendered:
 
     body: bytes
     etag: str
+
+
+class _HeldDocument(NamedTuple):
+    """A stored document as filled in at one content stamp and timing."""
+
+    content: tuple
+    template: Template
+    timing: Timing
+    rendered: Rendered
 
 
 class CompanyRenderings:
@@ -165,6 +175,10 @@ class RenderCache:
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}  # company -> the lock of its build under way
         self.views_built = 0  # views built from the database (each costs one snapshot statement)
+        # The stored documents filled in (mirror/render/documents.py), per (company, kind): two per company.
+        self._documents: LRUCache = LRUCache(maxsize=max(2 * max_companies, 1))
+        self.format = document_format(settings)
+        self.documents_read = 0  # stored documents read from the database (each costs one primary-key read)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -180,9 +194,7 @@ class RenderCache:
         `session` and raises `StateMoved` when the database is not at
         `state` for it (the caller refreshes the state and asks again).
         """
-        now = now or datetime.now(UTC)
-        synced = effective_synced_at(gated, state.last_success_at)
-        timing = (synced, freshness(synced, self.settings.freshness_threshold_seconds, now))
+        timing = self._timing(gated, state, now)
         key = gated.plugin_key
         with self._lock:
             entry = self._entries.get(key)
@@ -193,6 +205,46 @@ class RenderCache:
         if entry is None or not entry.serves(gated.content, options):
             entry = self._rebuild_once(session, gated, now, options)
         return self._retime(entry, timing)
+
+    def document(
+        self, session: Session, gated: GateEntry, state: MirrorState, document: Document, now: datetime | None = None
+    ) -> Rendered | None:
+        """The company's `document` as the sync stored it, filled in at this moment; None when no stored row serves.
+
+        Held in memory per company and kind at its content stamp: a hit costs
+        no query, and when only the timing moved (a whole sync, fresh turning
+        stale) the held template is filled in again. A miss reads the one
+        stored row by its primary key (mirror/render/documents.py), which
+        serves only when it was rendered at the stamp the gate state holds for
+        the company and in this release's format. None: the caller renders
+        it from the catalog (`entry(...).body(...)`), as for a company the
+        sync has not rendered yet.
+        """
+        timing = self._timing(gated, state, now)
+        key = (gated.plugin_key, document.kind)
+        with self._lock:
+            held = self._documents.get(key)
+        if held is not None and held.content == gated.content:
+            if held.timing == timing:
+                return held.rendered
+            template = held.template  # only the clock moved: filled in again, no query
+        else:
+            stored = load_template(session, gated.plugin_key, document, self.format)
+            if stored is None or stored.stamp != gated.content:
+                return None
+            template = Template(stored.body)
+            with self._lock:
+                self.documents_read += 1
+        body = template.fill(timing)
+        rendered = Rendered(body=body, etag=self._etag(body))
+        with self._lock:
+            self._documents[key] = _HeldDocument(gated.content, template, timing, rendered)
+        return rendered
+
+    def _timing(self, gated: GateEntry, state: MirrorState, now: datetime | None) -> Timing:
+        """A company's timing at the gate `state` and this moment: its last sync and whether that is fresh."""
+        synced = effective_synced_at(gated, state.last_success_at)
+        return Timing(synced, freshness(synced, self.settings.freshness_threshold_seconds, now or datetime.now(UTC)))
 
     def _rebuild_once(self, session: Session, gated: GateEntry, now: datetime, options: bool) -> CompanyEntry:
         """A content miss, built by one thread of the process at a time per company; the others wait for it.
@@ -255,6 +307,7 @@ class RenderCache:
         """Drop every entry (never needed for correctness; for tests and operators)."""
         with self._lock:
             self._entries.clear()
+            self._documents.clear()
 
 
 def arguments_key(name: str, arguments: dict) -> tuple[str, str] | None:

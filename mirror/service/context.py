@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from mirror.read.gate import GateWatcher
+from mirror.render.documents import publish
 from mirror.runtime.config import Settings
 from mirror.store.db import make_engine, make_session_factory
 from mirror.sync import run_sync
@@ -92,6 +93,7 @@ class Mirror:
                 "overlap_seconds": self.settings.sync_overlap_seconds,
                 "deadline_seconds": self.settings.sync_run_deadline_seconds,
                 "max_clock_skew_seconds": self.settings.upstream_max_clock_skew_seconds,
+                "publish": lambda session: publish(session, self.settings),
             }
             result = run_sync(self.writer_engine, self.WriterSession, client, **(settings | kwargs))
         finally:

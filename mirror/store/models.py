@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Index, Integer, String, Text, text
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -153,6 +153,36 @@ class OfferGroup(Base):
         Index("ix_offer_groups_category_slug", "category_slug"),
         Index("ix_offer_groups_lower_category_name", text("lower(category_name)")),
     )
+
+
+DOCUMENT_KIND_LENGTH = 32
+FORMAT_LENGTH = 32
+
+
+class RenderedDocument(Base):
+    """One public document of a company as the sync rendered it: the bytes a request serves (issue 33).
+
+    Written in the run that changed the company, in its transaction
+    (mirror/render/documents.py), so a failed run leaves the previous bytes.
+    `body` is the document with a slot where each clock-dependent value goes
+    (the last sync time, fresh or stale): a request fills them in and serves it.
+    It answers a request only while its stamp is the company's (`generation`,
+    `record_hash`, `content_version`: mirror.read.gate.Stamp) and its
+    `format` is the running release's; otherwise the request renders the
+    document from the catalog, as before.
+    """
+
+    __tablename__ = "rendered_documents"
+
+    plugin_key: Mapped[str] = mapped_column(
+        KEY, ForeignKey("companies.plugin_key", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(DOCUMENT_KIND_LENGTH), primary_key=True)
+    generation: Mapped[int] = mapped_column(Integer)
+    record_hash: Mapped[str] = mapped_column(String(32))
+    content_version: Mapped[str | None] = mapped_column(String(16))
+    format: Mapped[str] = mapped_column(String(FORMAT_LENGTH))
+    body: Mapped[str] = mapped_column(Text)
 
 
 WORD_LENGTH = 64  # the longest word a company's word list keeps

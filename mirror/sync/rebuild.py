@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from operator import attrgetter
 
@@ -27,8 +28,15 @@ from mirror.sync.runstate import RunState
 REBUILD_BATCH = 2000
 
 
-def finish(session: Session, run: RunState, finished_at: datetime, company_key: str | None) -> None:
-    """Step 3 of a run: rebuild what it touched (offer groups, spelling lists, concept tags), then move its clocks and the state version."""
+def finish(
+    session: Session,
+    run: RunState,
+    finished_at: datetime,
+    company_key: str | None,
+    publish: Callable[[Session], object] | None = None,
+) -> None:
+    """Step 3 of a run: rebuild what it touched (offer groups, spelling lists, concept tags), render the public
+    documents of what changed (`publish`), then move its clocks and the state version."""
     session.flush()
     saved = st.read_state(session)
     feed_stamp = max(int(finished_at.timestamp() * 1000), st.get_int(saved, st.FEED_CLOCK_MS) + 1)
@@ -40,6 +48,8 @@ def finish(session: Session, run: RunState, finished_at: datetime, company_key: 
     facts.refresh(session, sorted(run.retraded))  # what the products are, where more than their records moved
     words.refresh(session, touched)  # the spelling lists and concept tags, with the catalogs they read
     concepts.refresh(session, touched)
+    if publish is not None:
+        publish(session)  # reads the groups and versions written above
     if run.feed_moved or run.feed_departure:
         st.put(session, st.FEED_CLOCK_MS, feed_stamp)
     if run.feed_departure:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
@@ -43,6 +43,7 @@ def run_sync(
     deadline_seconds: float = default("sync_run_deadline_seconds"),
     max_clock_skew_seconds: float = default("upstream_max_clock_skew_seconds"),
     failure_reported: bool = False,
+    publish: Callable[[Session], object] | None = None,
 ) -> SyncResult:
     """Run one sync under the cross-process lock and record it in sync_runs.
 
@@ -57,6 +58,11 @@ def run_sync(
     The run's walk ends by `deadline_seconds` (the client refuses to
     start a request, or a wait, past it), and runs a killed process left
     `running` are marked failed first (`_fail_interrupted_runs`).
+
+    `publish(session)`, when given, renders the public documents of what
+    the run changed, in its transaction, before its state version moves
+    (mirror/render/documents.py; the sync package sits below the renderings,
+    so the service hands it in).
 
     A failed run is logged at ERROR (the scheduler's and the server's log
     say why a run failed), or only at DEBUG with `failure_reported`: the
@@ -77,7 +83,7 @@ def run_sync(
         try:
             walk_upstream(session, client, run, overlap_seconds, company_key, progress or (lambda *_: None))
             finished_at = utcnow()
-            finish(session, run, finished_at, company_key)
+            finish(session, run, finished_at, company_key, publish)
             run.counts.upstream_requests = client.requests_made
             _close_run(session, run_id, "success", run.counts, finished_at, None)
             session.commit()

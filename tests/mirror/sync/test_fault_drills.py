@@ -211,10 +211,10 @@ def test_a_connection_dropped_during_a_request_is_a_clean_503_then_recovers(mirr
     url = mirror.settings.database_url
 
     dropped_once = []
-    original = _ReaderConnection.execute  # the gate's one-statement read (mirror.store.db.AutocommitReader)
+    original = _ReaderConnection.execute  # the request's one-statement read (mirror.store.db.AutocommitReader)
 
-    def execute(reader, sql, values, **kwargs):  # the server drops us just as the gate asks
-        if b"FROM companies" in sql and not dropped_once:
+    def execute(reader, sql, values, **kwargs):  # the server drops us just as the request reads
+        if not dropped_once:
             dropped_once.append(_terminate(url, f"pid = {reader.connection.info.backend_pid}"))
         return original(reader, sql, values, **kwargs)
 

@@ -1,0 +1,205 @@
+"""The documents a sync renders once per change (mirror/render/documents.py): stored, served as bytes, never stale.
+
+Every test drives real syncs from the demo upstream into Postgres and the
+real app: a stored document filled in at any moment is byte for byte what the
+serialiser writes for the view at that moment; a run renders exactly the
+companies whose documents are not current; a failed run leaves the previous
+bytes; rows of another format are never served.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select, text
+
+from mirror.read.company import load_company_snapshot
+from mirror.render.documents import (
+    DOCUMENTS,
+    FORMAT_VERSION,
+    JSONLD_DOCUMENT,
+    PRICING_DOCUMENT,
+    SLOT,
+    Template,
+    Timing,
+    document_format,
+    publish,
+    slotted_json,
+)
+from mirror.render.schema_org import company_graph, script_safe_json
+from mirror.store.models import RenderedDocument
+from mirror.values.jsontext import dumps
+from tests.mirror.render.test_render_cache import cache
+from tests.surface_helpers import add_company, set_product, sync
+from tests.test_payloads_stable import GOLDEN
+from web.responses import strong_etag
+
+# The text a contractor may send, all of it data: quotes, markup, a JSON-looking name, non-ASCII, control characters.
+HOSTILE_NAME = 'Ridgeline "fresh" </script><b>&amp; \u00e9t\u00e9 \u2014 {"freshness_state":"stale"} \x01\x02'
+
+
+def serialised(view, settings) -> dict[str, bytes]:
+    """Each document as its serialiser writes it for `view`, with no template in between (the definition)."""
+    return {
+        PRICING_DOCUMENT.kind: dumps(view.pricing_document()).encode("utf-8"),
+        JSONLD_DOCUMENT.kind: script_safe_json(company_graph(view, settings)).encode("utf-8"),
+    }
+
+
+def stored_rows(mirror) -> dict[tuple[str, str], tuple]:
+    """(company, kind) -> (body, generation, xmin) of every stored document."""
+    with mirror.Session() as session:
+        rows = session.execute(
+            text("SELECT plugin_key, kind, body, generation, xmin::text FROM rendered_documents")
+        ).all()
+    return {(row[0], row[1]): tuple(row[2:]) for row in rows}
+
+
+def test_a_stored_document_filled_in_is_the_serialisers_bytes_at_every_moment(upstream, mirror):
+    key = add_company(upstream, name=HOSTILE_NAME)
+    set_product(
+        upstream,
+        key,
+        "ODD-1",
+        name='Odd "stale" \u2028 product',
+        category={"name": "Odd <b>", "slug": "odd", "kind": "accessory"},
+        tier=None,
+        price="12.5",
+    )
+    sync(mirror)
+    synced = datetime(2026, 12, 7, 15, 0, 0, 123456, tzinfo=UTC)
+    moments = (Timing(None, "unavailable"), Timing(synced, "fresh"), Timing(synced + timedelta(days=3), "stale"))
+    rows = stored_rows(mirror)
+    with mirror.Session() as session:
+        view = load_company_snapshot(session, key, options=True).view(mirror.settings)
+    for timing in moments:
+        at = view.model_copy(
+            update={"last_synced_at": timing.last_synced_at, "freshness_state": timing.freshness_state}
+        )
+        expected = serialised(at, mirror.settings)
+        for document in DOCUMENTS:
+            body, _generation, _xmin = rows[(key, document.kind)]
+            assert Template(body).fill(timing) == expected[document.kind], (document.kind, timing)
+            assert document.render(at, mirror.settings) == expected[document.kind]
+
+
+def test_slots_are_found_by_a_token_no_text_can_know():
+    """A contractor's text equal to a timing value, or to its JSON, is left alone; JSON never holds a raw slot mark."""
+    document = {"name": '"fresh"', "note": "fresh", "last_synced_at": None, "freshness_state": "fresh"}
+    template = slotted_json(document)
+    assert template.text.count(SLOT) == 2
+    filled = json.loads(template.fill(Timing(datetime(2026, 1, 2, tzinfo=UTC), "stale")))
+    assert filled == {**document, "last_synced_at": "2026-01-02T00:00:00Z", "freshness_state": "stale"}
+    plain = {"name": "a\x01b"}  # the slot mark in a contractor's text is escaped by JSON, never a slot
+    assert SLOT not in slotted_json(plain).text
+    assert slotted_json(plain).fill(Timing(None, "fresh")) == dumps(plain).encode()
+
+
+def test_a_cold_request_serves_the_stored_bytes_with_an_etag_of_exactly_them(upstream, mirror, app, client):
+    key = add_company(upstream)
+    sync(mirror)
+    for path in (f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld"):
+        cache(app).clear()
+        read, built = cache(app).documents_read, cache(app).views_built
+        response = client.get(path)
+        assert response.status_code == 200
+        assert cache(app).documents_read == read + 1 and cache(app).views_built == built  # no view was built
+        assert response.headers["ETag"] == strong_etag(response.get_data())
+        again = client.get(path)
+        assert again.get_data() == response.get_data() and cache(app).documents_read == read + 1  # held in memory
+
+
+def test_a_run_renders_exactly_the_companies_it_changed(upstream, mirror):
+    changed, untouched = add_company(upstream), add_company(upstream)
+    sync(mirror)
+    before = stored_rows(mirror)
+    assert {(changed, d.kind) for d in DOCUMENTS} <= set(before) and {(untouched, d.kind) for d in DOCUMENTS} <= set(
+        before
+    )
+
+    set_product(
+        upstream,
+        changed,
+        "FLT-4",
+        name="Filter 4 inch",
+        category={"name": "Air Filters", "slug": "air-filters", "kind": "accessory"},
+        tier=None,
+        price="31.00",
+    )
+    sync(mirror)
+    after = stored_rows(mirror)
+    for kind in (d.kind for d in DOCUMENTS):
+        assert after[(untouched, kind)] == before[(untouched, kind)]  # not even rewritten (same row version)
+        assert after[(changed, kind)][2] != before[(changed, kind)][2]
+    assert b"31" in Template(after[(changed, "pricing.json")][0]).fill(Timing(None, "fresh"))
+    assert set(after) == set(before)
+
+    upstream.catalog.remove_company(changed)
+    assert mirror.sync(full=True).status == "success"
+    assert not [k for k in stored_rows(mirror) if k[0] == changed]  # removed with its company
+
+
+def test_a_failed_run_serves_the_previous_bytes(upstream, mirror, app, client):
+    key = add_company(upstream)
+    sync(mirror)
+    before = {
+        path: client.get(path).get_data() for path in (f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld")
+    }
+    rows = stored_rows(mirror)
+    set_product(
+        upstream,
+        key,
+        "HP-GOOD",
+        name="Heat pump, good",
+        category={"name": "Heat Pump System", "slug": "heat-pump-system", "kind": "system"},
+        tier="good",
+        price="7777",
+    )
+
+    def publish_then_fail(session):
+        publish(session, mirror.settings)  # the new bytes are written in the run's transaction...
+        raise RuntimeError("the run fails after rendering")  # ...and rolled back with it
+
+    assert mirror.sync(publish=publish_then_fail).status == "failed"
+    assert stored_rows(mirror) == rows
+    cache(app).clear()
+    for path, body in before.items():
+        assert client.get(path).get_data() == body
+    sync(mirror)
+    assert b"7777" in client.get(f"/companies/{key}/pricing.json").get_data()
+
+
+def test_rows_of_another_format_are_never_served_and_the_next_run_renders_them(make_app, upstream):
+    first = make_app()
+    key = add_company(upstream)
+    sync(first.extensions["mirror"])
+    moved = make_app(PUBLIC_BASE_URL="https://mirror.example")  # the same database, another public address
+    mirror, client = moved.extensions["mirror"], moved.test_client()
+    assert document_format(mirror.settings) != document_format(first.extensions["mirror"].settings)
+
+    live = client.get(f"/companies/{key}/pricing.json")
+    assert b"https://mirror.example/companies/" in live.get_data()
+    assert cache(moved).documents_read == 0 and cache(moved).views_built == 1  # rendered live, not from the old row
+
+    sync(mirror)  # nothing changed upstream: the run renders every row of the old format again
+    with mirror.Session() as session:
+        formats = set(session.scalars(select(RenderedDocument.format)))
+    assert formats == {document_format(mirror.settings)}
+    cache(moved).clear()
+    stored = client.get(f"/companies/{key}/pricing.json")
+    assert cache(moved).documents_read == 1
+    assert json.loads(stored.get_data())["quote_url"] == json.loads(live.get_data())["quote_url"]
+    assert json.loads(stored.get_data())["quote_url"].startswith("https://mirror.example/")
+
+
+def test_the_format_version_moves_with_the_published_documents():
+    """A change to pricing.json's or the JSON-LD's bytes (the golden payloads, tests/test_payloads_stable.py) must
+    bump FORMAT_VERSION, or every stored row would keep serving the old bytes until each company changed."""
+    golden = json.loads(GOLDEN.read_text())
+    documents = sorted((name, body) for name, body in golden.items() if name.endswith(("/pricing.json", ".jsonld")))
+    assert len(documents) == 8
+    digest = hashlib.sha256(json.dumps(documents).encode()).hexdigest()[:16]
+    recorded = {1: "28f8cc019db8eb35"}  # FORMAT_VERSION: the digest of the golden documents it was set for
+    assert recorded.get(FORMAT_VERSION) == digest, f"bump FORMAT_VERSION and record {digest} for it here"
