@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from mirror.catalog.trades import TRADES
 from mirror.catalog.vocabulary import CONCEPTS
@@ -164,6 +164,7 @@ _BEFORE = r"(?<![A-Za-z])"
 _AFTER = r"(?![A-Za-z0-9])"
 # Right after a number: "1/2 HP", "3-ton", "80,000 BTU", "96%".
 _NUMBER_BEFORE = re.compile(r"\d%?[ -]?$")
+_NUMBER_BEFORE_CHARS = 3  # the longest text _NUMBER_BEFORE matches: a digit, "%" and a space or hyphen
 
 
 @cache
@@ -177,16 +178,19 @@ def _entries(spelling: str) -> tuple[Term, ...]:
     return tuple(term for term in TERMS if spelling in term.spellings)
 
 
-def terms_in(text: str) -> list[tuple[int, int, Term]]:
+@lru_cache(maxsize=65536)  # labels repeat across every catalog ("16 SEER2", "3 ton"): each is read once
+def terms_in(text: str) -> tuple[tuple[int, int, Term], ...]:
     """Each glossary word of `text`, in order: (start, end, its entry)."""
     found = []
     for match in _pattern().finditer(text or ""):
-        after_number = bool(_NUMBER_BEFORE.search(text[: match.start()]))
+        # _NUMBER_BEFORE matches at most three characters: the ones right before the word are enough
+        # (searching the whole text before it scanned it from its start, once per word found).
+        after_number = bool(_NUMBER_BEFORE.search(text[max(0, match.start() - _NUMBER_BEFORE_CHARS) : match.start()]))
         for term in _entries(match.group(1)):
             if term.after_number is None or term.after_number == after_number:
                 found.append((match.start(), match.end(), term))
                 break
-    return found
+    return tuple(found)
 
 
 def glossary(texts: Iterable[str | None]) -> list[Term]:

@@ -20,12 +20,14 @@ the pricing page lists), read by a correlated subquery over the products'
 
 from __future__ import annotations
 
+import itertools
 from collections import namedtuple
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from sqlalchemy import JSON, ColumnElement, FunctionElement, bindparam, null, select
+from sqlalchemy import JSON, ColumnElement, FunctionElement, String, any_, bindparam, null, select
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 
@@ -103,15 +105,17 @@ def _json_objects(element: json_objects, compiler, **kw) -> str:
     return f"json_agg(json_build_object({pairs}))"
 
 
-# Each offer group's public products (mirror.catalog.public_products's rule, nothing else), as one
-# JSON array: a correlated scalar subquery over the (plugin_key, category_slug)
-# index, so the snapshot stays ONE statement whatever the catalog's size.
-_OPTIONS = (
-    select(json_objects(*OPTION_COLUMNS))
-    .where(public_products_filter(bindparam("key")), Product.category_slug == _GROUPS.c.category_slug)
-    .correlate(_GROUPS)
-    .scalar_subquery()
-)
+def _options(key):
+    """Each offer group's public products (mirror.catalog.public_products's rule, nothing else), as one JSON
+    array: a correlated scalar subquery over the (plugin_key, category_slug) index, so the snapshot stays ONE
+    statement whatever the catalog's size. `key`: the company's key (a parameter, or the group's column)."""
+    return (
+        select(json_objects(*OPTION_COLUMNS))
+        .where(public_products_filter(key), Product.category_slug == _GROUPS.c.category_slug)
+        .correlate(_GROUPS)
+        .scalar_subquery()
+    )
+
 
 # The last whole run's success, beside a company's row.
 _LAST_SUCCESS = (
@@ -121,20 +125,23 @@ _LAST_SUCCESS = (
 _GROUP = "group_"
 
 
-def _snapshot_statement(options: bool):
-    return (
-        select(
-            *_COMPANY.columns,
-            _LAST_SUCCESS,
-            *(column.label(_GROUP + column.name) for column in _GROUPS.columns),
-            (_OPTIONS if options else null()).label(_GROUP + "options"),  # the summary: NULL, read as None
-        )
-        .select_from(_COMPANY.outerjoin(_GROUPS, _GROUPS.c.plugin_key == _COMPANY.c.plugin_key))
-        .where(_COMPANY.c.plugin_key == bindparam("key"))
-    )
+def _snapshot_statement(options: bool, *, many: bool = False):
+    """The snapshot of the company `key`, or (`many`) of every company in the array `keys`, by company."""
+    key = _GROUPS.c.plugin_key if many else bindparam("key")
+    statement = select(
+        *_COMPANY.columns,
+        _LAST_SUCCESS,
+        *(column.label(_GROUP + column.name) for column in _GROUPS.columns),
+        (_options(key) if options else null()).label(_GROUP + "options"),  # the summary: NULL, read as None
+    ).select_from(_COMPANY.outerjoin(_GROUPS, _GROUPS.c.plugin_key == _COMPANY.c.plugin_key))
+    if not many:
+        return statement.where(_COMPANY.c.plugin_key == key)
+    keys = bindparam("keys", type_=ARRAY(String))
+    return statement.where(_COMPANY.c.plugin_key == any_(keys)).order_by(_COMPANY.c.plugin_key)
 
 
 _SNAPSHOTS = {options: _snapshot_statement(options) for options in (True, False)}
+_MANY_SNAPSHOTS = {options: _snapshot_statement(options, many=True) for options in (True, False)}
 
 
 def load_company_snapshot(session: Session, plugin_key: str, *, options: bool) -> CompanySnapshot | None:
@@ -148,6 +155,22 @@ def load_company_snapshot(session: Session, plugin_key: str, *, options: bool) -
         return None
     statement = _SNAPSHOTS[options]
     return _snapshot_from_rows(statement, statement_rows(session, statement, {"key": plugin_key}), options)
+
+
+def load_company_snapshots(session: Session, plugin_keys: list[str], *, options: bool) -> dict[str, CompanySnapshot]:
+    """`load_company_snapshot` for many companies in one statement (the sync's rendering of what it changed):
+    {key: snapshot} for those the mirror holds."""
+    statement = _MANY_SNAPSHOTS[options]
+    rows = statement_rows(session, statement, {"keys": [key for key in plugin_keys if valid_key(key)]})
+    snapshots = {}
+    by_company = zip(rows_by_name(statement, rows, _CompanyKey), rows, strict=True)
+    for key, company_rows in itertools.groupby(by_company, key=lambda pair: pair[0].plugin_key):
+        snapshots[key] = _snapshot_from_rows(statement, [row for _, row in company_rows], options)
+    return snapshots
+
+
+class _CompanyKey(NamedTuple):
+    plugin_key: str
 
 
 def _snapshot_from_rows(statement, rows: list, options: bool) -> CompanySnapshot | None:

@@ -44,7 +44,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from mirror.catalog.public_view import CompanyView
-from mirror.read.company import load_company_snapshot
+from mirror.read.company import CompanySnapshot, load_company_snapshots
 from mirror.read.gate import Stamp, content_of
 from mirror.render.schema_org import company_graph, script_safe_json
 from mirror.runtime.config import Settings
@@ -213,9 +213,10 @@ def publish(session: Session, settings: Settings) -> int:
     """
     format_ = document_format(settings)
     keys = session.scalars(_stale_companies(format_)).all()
+    options = any(document.options for document in DOCUMENTS)
     for start in range(0, len(keys), PUBLISH_BATCH):
-        batch = keys[start : start + PUBLISH_BATCH]
-        rows = [row for key in batch for row in _rendered_rows(session, key, settings, format_)]
+        snapshots = load_company_snapshots(session, keys[start : start + PUBLISH_BATCH], options=options)
+        rows = [row for snapshot in snapshots.values() for row in _rendered_rows(snapshot, settings, format_)]
         if rows:
             session.execute(_UPSERT, rows)
     return len(keys)
@@ -242,11 +243,8 @@ def _stale_companies(format_: str):
     )
 
 
-def _rendered_rows(session: Session, key: str, settings: Settings, format_: str) -> Iterator[dict]:
-    """One company's document rows, rendered from one snapshot of it in the run's transaction."""
-    snapshot = load_company_snapshot(session, key, options=any(document.options for document in DOCUMENTS))
-    if snapshot is None:
-        return
+def _rendered_rows(snapshot: CompanySnapshot, settings: Settings, format_: str) -> Iterator[dict]:
+    """One company's document rows, rendered from its snapshot in the run's transaction."""
     view = snapshot.view(settings)
     stamp = content_of(snapshot.company)
     for document in DOCUMENTS:
@@ -254,4 +252,10 @@ def _rendered_rows(session: Session, key: str, settings: Settings, format_: str)
             template = document.template(view, settings)
         except UnslottableText:
             continue  # served live, as before
-        yield {"plugin_key": key, "kind": document.kind, "format": format_, "body": template.text, **stamp._asdict()}
+        yield {
+            "plugin_key": snapshot.company.plugin_key,
+            "kind": document.kind,
+            "format": format_,
+            "body": template.text,
+            **stamp._asdict(),
+        }

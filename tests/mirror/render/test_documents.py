@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, text
 
-from mirror.read.company import load_company_snapshot
+from mirror.read.company import load_company_snapshot, load_company_snapshots
 from mirror.render.documents import (
     DOCUMENTS,
     FORMAT_VERSION,
@@ -83,6 +83,27 @@ def test_a_stored_document_filled_in_is_the_serialisers_bytes_at_every_moment(up
             body, _generation, _xmin = rows[(key, document.kind)]
             assert Template(body).fill(timing) == expected[document.kind], (document.kind, timing)
             assert document.render(at, mirror.settings) == expected[document.kind]
+
+
+def test_a_run_reads_many_companies_as_one_statement_reads_each(upstream, mirror):
+    """publish() reads its companies' snapshots together (`load_company_snapshots`): each is the single read's."""
+    keys = [add_company(upstream) for _ in range(3)]
+    set_product(
+        upstream,
+        keys[1],
+        "ONLY-1",
+        name="Only here",
+        category={"name": "Odd", "slug": "odd", "kind": "accessory"},
+        tier=None,
+        price="5",
+    )
+    sync(mirror)
+    with mirror.Session() as session:
+        for options in (True, False):
+            many = load_company_snapshots(session, [*keys, "no-such-company", "not a key!"], options=options)
+            assert sorted(many) == sorted(keys)
+            for key in keys:
+                assert many[key] == load_company_snapshot(session, key, options=options)
 
 
 def test_slots_are_found_by_a_token_no_text_can_know():
