@@ -227,6 +227,20 @@ class ProductFacts:
     warranty: str | None
 
 
+def product_labels(facts: ProductFacts) -> dict:
+    """A product's facts as `products.labels` stores them (the sync writes them; mirror/sync/facts.py)."""
+    return {"size": facts.size, "efficiency": list(facts.efficiency), "warranty": facts.warranty}
+
+
+def stored_facts(labels: dict | None) -> ProductFacts:
+    """The facts `products.labels` holds; none stated when it holds none (a row an older release wrote, until the
+    next run reads it)."""
+    labels = labels or {}
+    return ProductFacts(
+        size=labels.get("size"), efficiency=tuple(labels.get("efficiency") or ()), warranty=labels.get("warranty")
+    )
+
+
 def product_facts(specs: dict | None, name: str) -> ProductFacts:
     """The labels the catalog states for one product: from its `specs`, then its name for what they leave out."""
     specs = specs if isinstance(specs, dict) else {}

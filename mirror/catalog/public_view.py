@@ -25,7 +25,7 @@ from mirror.catalog import urls
 from mirror.catalog.channels import Channel, company_open
 from mirror.catalog.feed_facts import funnel_url
 from mirror.catalog.glossary import glossary, plain_name
-from mirror.catalog.product_facts import product_facts
+from mirror.catalog.product_facts import stored_facts
 from mirror.catalog.trades import (
     SYSTEM,
     TIERS_BY_SLUG,
@@ -445,7 +445,7 @@ def option_views(products, kind: str) -> list[PricingOption]:
     """A category's options from its public products, cheapest first, then by name and SKU (code points).
 
     `products`: dicts with the Product columns sku, name, brand, tier,
-    price_cents, specs and image_url (mirror.read.company's aggregate); the order is
+    price_cents, labels and image_url (mirror.read.company's aggregate); the order is
     set here, so it is the same on every database. Options of an accessory
     category have no tier, as the category has none.
     """
@@ -454,7 +454,7 @@ def option_views(products, kind: str) -> list[PricingOption]:
 
 
 def _option_view(product: dict, *, tiered: bool) -> PricingOption:
-    facts = product_facts(product.get("specs"), product["name"])
+    facts = stored_facts(product.get("labels"))
     tier = product.get("tier")
     return PricingOption(
         sku=product["sku"],

@@ -61,6 +61,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from mirror.catalog import units
+from mirror.catalog.product_facts import FACTS
 from mirror.catalog.trades import KNOWN_TRADES
 from mirror.query.concepts import (
     ABBREVIATION_STARTS,
@@ -87,7 +88,9 @@ IDENTIFIES, SUGGESTS = units.IDENTIFIES, units.SUGGESTS
 NAMED, SPELLED, ABBREVIATED, RATED, NARROWS = "name", "spelling", "abbreviation", "rating", "narrows"
 # Change it with the reading's rules (not its tables, which the version digests): the next sync reads every
 # product again (mirror/sync/facts.py).
-RULES = 4  # 2: a misspelt name word is read (`_meant`); 3: specs keys and values as spec sheets write them; 4: not in models
+# 2: a misspelt name word is read (`_meant`); 3: specs keys and values as spec sheets write them; 4: not in models;
+# 5: the labels a page shows (products.labels: the facts' table and code)
+RULES = 5
 
 _SEPARATORS = re.compile(r"[^\w%/.]+|_")
 _FILTER_SIZE = re.compile(r"\d+(?:\.\d+)?x\d+(?:\.\d+)?x\d+(?:\.\d+)?")
@@ -577,5 +580,6 @@ def rules_version() -> str:
         *(f"{c.slug}:{c.trades}:{c.parents}" for c in BY_SLUG.values()),
         f"{units.BARE_THOUSANDS}:{sorted(units.MULTIPLIERS.items())}:{sorted(units.UNIT_FIRST)}",
         *(f"feature {spelling}={slug}" for spelling, slug in sorted(SPELLINGS.items())),
+        *(f"label {fact!r}" for fact in FACTS),  # products.labels (mirror/catalog/product_facts.py)
     ]
     return hashlib.md5("\n".join(tables).encode(), usedforsecurity=False).hexdigest()[:16]

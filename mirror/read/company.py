@@ -55,7 +55,7 @@ OPTION_COLUMNS = (
     Product.brand,
     Product.tier,
     Product.price_cents,
-    Product.specs,
+    Product.labels,  # its size, ratings and warranty as the sync read them (not its specs: read once per change)
     Product.image_url,
 )
 

@@ -107,6 +107,10 @@ class Product(Base):
     kind_evidence: Mapped[dict | None] = mapped_column(JSON)
     # What its name or specs state it does ("wifi", "variable-speed": mirror/query/ranking.py, migration 0012).
     features: Mapped[list[str] | None] = mapped_column(ARRAY(String(FEATURE_LENGTH)))
+    # The labels a page shows of it (mirror/catalog/product_facts.py: {"size": "3 ton", "efficiency":
+    # ["16 SEER2"], "warranty": null}), read with the rest when it is written (migration 0017), so rendering a
+    # company's documents reads them instead of reading every product's specs and name again.
+    labels: Mapped[dict | None] = mapped_column(JSON)
 
     # The products of one company's category: what a sync summarises again
     # into that offer group (migration 0005).

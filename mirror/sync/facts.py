@@ -1,5 +1,5 @@
-"""What each product is (`products.kinds`, `measures`, `kind_evidence`, migration 0011; `features`, 0012), read by the
-sync that writes it.
+"""What each product is (`products.kinds`, `measures`, `kind_evidence`, migration 0011; `features`, 0012) and the
+labels a page shows of it (`labels`, 0017), read by the sync that writes it.
 
 Every product a run writes is read there (mirror/query/product_reading.py:
 its kinds from its name, category, slug, model numbers and specs keys, and
@@ -28,13 +28,14 @@ from functools import lru_cache
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mirror.catalog.product_facts import product_facts, product_labels
 from mirror.catalog.records import ProductRecord
 from mirror.query.product_reading import read_product, rules_version
 from mirror.store import state as st
 from mirror.store.models import Company, Product
 from mirror.sync.bulk import batches, keys_in, update_rows
 
-COLUMNS = ("kinds", "measures", "kind_evidence", "features")
+COLUMNS = ("kinds", "measures", "kind_evidence", "features", "labels")
 
 
 def reading_values(
@@ -51,12 +52,13 @@ def reading_values(
         )
     except TypeError:  # an unhashable value where text was expected: read it uncached
         reading = _read(name, category_name, category_slug, model_numbers, specs, trades)
-    kinds, measures, (decided_by, overruled), features = reading
+    kinds, measures, (decided_by, overruled), features, labels = reading
     return {
         "kinds": list(kinds),
         "measures": dict(measures),
         "kind_evidence": {"decided_by": [list(e) for e in decided_by], "overruled": [list(e) for e in overruled]},
         "features": list(features),
+        "labels": product_labels(labels),
     }
 
 
@@ -69,6 +71,7 @@ def _read(name, category_name, category_slug, model_numbers, specs, trades) -> t
         tuple(reading.measures.items()),
         tuple(tuple(tuple(e) for e in record[part]) for part in ("decided_by", "overruled")),
         reading.features,
+        product_facts(specs, name),
     )
 
 

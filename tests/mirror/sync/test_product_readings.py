@@ -1,4 +1,4 @@
-"""What each product is, stored by the sync with its rows (mirror/sync/facts.py, migrations 0011 and 0012), and
+"""What each product is, stored by the sync with its rows (mirror/sync/facts.py, migrations 0011, 0012 and 0017), and
 explained.
 
 The sync reads every product it writes (mirror/query/product_reading.py) in
@@ -184,6 +184,36 @@ def test_the_features_a_product_states_are_stored_and_migration_0012_reads_them(
     assert features()["FURN-2S"] == ["wifi", "two-stage"]
     with mirror.Session() as session:
         assert st.read_state(session)[st.FACTS_VERSION] == rules_version()
+
+
+def test_the_labels_a_page_shows_are_stored_and_migration_0017_reads_them(mirror, upstream, database_url):
+    """A product's size, ratings and warranty are read when it is written (the documents a run renders read them
+    from the row, never from the specs again); the migration reads the rows already there."""
+    from alembic import command
+
+    from mirror.catalog.product_facts import product_facts, product_labels
+    from mirror.store.migrate import alembic_config
+
+    add_company(upstream, CATALOG, plugin_key=KEY, trades=["hvac"])
+    _sync(mirror)
+
+    def labels() -> dict:
+        with mirror.Session() as session:
+            return dict(session.execute(select(Product.sku, Product.labels).where(Product.plugin_key == KEY)).all())
+
+    expected = {p["sku"]: product_labels(product_facts(p["specs"], p["name"])) for p in CATALOG}
+    assert labels() == expected
+    assert expected["HPAH-2T-GOOD"] == {"size": "2 ton", "efficiency": ["14 SEER2", "7.5 HSPF2"], "warranty": None}
+    set_product(upstream, KEY, **{**CATALOG[0], "specs": {"tonnage": 3, "seer2": 16}})
+    _sync(mirror)
+    assert labels()["HPAH-2T-GOOD"] == {"size": "3 ton", "efficiency": ["16 SEER2"], "warranty": None}
+    config = alembic_config(database_url)
+    command.downgrade(config, "0016")
+    mirror.dispose()
+    command.upgrade(config, "head")
+    command.check(config)
+    assert labels()["HPAH-2T-GOOD"] == {"size": "3 ton", "efficiency": ["16 SEER2"], "warranty": None}
+    assert labels()["FURN-HP"] == expected["FURN-HP"]
 
 
 def test_migration_0015_tags_the_companies_there_with_their_prices(mirror, upstream, database_url):

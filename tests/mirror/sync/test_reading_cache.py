@@ -3,6 +3,7 @@ product afresh, whatever was read before it."""
 
 from __future__ import annotations
 
+from mirror.catalog.product_facts import product_facts, product_labels
 from mirror.query.product_reading import read_product
 from mirror.sync import facts
 
@@ -16,6 +17,7 @@ def afresh(name, category_name, category_slug, model_numbers, specs, trades) -> 
         "measures": reading.measures,
         "kind_evidence": reading.evidence_record(),
         "features": list(reading.features),
+        "labels": product_labels(product_facts(specs, name)),
     }
 
 
