@@ -32,7 +32,7 @@ from mirror.render.schema_org import company_graph, script_safe_json
 from mirror.store.models import RenderedDocument
 from mirror.values.jsontext import dumps
 from tests.mirror.render.test_render_cache import cache
-from tests.surface_helpers import add_company, set_product, sync
+from tests.surface_helpers import FILTERS, HEAT_PUMP, add_company, set_product, sync
 from tests.test_payloads_stable import GOLDEN
 from web.responses import strong_etag
 
@@ -48,6 +48,11 @@ def serialised(view, settings) -> dict[str, bytes]:
     }
 
 
+def offer(upstream, key: str, sku: str, name: str, category: dict, price: str, tier: str | None = None) -> None:
+    """One product of `key` upstream, in `category` at `price`."""
+    set_product(upstream, key, sku, name=name, category=category, tier=tier, price=price)
+
+
 def stored_rows(mirror) -> dict[tuple[str, str], tuple]:
     """(company, kind) -> (body, generation, xmin) of every stored document."""
     with mirror.Session() as session:
@@ -59,15 +64,8 @@ def stored_rows(mirror) -> dict[tuple[str, str], tuple]:
 
 def test_a_stored_document_filled_in_is_the_serialisers_bytes_at_every_moment(upstream, mirror):
     key = add_company(upstream, name=HOSTILE_NAME)
-    set_product(
-        upstream,
-        key,
-        "ODD-1",
-        name='Odd "stale" \u2028 product',
-        category={"name": "Odd <b>", "slug": "odd", "kind": "accessory"},
-        tier=None,
-        price="12.5",
-    )
+    odd = {"name": "Odd <b>", "slug": "odd", "kind": "accessory"}
+    offer(upstream, key, "ODD-1", 'Odd "stale" \u2028 product', odd, "12.5")
     sync(mirror)
     synced = datetime(2026, 12, 7, 15, 0, 0, 123456, tzinfo=UTC)
     moments = (Timing(None, "unavailable"), Timing(synced, "fresh"), Timing(synced + timedelta(days=3), "stale"))
@@ -88,15 +86,7 @@ def test_a_stored_document_filled_in_is_the_serialisers_bytes_at_every_moment(up
 def test_a_run_reads_many_companies_as_one_statement_reads_each(upstream, mirror):
     """publish() reads its companies' snapshots together (`load_company_snapshots`): each is the single read's."""
     keys = [add_company(upstream) for _ in range(3)]
-    set_product(
-        upstream,
-        keys[1],
-        "ONLY-1",
-        name="Only here",
-        category={"name": "Odd", "slug": "odd", "kind": "accessory"},
-        tier=None,
-        price="5",
-    )
+    offer(upstream, keys[1], "ONLY-1", "Only here", {"name": "Odd", "slug": "odd", "kind": "accessory"}, "5")
     sync(mirror)
     with mirror.Session() as session:
         for options in (True, False):
@@ -140,15 +130,7 @@ def test_a_run_renders_exactly_the_companies_it_changed(upstream, mirror):
         before
     )
 
-    set_product(
-        upstream,
-        changed,
-        "FLT-4",
-        name="Filter 4 inch",
-        category={"name": "Air Filters", "slug": "air-filters", "kind": "accessory"},
-        tier=None,
-        price="31.00",
-    )
+    offer(upstream, changed, "FLT-4", "Filter 4 inch", FILTERS, "31.00")
     sync(mirror)
     after = stored_rows(mirror)
     for kind in (d.kind for d in DOCUMENTS):
@@ -169,15 +151,7 @@ def test_a_failed_run_serves_the_previous_bytes(upstream, mirror, app, client):
         path: client.get(path).get_data() for path in (f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld")
     }
     rows = stored_rows(mirror)
-    set_product(
-        upstream,
-        key,
-        "HP-GOOD",
-        name="Heat pump, good",
-        category={"name": "Heat Pump System", "slug": "heat-pump-system", "kind": "system"},
-        tier="good",
-        price="7777",
-    )
+    offer(upstream, key, "HP-GOOD", "Heat pump, good", HEAT_PUMP, "7777", tier="good")
 
     def publish_then_fail(session):
         publish(session, mirror.settings)  # the new bytes are written in the run's transaction...
