@@ -180,7 +180,7 @@ class StoredTemplate(NamedTuple):
     @property
     def stamp(self) -> Stamp:
         """The company's rendering stamp this document was rendered at."""
-        return Stamp(self.generation, self.record_hash, self.content_version)
+        return content_of(self)
 
 
 _TEMPLATE = select(_DOCS.c.body, _DOCS.c.generation, _DOCS.c.record_hash, _DOCS.c.content_version).where(
