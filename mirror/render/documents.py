@@ -99,6 +99,13 @@ class UnslottableText(ValueError):
     """A document's text already holds the slot mark: it cannot be stored as a template (it is served live)."""
 
 
+def _without_slot_marks(text: str) -> str:
+    """`text`, refused when it already holds the slot mark (it could not be told from a slot)."""
+    if SLOT in text:
+        raise UnslottableText("a document's text holds the slot mark")
+    return text
+
+
 def slotted_json(document: dict) -> Template:
     """`document` (a JSON object with Timing's fields among its keys, or not) as compact JSON with its timing
     values as slots.
@@ -114,9 +121,7 @@ def slotted_json(document: dict) -> Template:
         if name in document:
             markers[number] = f"{nonce}{number}"
             document[name] = markers[number]
-    text = dumps(document)
-    if SLOT in text:
-        raise UnslottableText("a document's text holds the slot mark")
+    text = _without_slot_marks(dumps(document))
     for number, marker in markers.items():
         quoted = dumps(marker)
         if text.count(quoted) != 1:
@@ -147,10 +152,7 @@ def _pricing_json(view: CompanyView, _settings: Settings) -> Template:
 
 
 def _jsonld(view: CompanyView, settings: Settings) -> Template:
-    text = script_safe_json(company_graph(view, settings))  # no value of the clock: no slot
-    if SLOT in text:
-        raise UnslottableText("a document's text holds the slot mark")
-    return Template(text)
+    return Template(_without_slot_marks(script_safe_json(company_graph(view, settings))))  # no value of the clock
 
 
 PRICING_DOCUMENT = Document("pricing.json", options=True, make=_pricing_json)

@@ -57,10 +57,11 @@ NOW = datetime(2026, 12, 7, 16, 0, tzinfo=UTC)
 
 
 def in_sku_order(snapshot):
-    """The snapshot with each category's options in SKU order."""
+    """The snapshot with its categories in slug order, each one's options in SKU order (a statement's order is its
+    plan's; the view sorts both)."""
     groups = tuple(
         group._replace(options=sorted(group.options, key=lambda o: o["sku"]) if group.options is not None else None)
-        for group in snapshot.groups
+        for group in sorted(snapshot.groups, key=lambda group: group.category_slug)
     )
     return snapshot.company, snapshot.last_success_at, groups
 
