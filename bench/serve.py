@@ -280,15 +280,16 @@ def _port_is_free(port: int) -> bool:
 
 def publish_documents(database_url: str) -> None:
     """Render the documents a kept database lacks in this checkout's format (what the next sync would do)."""
-    from mirror.render.documents import publish
-    from mirror.runtime.config import load_settings
-    from mirror.service.context import Mirror
+    from wsgi import create_app
 
-    mirror = Mirror(load_settings({key: value for key, value in app_env(database_url).items() if key != "PYTHONPATH"}))
+    # The app's own documents (its surfaces register theirs), in the format the served app reads.
+    mirror = create_app({key: value for key, value in app_env(database_url).items() if key != "PYTHONPATH"}).extensions[
+        "mirror"
+    ]
     try:
         started = time.perf_counter()
         with mirror.WriterSession() as session:
-            rendered = publish(session, mirror.settings)
+            rendered = mirror.publish(session)
             session.commit()
         print(f"documents rendered for {rendered:,} companies: {time.perf_counter() - started:.1f} s", flush=True)
     finally:

@@ -10,6 +10,7 @@ from feeds.blueprint import bp
 
 
 def init_app(app: Flask) -> None:
-    """Register the blueprint and the app's business-feed index."""
+    """Register the blueprint, the app's business-feed index and the hosted pages as stored documents."""
     business_feed.init_feed_index(app)
     app.register_blueprint(bp)
+    pages.init_page_documents(app)

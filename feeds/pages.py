@@ -9,33 +9,42 @@ visitor to the contractor's own funnel when it has one, else shows how to
 reach the contractor and the same prices. No JavaScript anywhere; contractor
 text is autoescaped. What each part says is written down once, in
 docs/pricing-page.md (the WordPress plugin's renderer follows it too).
+
+Both pages are documents the sync renders once per change
+(mirror/render/documents.py; `init_page_documents` declares them): a request
+serves the stored page with its freshness line (PAGE_SLOTS) filled in for
+its moment, and renders it from the view only when no stored row serves.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
-from flask import Response, redirect, render_template
+from flask import Flask, Response, current_app, redirect
+from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from feeds.blueprint import bp
-from mirror.catalog.channels import Channel, company_open
+from mirror.catalog.channels import Channel, company_open, switch_on
 from mirror.catalog.glossary import Term, terms_in
 from mirror.catalog.public_view import CategoryView, CompanyView, PricingOption, quote_funnel
 from mirror.catalog.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known
 from mirror.catalog.urls import PRICING_PAGE, QUOTE_PAGE, flask_rule, page_image, redirect_target
-from mirror.read.gate import GateEntry
 from mirror.render.cache import Rendered
+from mirror.render.documents import Document, Marked, Slots, Timing
 from mirror.render.schema_org import company_graph, script_safe_json
+from mirror.runtime.config import Settings
 from mirror.values.money import format_money
 from mirror.values.timestamps import rfc3339
 from web.db import settings
-from web.gate import gate, renderings
+from web.gate import document, gate
 from web.responses import conditional
 
 PRICING_CHANNEL = Channel.PRICING
@@ -82,10 +91,7 @@ def bidi_safe(text: str) -> str:
 def pricing_page(key: str):
     """The reference pricing page."""
     company = gate(key, PRICING_CHANNEL, html=True)
-    rendered = renderings(company, options=True).body(
-        "pricing.html", lambda view: _page("pricing.html", view, company, view.categories)
-    )
-    return _html(rendered)
+    return _html(document(company, _pages().pricing))
 
 
 @bp.get(flask_rule(QUOTE_PAGE))
@@ -93,47 +99,117 @@ def quote_page(key: str):
     """A 302 to the contractor's own quote funnel, else the quote page."""
     company = gate(key, QUOTE_CHANNEL, html=True)
     # The funnel is in the gate's entry: a redirect, cold or warm, reads nothing from the database.
-    funnel = redirect_target(quote_funnel(company, settings()))
+    funnel = _funnel(company, settings())
     if funnel:
         response = redirect(funnel, 302)
         # Each visit must reach us again so the stamp and any switch apply.
         response.headers["Cache-Control"] = "no-store"
         return response
-    # The quote page shows the same categories as the pricing page, so its
-    # JSON-LD describes them too: never more than the visible page shows.
-    rendered = renderings(company, options=True).body(
-        "quote.html", lambda view: _page("quote.html", view, company, view.categories)
-    )
-    return _html(rendered)
+    return _html(document(company, _pages().quote))
 
 
-def _page(template: str, view: CompanyView, company: GateEntry, marked_up: list[CategoryView]) -> bytes:
-    # Rendered once per content state by the render cache: nothing here may
-    # depend on the request (only on the view and the company's switches).
-    return render_template(template, **page_context(view, company, marked_up)).encode("utf-8")
+def _funnel(company, settings: Settings) -> str | None:
+    """Where the quote page redirects instead of showing itself (a company row or gate entry), or None."""
+    return redirect_target(quote_funnel(company, settings))
 
 
 def _html(rendered: Rendered) -> Response:
     return conditional(rendered.body, mimetype="text/html", cache_control=CACHE_CONTROL, etag=rendered.etag, cors=False)
 
 
-def page_context(view: CompanyView, company: GateEntry, marked_up: list[CategoryView]) -> dict:
-    """Everything a hosted page renders, derived from the one view.
+# --- the pages as documents the sync renders once per change (mirror/render/documents.py) -------------
 
-    `marked_up` are the categories whose full offers the page shows, and so
-    the ones its JSON-LD describes (`graph`: the script-safe JSON text, None
-    when the jsonld switch is off).
+
+def freshness_class(timing: Timing) -> str:
+    """The freshness line's extra class: ' stale' unless the prices are fresh."""
+    return "" if timing.freshness_state == "fresh" else " stale"
+
+
+def freshness_sentence(timing: Timing) -> Markup:
+    """The freshness line's sentence, its date a <time> with the ISO instant."""
+    note = freshness_note(timing)
+    if not note.when:
+        return escape(note.before)
+    return Markup('{} <time datetime="{}">{}</time>{}').format(note.before, note.iso, note.when, note.after)
+
+
+# Where the clock's values go in a page (its slots, by number): the page's text is rendered once per change.
+PAGE_SLOTS: Slots = (freshness_class, freshness_sentence)
+
+
+class PageDocuments(NamedTuple):
+    """The hosted pages of an app, as the documents its sync stores (app.extensions["pages"])."""
+
+    pricing: Document
+    quote: Document
+
+
+def init_page_documents(app: Flask) -> None:
+    """Declare the hosted pages as the app's stored documents: each run renders them for the companies it changed,
+    with the app's own templates, and a request serves their bytes."""
+    environment = app.jinja_env
+    version = templates_version(environment)
+
+    def page(name: str) -> Callable[[CompanyView, Settings, tuple[str, ...]], Marked]:
+        def make(view: CompanyView, settings: Settings, marks: tuple[str, ...]) -> Marked:
+            return Marked(environment.get_template(name).render(page_context(view, settings, marks)), marks)
+
+        return make
+
+    pages = PageDocuments(
+        pricing=Document(
+            "pricing.html",
+            options=True,
+            make=page("pricing.html"),
+            slots=PAGE_SLOTS,
+            applies=lambda company, _settings: company_open(company, PRICING_CHANNEL),
+            version=version,
+        ),
+        quote=Document(
+            "quote.html",
+            options=True,
+            make=page("quote.html"),
+            slots=PAGE_SLOTS,
+            applies=lambda company, settings: company_open(company, QUOTE_CHANNEL) and not _funnel(company, settings),
+            version=version,
+        ),
+    )
+    app.extensions["pages"] = pages
+    for stored in pages:
+        app.extensions["mirror"].documents.register(stored)
+
+
+def templates_version(environment: Environment) -> str:
+    """A digest of every template the app's loader lists: an edited template makes every stored page stale."""
+    digest = hashlib.sha256()
+    for name in sorted(environment.list_templates()):
+        source, _path, _uptodate = environment.loader.get_source(environment, name)
+        digest.update(f"{name}\n{source}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _pages() -> PageDocuments:
+    return current_app.extensions["pages"]
+
+
+def page_context(view: CompanyView, settings: Settings, timing: tuple[str, ...]) -> dict:
+    """Everything a hosted page renders, derived from the one view; `timing` is each slot's text (PAGE_SLOTS'
+    marks, mirror/render/documents.py), written where the freshness line goes.
+
+    The page shows every category's full offers, and its JSON-LD describes
+    them (`graph`: the script-safe JSON text, None when the jsonld switch is off).
     """
-    base = settings().public_base_url
+    base = settings.public_base_url
     view = view.complete()  # the pages list every option: never from a summary view
     shown = [page_category(category, view.currency, base) for category in view.categories]
     # The graph as the .jsonld document writes it (one serialiser for both),
     # already script-safe: Markup, so autoescaping leaves it as it is.
     graph = (
-        Markup(script_safe_json(company_graph(view, settings(), marked_up)))
-        if company_open(company, Channel.JSONLD)
+        Markup(script_safe_json(company_graph(view, settings, view.categories)))
+        if switch_on(view.channels, Channel.JSONLD)
         else None
     )
+    css_class, sentence = (Markup(text) for text in timing)
     return {
         "view": view,
         "business": view.business,
@@ -147,10 +223,11 @@ def page_context(view: CompanyView, company: GateEntry, marked_up: list[Category
         "gloss": Glosser(),
         "glossary_title": GLOSSARY_TITLE,
         "graph": graph,
-        "pricing_open": company_open(company, PRICING_CHANNEL),
+        "pricing_open": switch_on(view.channels, PRICING_CHANNEL),
         "phone_display": format_phone(view.business.phone),
         "eyebrow": eyebrow(view),
-        "freshness": freshness_note(view),
+        "freshness_class": css_class,
+        "freshness": sentence,
         "website_display": display_url(view.business.website),
     }
 
@@ -246,7 +323,7 @@ def eyebrow(view: CompanyView) -> str:
 
 
 class DatedNote(NamedTuple):
-    """A sentence around one date: the template wraps `when` in <time datetime="{iso}">."""
+    """A sentence around one date: the page wraps `when` in <time datetime="{iso}"> (freshness_sentence)."""
 
     before: str
     when: str | None = None
@@ -254,12 +331,12 @@ class DatedNote(NamedTuple):
     after: str = ""
 
 
-def freshness_note(view: CompanyView) -> DatedNote:
+def freshness_note(timing: Timing) -> DatedNote:
     """When these prices were last confirmed against the contractor's catalog, as a person reads it."""
-    if view.last_synced_at is None:
+    if timing.last_synced_at is None:
         return DatedNote("These prices have not been confirmed yet.")
-    confirmed = view.last_synced_at.astimezone(UTC)
-    after = "; the contractor's prices may have changed since." if view.freshness_state == "stale" else "."
+    confirmed = timing.last_synced_at.astimezone(UTC)
+    after = "; the contractor's prices may have changed since." if timing.freshness_state == "stale" else "."
     return DatedNote("Prices last confirmed", human_date(confirmed), rfc3339(confirmed), after)
 
 

@@ -29,7 +29,7 @@ def init_app(app: Flask) -> None:
     mirror.on_dispose(writer.close)  # tests and forks dispose the mirror: no rows left behind, no connection
     # One writer; both features' callers (tests, shutdown) know it by their own name.
     app.extensions["invocation_recorder"] = app.extensions["source_recorder"] = writer
-    app.extensions["render_cache"] = RenderCache(settings, etag=strong_etag)
+    app.extensions["render_cache"] = RenderCache(settings, etag=strong_etag, documents=mirror.documents)
     app.teardown_appcontext(db.close_db)
 
     _trust_proxies(app, settings)

@@ -46,10 +46,12 @@ def company_open(company: Any, channel: Channel | str | None = None) -> bool:
     """
     if company is None or not company.is_public:
         return False
-    if channel is None:
-        return True
-    switches = company.channels or {}
-    return switches.get(_known(channel), True) is not False
+    return channel is None or switch_on(company.channels, channel)
+
+
+def switch_on(channels: dict | None, channel: Channel | str) -> bool:
+    """Whether the switches `channels` (a company's, or a view's) leave `channel` on: unless explicitly false."""
+    return (channels or {}).get(_known(channel), True) is not False
 
 
 def company_open_clause(table: Any, channel: Channel | str | None = None) -> ColumnElement[bool]:

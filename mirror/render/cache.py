@@ -54,6 +54,7 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from cachetools import LRUCache
@@ -62,11 +63,12 @@ from sqlalchemy.orm import Session
 from mirror.catalog.public_view import CompanyView, effective_synced_at, freshness
 from mirror.read.company import load_company_snapshot
 from mirror.read.gate import GateEntry, MirrorState, StateMoved, content_of
-from mirror.render.documents import Document, Template, Timing, document_format, load_template
+from mirror.render.documents import Document, DocumentSet, Template, Timing, load_template
 from mirror.runtime import deadline
 from mirror.runtime.config import Settings
 
 MAX_COMPANIES = 1000
+MAX_DOCUMENT_KINDS = 4  # the stored documents held per company: pricing.json, JSON-LD and the two hosted pages
 MAX_RESULTS_PER_COMPANY = 256
 # Tool arguments longer than this (as canonical JSON) are answered uncached:
 # they are not what agents repeat, and they would crowd the LRU out.
@@ -164,6 +166,7 @@ class RenderCache:
         settings: Settings,
         etag: Callable[[bytes], str],
         *,
+        documents: DocumentSet | None = None,
         max_companies: int = MAX_COMPANIES,
         max_results: int = MAX_RESULTS_PER_COMPANY,
     ) -> None:
@@ -175,9 +178,9 @@ class RenderCache:
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}  # company -> the lock of its build under way
         self.views_built = 0  # views built from the database (each costs one snapshot statement)
-        # The stored documents filled in (mirror/render/documents.py), per (company, kind): two per company.
-        self._documents: LRUCache = LRUCache(maxsize=max(2 * max_companies, 1))
-        self.format = document_format(settings)
+        # The stored documents filled in (mirror/render/documents.py), per (company, kind).
+        self._documents: LRUCache = LRUCache(maxsize=max(MAX_DOCUMENT_KINDS * max_companies, 1))
+        self.document_set = documents if documents is not None else DocumentSet()
         self.documents_read = 0  # stored documents read from the database (each costs one primary-key read)
 
     def __len__(self) -> int:
@@ -232,7 +235,7 @@ class RenderCache:
             stored = load_template(session, gated.plugin_key, document, self.format)
             if stored is None or stored.stamp != gated.content:
                 return None
-            template = Template(stored.body)
+            template = document.stored(stored.body)
             with self._lock:
                 self.documents_read += 1
         body = template.fill(timing)
@@ -240,6 +243,11 @@ class RenderCache:
         with self._lock:
             self._documents[key] = _HeldDocument(gated.content, template, timing, rendered)
         return rendered
+
+    @cached_property
+    def format(self) -> str:
+        """The stored documents' format this process serves (read once the app's surfaces registered theirs)."""
+        return self.document_set.format(self.settings)
 
     def _timing(self, gated: GateEntry, state: MirrorState, now: datetime | None) -> Timing:
         """A company's timing at the gate `state` and this moment: its last sync and whether that is fresh."""

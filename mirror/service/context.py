@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from mirror.read.gate import GateWatcher
-from mirror.render.documents import publish
+from mirror.render.documents import DocumentSet, publish
 from mirror.runtime.config import Settings
 from mirror.store.db import make_engine, make_session_factory
 from mirror.sync import run_sync
@@ -28,6 +28,8 @@ class Mirror:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._on_dispose: list = []
+        # The documents each run renders for the companies it changed; the surfaces add theirs at start-up.
+        self.documents = DocumentSet()
 
     def on_dispose(self, close) -> None:
         """Call `close()` first whenever the mirror is disposed (the app's background writer)."""
@@ -93,7 +95,7 @@ class Mirror:
                 "overlap_seconds": self.settings.sync_overlap_seconds,
                 "deadline_seconds": self.settings.sync_run_deadline_seconds,
                 "max_clock_skew_seconds": self.settings.upstream_max_clock_skew_seconds,
-                "publish": lambda session: publish(session, self.settings),
+                "publish": self.publish,
             }
             result = run_sync(self.writer_engine, self.WriterSession, client, **(settings | kwargs))
         finally:
@@ -101,6 +103,11 @@ class Mirror:
         if "gate_state" in self.__dict__:  # this process's requests follow its own commit at once
             self.gate_state.invalidate()
         return result
+
+    def publish(self, session) -> int:
+        """Render and store, in `session`'s transaction, the documents that are missing or stale (a run's last
+        step; mirror/render/documents.py). Returns how many companies were rendered."""
+        return publish(session, self.settings, self.documents)
 
     def dispose(self) -> None:
         """Close pooled connections (tests, forks)."""

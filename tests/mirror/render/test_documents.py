@@ -13,26 +13,29 @@ import hashlib
 import json
 from datetime import UTC, datetime, timedelta
 
+from jinja2 import ChoiceLoader, DictLoader
+from markupsafe import escape
 from sqlalchemy import select, text
 
+from feeds.pages import PAGE_SLOTS, init_page_documents, page_context
 from mirror.read.company import load_company_snapshot, load_company_snapshots
 from mirror.render.documents import (
-    DOCUMENTS,
     FORMAT_VERSION,
     JSONLD_DOCUMENT,
+    NOT_STORED,
     PRICING_DOCUMENT,
     SLOT,
-    Template,
+    DocumentSet,
     Timing,
-    document_format,
     publish,
     slotted_json,
+    view_timing,
 )
 from mirror.render.schema_org import company_graph, script_safe_json
 from mirror.store.models import RenderedDocument
 from mirror.values.jsontext import dumps
 from tests.mirror.render.test_render_cache import cache
-from tests.surface_helpers import FILTERS, HEAT_PUMP, add_company, set_product, sync
+from tests.surface_helpers import FILTERS, HEAT_PUMP, add_company, set_product, set_settings, sync
 from tests.test_payloads_stable import GOLDEN
 from web.responses import strong_etag
 
@@ -40,12 +43,23 @@ from web.responses import strong_etag
 HOSTILE_NAME = 'Ridgeline "fresh" </script><b>&amp; \u00e9t\u00e9 \u2014 {"freshness_state":"stale"} \x01\x02'
 
 
-def serialised(view, settings) -> dict[str, bytes]:
-    """Each document as its serialiser writes it for `view`, with no template in between (the definition)."""
+def serialised(view, settings, app) -> dict[str, bytes]:
+    """Each document as its serialiser writes it for `view`, with no template in between (the definition): the
+    pages with the text of the view's timing where the stored ones have slots."""
+    timing = tuple(str(slot(view_timing(view))) for slot in PAGE_SLOTS)
     return {
         PRICING_DOCUMENT.kind: dumps(view.pricing_document()).encode("utf-8"),
         JSONLD_DOCUMENT.kind: script_safe_json(company_graph(view, settings)).encode("utf-8"),
+        **{
+            page: app.jinja_env.get_template(page).render(page_context(view, settings, timing)).encode("utf-8")
+            for page in ("pricing.html", "quote.html")
+        },
     }
+
+
+def documents(mirror) -> dict:
+    """The app's stored documents by kind: pricing.json and the JSON-LD, and the hosted pages feeds registers."""
+    return {document.kind: document for document in mirror.documents}
 
 
 def offer(upstream, key: str, sku: str, name: str, category: dict, price: str, tier: str | None = None) -> None:
@@ -75,8 +89,10 @@ def stored_rows(mirror) -> dict[tuple[str, str], tuple]:
     return {(row[0], row[1]): tuple(row[2:]) for row in rows}
 
 
-def test_a_stored_document_filled_in_is_the_serialisers_bytes_at_every_moment(upstream, mirror):
-    key = add_company(upstream, name=HOSTILE_NAME)
+def test_a_stored_document_filled_in_is_the_serialisers_bytes_at_every_moment(upstream, mirror, app):
+    # No funnel of its own: it has a quote page. The raw control characters of its name are left out: HTML keeps
+    # them as they are, so a page holding the slot mark is not stored (the next test).
+    key = add_company(upstream, name=HOSTILE_NAME.replace("\x01", "").replace("\x02", ""))
     odd = {"name": "Odd <b>", "slug": "odd", "kind": "accessory"}
     offer(upstream, key, "ODD-1", 'Odd "stale" \u2028 product', odd, "12.5")
     sync(mirror)
@@ -89,11 +105,69 @@ def test_a_stored_document_filled_in_is_the_serialisers_bytes_at_every_moment(up
         at = view.model_copy(
             update={"last_synced_at": timing.last_synced_at, "freshness_state": timing.freshness_state}
         )
-        expected = serialised(at, mirror.settings)
-        for document in DOCUMENTS:
+        expected = serialised(at, mirror.settings, app)
+        assert sorted(documents(mirror)) == sorted(expected)
+        for document in mirror.documents:
             body, _generation, _xmin = rows[(key, document.kind)]
-            assert Template(body).fill(timing) == expected[document.kind], (document.kind, timing)
+            assert document.stored(body).fill(timing) == expected[document.kind], (document.kind, timing)
             assert document.render(at, mirror.settings) == expected[document.kind]
+
+
+def test_a_page_whose_text_holds_the_slot_mark_is_served_live(upstream, mirror, app, client):
+    """JSON escapes every control character, HTML keeps them: a page of a company whose name holds the slot mark is
+    not stored (NOT_STORED, and the company's documents count as current), and every request renders it live."""
+    key = add_company(upstream, name=HOSTILE_NAME)
+    sync(mirror)
+    rows = stored_rows(mirror)
+    assert rows[(key, "pricing.html")][0] == rows[(key, "quote.html")][0] == NOT_STORED
+    assert rows[(key, "pricing.json")][0].count(SLOT) == 2  # JSON escaped the name's: its two slots are the timing
+    page = client.get(f"/companies/{key}/pricing")
+    assert page.status_code == 200 and str(escape(HOSTILE_NAME)).encode() in page.get_data()
+    assert cache(app).views_built == 1  # rendered live from the view
+    sync(mirror)  # nothing changed: nothing rendered again
+    assert stored_rows(mirror) == rows
+
+
+def test_a_company_has_the_pages_it_serves(upstream, mirror, app, client):
+    """The quote page of a company with its own funnel (a redirect is served) and the pricing page of one whose
+    pricing switch is off are not stored; a page a company serves is, and a cold request reads only its row."""
+    funnel, closed, plain = add_company(upstream), add_company(upstream), add_company(upstream)
+    set_settings(upstream, funnel, systems_estimate_url="https://quotes.example/q", systems_estimate_url_verified=True)
+    set_settings(upstream, closed, channels={"pricing": False})
+    sync(mirror)
+    rows = stored_rows(mirror)
+    assert rows[(funnel, "quote.html")][0] == NOT_STORED and rows[(funnel, "pricing.html")][0] != NOT_STORED
+    assert rows[(closed, "pricing.html")][0] == NOT_STORED and rows[(closed, "quote.html")][0] != NOT_STORED
+    assert client.get(f"/companies/{funnel}/quote").status_code == 302
+    assert client.get(f"/companies/{closed}/pricing").status_code == 404
+    for path in (f"/companies/{plain}/pricing", f"/companies/{plain}/quote"):
+        cache(app).clear()
+        read, built = cache(app).documents_read, cache(app).views_built
+        response = client.get(path)
+        assert response.status_code == 200 and b"Prices last confirmed <time datetime=" in response.get_data()
+        assert cache(app).documents_read == read + 1 and cache(app).views_built == built
+    sync(mirror)  # nothing changed: nothing rendered again
+    assert stored_rows(mirror) == rows
+
+
+def test_an_edited_template_makes_every_stored_page_stale(make_app, upstream):
+    """The pages' version is a digest of the app's templates: a release that edits one renders every page again
+    at its first run, and serves no page of the old templates meanwhile."""
+    first = make_app()
+    key = add_company(upstream)
+    sync(first.extensions["mirror"])
+    edited = make_app()
+    footer = DictLoader({"_footer.html": "<footer>edited</footer>"})
+    edited.jinja_env.loader = ChoiceLoader([footer, edited.jinja_env.loader])
+    # Declared again with the edited templates, as the release that edits them declares them at start-up.
+    edited.extensions["mirror"].documents = edited.extensions["render_cache"].document_set = DocumentSet()
+    init_page_documents(edited)
+    mirror, client = edited.extensions["mirror"], edited.test_client()
+    assert mirror.documents.format(mirror.settings) != first.extensions["mirror"].documents.format(mirror.settings)
+    assert b"<footer>edited</footer>" in client.get(f"/companies/{key}/pricing").get_data()  # live, not the row
+    sync(mirror)
+    with mirror.Session() as session:
+        assert set(session.scalars(select(RenderedDocument.format))) == {mirror.documents.format(mirror.settings)}
 
 
 def test_a_run_reads_many_companies_as_one_statement_reads_each(upstream, mirror):
@@ -127,7 +201,7 @@ def test_slots_are_found_by_a_token_no_text_can_know():
 def test_a_cold_request_serves_the_stored_bytes_with_an_etag_of_exactly_them(upstream, mirror, app, client):
     key = add_company(upstream)
     sync(mirror)
-    for path in (f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld"):
+    for path in (f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld", f"/companies/{key}/pricing"):
         cache(app).clear()
         read, built = cache(app).documents_read, cache(app).views_built
         response = client.get(path)
@@ -142,17 +216,16 @@ def test_a_run_renders_exactly_the_companies_it_changed(upstream, mirror):
     changed, untouched = add_company(upstream), add_company(upstream)
     sync(mirror)
     before = stored_rows(mirror)
-    assert {(changed, d.kind) for d in DOCUMENTS} <= set(before) and {(untouched, d.kind) for d in DOCUMENTS} <= set(
-        before
-    )
+    kinds = sorted(documents(mirror))
+    assert {(key, kind) for key in (changed, untouched) for kind in kinds} <= set(before)
 
     offer(upstream, changed, "FLT-4", "Filter 4 inch", FILTERS, "31.00")
     sync(mirror)
     after = stored_rows(mirror)
-    for kind in (d.kind for d in DOCUMENTS):
+    for kind in kinds:
         assert after[(untouched, kind)] == before[(untouched, kind)]  # not even rewritten (same row version)
         assert after[(changed, kind)][2] != before[(changed, kind)][2]
-    assert b"31" in Template(after[(changed, "pricing.json")][0]).fill(Timing(None, "fresh"))
+    assert b"31" in PRICING_DOCUMENT.stored(after[(changed, "pricing.json")][0]).fill(Timing(None, "fresh"))
     assert set(after) == set(before)
 
     upstream.catalog.remove_company(changed)
@@ -163,14 +236,13 @@ def test_a_run_renders_exactly_the_companies_it_changed(upstream, mirror):
 def test_a_failed_run_serves_the_previous_bytes(upstream, mirror, app, client):
     key = add_company(upstream)
     sync(mirror)
-    before = {
-        path: client.get(path).get_data() for path in (f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld")
-    }
+    paths = (f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld", f"/companies/{key}/pricing")
+    before = {path: client.get(path).get_data() for path in paths}
     rows = stored_rows(mirror)
     offer(upstream, key, "HP-GOOD", "Heat pump, good", HEAT_PUMP, "7777", tier="good")
 
     def publish_then_fail(session):
-        publish(session, mirror.settings)  # the new bytes are written in the run's transaction...
+        publish(session, mirror.settings, mirror.documents)  # the new bytes are written in the run's transaction...
         raise RuntimeError("the run fails after rendering")  # ...and rolled back with it
 
     assert mirror.sync(publish=publish_then_fail).status == "failed"
@@ -188,7 +260,9 @@ def test_rows_of_another_format_are_never_served_and_the_next_run_renders_them(m
     sync(first.extensions["mirror"])
     moved = make_app(PUBLIC_BASE_URL="https://mirror.example")  # the same database, another public address
     mirror, client = moved.extensions["mirror"], moved.test_client()
-    assert document_format(mirror.settings) != document_format(first.extensions["mirror"].settings)
+    assert mirror.documents.format(mirror.settings) != first.extensions["mirror"].documents.format(
+        first.extensions["mirror"].settings
+    )
 
     live = client.get(f"/companies/{key}/pricing.json")
     assert b"https://mirror.example/companies/" in live.get_data()
@@ -197,7 +271,7 @@ def test_rows_of_another_format_are_never_served_and_the_next_run_renders_them(m
     sync(mirror)  # nothing changed upstream: the run renders every row of the old format again
     with mirror.Session() as session:
         formats = set(session.scalars(select(RenderedDocument.format)))
-    assert formats == {document_format(mirror.settings)}
+    assert formats == {mirror.documents.format(mirror.settings)}
     cache(moved).clear()
     stored = client.get(f"/companies/{key}/pricing.json")
     assert cache(moved).documents_read == 1
@@ -206,11 +280,16 @@ def test_rows_of_another_format_are_never_served_and_the_next_run_renders_them(m
 
 
 def test_the_format_version_moves_with_the_published_documents():
-    """A change to pricing.json's or the JSON-LD's bytes (the golden payloads, tests/test_payloads_stable.py) must
-    bump FORMAT_VERSION, or every stored row would keep serving the old bytes until each company changed."""
+    """A change to the bytes of pricing.json, the JSON-LD or a hosted page (the golden payloads,
+    tests/test_payloads_stable.py) must bump FORMAT_VERSION, or every stored row would keep serving the old bytes
+    until each company changed. (An edited template moves the pages' version by itself: feeds.pages.templates_version.)"""
     golden = json.loads(GOLDEN.read_text())
-    documents = sorted((name, body) for name, body in golden.items() if name.endswith(("/pricing.json", ".jsonld")))
-    assert len(documents) == 8
-    digest = hashlib.sha256(json.dumps(documents).encode()).hexdigest()[:16]
-    recorded = {1: "28f8cc019db8eb35"}  # FORMAT_VERSION: the digest of the golden documents it was set for
+    stored = sorted(
+        (name, body)
+        for name, body in golden.items()
+        if name.endswith(("/pricing.json", ".jsonld", "/pricing", "/quote"))
+    )
+    assert len(stored) == 16
+    digest = hashlib.sha256(json.dumps(stored).encode()).hexdigest()[:16]
+    recorded = {2: "dc9e800bea2ab6a3"}  # FORMAT_VERSION: the digest of the golden documents it was set for
     assert recorded.get(FORMAT_VERSION) == digest, f"bump FORMAT_VERSION and record {digest} for it here"

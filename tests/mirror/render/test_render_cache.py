@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import text
 
 from feeds.pages import page_context
-from mirror.render.cache import RenderCache, arguments_key
+from mirror.render.cache import MAX_DOCUMENT_KINDS, RenderCache, arguments_key
 from tests.mirror_helpers import postgres_statements
 from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, company_fields, set_product, sync
 from web.responses import strong_etag
@@ -36,6 +36,13 @@ SURFACES = (
 
 def cache(app) -> RenderCache:
     return app.extensions["render_cache"]
+
+
+def sync_unrendered(mirror) -> None:
+    """One run that stores no documents (mirror/render/documents.py): every document request renders from the
+    company's view, as for a company the sync has not rendered yet."""
+    result = mirror.sync(publish=None)
+    assert result.status == "success", result.error
 
 
 def search(client, key: str, query: str, request_id: int = 1) -> dict:
@@ -205,7 +212,7 @@ def test_concurrent_readers_never_go_back_in_time_while_syncs_commit(upstream, m
 
 def test_a_company_untouched_by_a_sync_keeps_its_entry(upstream, mirror, client, app):
     changed, untouched = add_company(upstream), add_company(upstream)
-    sync(mirror)
+    sync_unrendered(mirror)
     for key in (changed, untouched):
         for path in SURFACES:
             client.get(path.format(key=key))
@@ -214,7 +221,7 @@ def test_a_company_untouched_by_a_sync_keeps_its_entry(upstream, mirror, client,
 
     # A single-company run moves nothing the other company shows.
     set_filter_price(upstream, changed, "21.00")
-    assert mirror.sync(company_key=changed).status == "success"
+    assert mirror.sync(company_key=changed, publish=None).status == "success"
     for path in SURFACES:
         client.get(path.format(key=untouched))
     assert cache(app).peek(untouched) is entry and entry.current.renders == renders
@@ -226,14 +233,14 @@ def test_a_company_untouched_by_a_sync_keeps_its_entry(upstream, mirror, client,
     # serialised again, but the untouched company's view is not rebuilt.
     synced_before = client.get(f"/companies/{untouched}/pricing.json").get_json()["last_synced_at"]
     set_filter_price(upstream, changed, "22.00")
-    sync(mirror)
+    sync_unrendered(mirror)
     new_tag = client.get(f"/companies/{untouched}/pricing.json").headers["ETag"]
     response = client.get(f"/companies/{untouched}/pricing.json")
     assert response.get_json()["last_synced_at"] > synced_before
     assert response.headers["ETag"] == new_tag == strong_etag(response.get_data())
     assert cache(app).peek(untouched) is entry
     assert cache(app).views_built == built + 1
-    assert price_of(client, changed, "air-filters") == 22  # pricing.json: as the run rendered it
+    assert price_of(client, changed, "air-filters") == 22
     client.get(f"/companies/{changed}/pricing")
     assert cache(app).views_built == built + 2
 
@@ -324,7 +331,7 @@ def test_tools_and_json_ld_are_served_from_the_summary_the_pages_from_the_comple
     """A tool's or the JSON-LD's miss never reads the options (on a 100,000-product catalog they take seconds);
     the first document that lists them reads the complete view once, which then serves every caller."""
     key = add_company(upstream)
-    sync(mirror)
+    sync_unrendered(mirror)
     built = cache(app).views_built
     search(client, key, "heat pump")
     summary = cache(app).peek(key).base_view
@@ -356,8 +363,8 @@ def test_a_summary_view_is_never_published_as_a_document(upstream, mirror, app):
     assert complete.pricing_document()["categories"][0]["options"]
     with pytest.raises(IncompleteView):
         summary.pricing_document()
-    with app.test_request_context(), pytest.raises(IncompleteView):
-        page_context(summary, mirror.gate_state.current().open_company(key), summary.categories)
+    with pytest.raises(IncompleteView):
+        page_context(summary, mirror.settings, ("", ""))
 
 
 def test_the_summary_read_names_no_product():
@@ -396,13 +403,15 @@ def test_freshness_turns_stale_at_the_threshold_even_when_cached(make_app, upstr
 def test_memory_is_bounded(upstream, mirror, app, client):
     keys = [add_company(upstream) for _ in range(4)]
     sync(mirror)
-    app.extensions["render_cache"] = small = RenderCache(mirror.settings, strong_etag, max_companies=2, max_results=3)
+    small = RenderCache(mirror.settings, strong_etag, documents=mirror.documents, max_companies=2, max_results=3)
+    app.extensions["render_cache"] = small
     for key in keys:
-        client.get(f"/companies/{key}/pricing")
-        client.get(f"/companies/{key}/pricing.json")
-        client.get(f"/companies/{key}.jsonld")
+        for path in SURFACES:
+            assert client.get(path.format(key=key)).status_code == 200
+        search(client, key, "filter")
     assert len(small) == 2 and small.peek(keys[0]) is None and small.peek(keys[-1]) is not None
-    assert len(small._documents) == 4  # two documents of two companies
+    assert small.documents_read == 4 * len(SURFACES)  # every document served from its stored row...
+    assert len(small._documents) == MAX_DOCUMENT_KINDS * 2  # ...and those of two companies held
     for query in ("filter", "heat", "pump", "softener", "inch"):
         search(client, keys[-1], query)
     assert len(small.peek(keys[-1]).current._results) == 3
@@ -439,7 +448,7 @@ def test_a_view_many_requests_miss_at_once_is_built_once(upstream, mirror, app, 
     # A large catalog's view takes seconds to build: built by every thread that missed it at once, none
     # finished within the request deadline on a busy machine. One builds; the others wait and take it.
     key = add_company(upstream)
-    sync(mirror)
+    sync_unrendered(mirror)
     started = threading.Barrier(4)
     # Every build takes a while: long enough for all four requests to miss the cache together.
     monkeypatch.setattr("mirror.read.company.CompanySnapshot.view", _slowed(0.3))
