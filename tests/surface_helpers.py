@@ -91,6 +91,13 @@ def sync(mirror) -> None:
     assert result.status == "success", result.error
 
 
+def sync_unrendered(mirror) -> None:
+    """One run that stores no documents (mirror/render/documents.py): every document request renders from the
+    company's view, as for a company the sync has not rendered yet."""
+    result = mirror.sync(publish=None)
+    assert result.status == "success", result.error
+
+
 # What a picture host answers in the browser tests: the .example hosts resolve nowhere.
 PICTURE = (
     b'<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">'

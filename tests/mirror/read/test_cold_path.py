@@ -30,8 +30,8 @@ SURFACES = (
     "/companies/{key}/pricing",
     "/companies/{key}/quote",
 )
-# Served as the sync rendered them (mirror/render/documents.py): a cold request reads one stored row.
-STORED = ("/companies/{key}/pricing.json", "/companies/{key}.jsonld")
+# Every one served as the sync rendered it (mirror/render/documents.py): a cold request reads one stored row.
+STORED = SURFACES
 CATALOG_TABLES = {"companies", "products", "offer_groups", "company_words", "company_concepts", "sync_state"}
 EXTRA_CATEGORIES = [{"name": f"Category {n}", "slug": f"category-{n}", "kind": "accessory"} for n in range(12)]
 

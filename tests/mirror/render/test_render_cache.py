@@ -22,7 +22,7 @@ from sqlalchemy import text
 from feeds.pages import page_context
 from mirror.render.cache import MAX_DOCUMENT_KINDS, RenderCache, arguments_key
 from tests.mirror_helpers import postgres_statements
-from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, company_fields, set_product, sync
+from tests.surface_helpers import DEFAULT_PRODUCTS, add_company, company_fields, set_product, sync, sync_unrendered
 from web.responses import strong_etag
 
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -36,13 +36,6 @@ SURFACES = (
 
 def cache(app) -> RenderCache:
     return app.extensions["render_cache"]
-
-
-def sync_unrendered(mirror) -> None:
-    """One run that stores no documents (mirror/render/documents.py): every document request renders from the
-    company's view, as for a company the sync has not rendered yet."""
-    result = mirror.sync(publish=None)
-    assert result.status == "success", result.error
 
 
 def search(client, key: str, query: str, request_id: int = 1) -> dict:

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from mirror.store.db import AutocommitReader, _ReaderConnection, autocommit_rows
 from tests.mirror_helpers import postgres_statements
-from tests.surface_helpers import add_company, sync
+from tests.surface_helpers import add_company, sync_unrendered
 
 VALUES_SQL = (
     "SELECT %(text)s::text, %(number)s::bigint, NULL::text, true, "
@@ -95,7 +95,7 @@ def test_cold_reads_go_through_it_and_disposing_closes_its_connections(mirror, u
     """A render-cache miss reads its snapshot as one autocommit statement on one reused connection (the warm
     path reads nothing: the gate state and the render cache answer it)."""
     key = add_company(upstream)
-    sync(mirror)
+    sync_unrendered(mirror)  # the pages are rendered from the view
     seen: list[str] = []
     assert client.get(f"/companies/{key}/pricing").status_code == 200  # the engine's first connect
     reads = []
@@ -114,8 +114,11 @@ def test_cold_reads_go_through_it_and_disposing_closes_its_connections(mirror, u
                 assert client.get(f"/companies/{key}/pricing").status_code == 200  # the hosted page: a view
     finally:
         _ReaderConnection.execute = original
-    assert len(reads) == 3 and len(set(reads)) == 1  # one connection, reused
-    assert len(seen) == 3 and all("FROM companies" in s and "offer_groups" in s for s in seen)
+    # Each miss looks for the stored page (there is none) and reads the snapshot: one connection, reused.
+    assert len(reads) == 6 and len(set(reads)) == 1
+    assert len(seen) == 6
+    assert all("rendered_documents" in s for s in seen[0::2])
+    assert all("FROM companies" in s and "offer_groups" in s for s in seen[1::2])
     pid = reads[0]
     mirror.engine.dispose()
     # The server's backend leaves a moment after the client closes its end: on a loaded machine, not at once.
