@@ -63,7 +63,7 @@ from sqlalchemy.orm import Session
 from mirror.catalog.public_view import CompanyView, effective_synced_at, freshness
 from mirror.read.company import load_company_snapshot
 from mirror.read.gate import GateEntry, MirrorState, StateMoved, content_of
-from mirror.render.documents import Document, DocumentSet, Template, Timing, load_template
+from mirror.render.documents import Document, DocumentSet, Timing, load_template
 from mirror.runtime import deadline
 from mirror.runtime.config import Settings
 
@@ -85,10 +85,10 @@ class Rendered:
 
 
 class _HeldDocument(NamedTuple):
-    """A stored document as filled in at one content stamp and timing."""
+    """A stored document as filled in at one content stamp and timing (its bytes only: a page is tens of kB, and
+    its template would hold them twice)."""
 
     content: tuple
-    template: Template
     timing: Timing
     rendered: Rendered
 
@@ -214,10 +214,11 @@ class RenderCache:
     ) -> Rendered | None:
         """The company's `document` as the sync stored it, filled in at this moment; None when no stored row serves.
 
-        Held in memory per company and kind at its content stamp: a hit costs
-        no query, and when only the timing moved (a whole sync, fresh turning
-        stale) the held template is filled in again. A miss reads the one
-        stored row by its primary key (mirror/render/documents.py), which
+        Held in memory per company and kind, as bytes, at its content stamp
+        and timing: a hit costs no query. A miss, or a held document whose
+        timing moved (a whole sync, fresh turning stale: once per company and
+        run), reads the one stored row by its primary key
+        (mirror/render/documents.py), which
         serves only when it was rendered at the stamp the gate state holds for
         the company and in this release's format. None: the caller renders
         it from the catalog (`entry(...).body(...)`), as for a company the
@@ -227,21 +228,17 @@ class RenderCache:
         key = (gated.plugin_key, document.kind)
         with self._lock:
             held = self._documents.get(key)
-        if held is not None and held.content == gated.content:
-            if held.timing == timing:
-                return held.rendered
-            template = held.template  # only the clock moved: filled in again, no query
-        else:
-            stored = load_template(session, gated.plugin_key, document, self.format)
-            if stored is None or stored.stamp != gated.content:
-                return None
-            template = document.stored(stored.body)
-            with self._lock:
-                self.documents_read += 1
-        body = template.fill(timing)
+        if held is not None and held.content == gated.content and held.timing == timing:
+            return held.rendered
+        stored = load_template(session, gated.plugin_key, document, self.format)
+        if stored is None or stored.stamp != gated.content:
+            return None
+        with self._lock:
+            self.documents_read += 1
+        body = document.stored(stored.body).fill(timing)
         rendered = Rendered(body=body, etag=self._etag(body))
         with self._lock:
-            self._documents[key] = _HeldDocument(gated.content, template, timing, rendered)
+            self._documents[key] = _HeldDocument(gated.content, timing, rendered)
         return rendered
 
     @cached_property
