@@ -128,25 +128,22 @@ def child_walk(upstream_url: str) -> dict:
 
 
 def child_sync(upstream_url: str, database_url: str, full: bool, public_base_url: str | None = None) -> dict:
-    """One sync, exactly as `flask sync [--full]` runs it, without the Flask app around it.
+    """One sync, exactly as `flask sync [--full]` runs it: in the app, whose surfaces declare the documents each
+    run renders (the hosted pages; mirror/render/documents.py).
 
     `public_base_url`: the PUBLIC_BASE_URL of the app that will serve what it renders (the documents a run
-    stores are in the format of its settings; mirror/render/documents.py).
+    stores are in the format of its settings).
     """
     import importlib
     import logging
 
-    from mirror.runtime.config import load_settings
-    from mirror.service.context import Mirror
+    from wsgi import create_app
 
     logging.disable(logging.WARNING)  # the demo's messy records warn; the counts say how many
     importlib.import_module("mirror.sync")  # Mirror.sync imports it on first use; a running scheduler has it loaded
-    mirror = Mirror(
-        load_settings(
-            {"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": TOKEN}
-            | ({"PUBLIC_BASE_URL": public_base_url} if public_base_url else {})
-        )
-    )
+    settings = {"DATABASE_URL": database_url, "UPSTREAM_URL": upstream_url, "UPSTREAM_TOKEN": TOKEN}
+    settings |= {"SCHEDULER_ENABLED": "false"} | ({"PUBLIC_BASE_URL": public_base_url} if public_base_url else {})
+    mirror = create_app(settings).extensions["mirror"]
     # A scheduled run finds its two connections (the lock's and the run's) in
     # the pool the previous run left; a fresh child would open them on the clock.
     with mirror.writer_engine.connect(), mirror.writer_engine.connect():
