@@ -11,13 +11,12 @@ The `.jsonld` body is the one the sync rendered when the company last changed
 from __future__ import annotations
 
 from feeds.blueprint import bp
-from mirror.catalog.channels import Channel
 from mirror.catalog.urls import JSONLD, flask_rule
 from mirror.render.documents import JSONLD_DOCUMENT
 from web.gate import document, gate
 from web.responses import conditional
 
-CHANNEL = Channel.JSONLD
+CHANNEL = JSONLD_DOCUMENT.channel
 MIMETYPE = "application/ld+json"
 CACHE_CONTROL = "public, max-age=300"
 

@@ -32,7 +32,7 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from feeds.blueprint import bp
-from mirror.catalog.channels import Channel, company_open, switch_on
+from mirror.catalog.channels import Channel, switch_on
 from mirror.catalog.glossary import Term, terms_in
 from mirror.catalog.public_view import CategoryView, CompanyView, PricingOption, quote_funnel
 from mirror.catalog.trades import ACCESSORY, GENERIC_TITLE, SYSTEM, TIERS, TIERS_BY_SLUG, known
@@ -158,19 +158,15 @@ def init_page_documents(app: Flask) -> None:
 
     pages = PageDocuments(
         pricing=Document(
-            "pricing.html",
-            options=True,
-            make=page("pricing.html"),
-            slots=PAGE_SLOTS,
-            applies=lambda company, _settings: company_open(company, PRICING_CHANNEL),
-            version=version,
+            "pricing.html", PRICING_CHANNEL, options=True, make=page("pricing.html"), slots=PAGE_SLOTS, version=version
         ),
         quote=Document(
             "quote.html",
+            QUOTE_CHANNEL,
             options=True,
             make=page("quote.html"),
             slots=PAGE_SLOTS,
-            applies=lambda company, settings: company_open(company, QUOTE_CHANNEL) and not _funnel(company, settings),
+            applies=lambda company, settings: not _funnel(company, settings),  # else the link redirects
             version=version,
         ),
     )

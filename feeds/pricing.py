@@ -11,13 +11,12 @@ successful sync; `content_version` inside it moves only with pricing content.
 from __future__ import annotations
 
 from feeds.blueprint import bp
-from mirror.catalog.channels import Channel
 from mirror.catalog.urls import PRICING_JSON, flask_rule
 from mirror.render.documents import PRICING_DOCUMENT
 from web.gate import document, gate
 from web.responses import conditional
 
-CHANNEL = Channel.PRICING
+CHANNEL = PRICING_DOCUMENT.channel
 CACHE_CONTROL = "public, max-age=300"
 
 

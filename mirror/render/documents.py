@@ -47,6 +47,7 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from mirror.catalog.channels import Channel, company_open
 from mirror.catalog.public_view import CompanyView
 from mirror.read.company import CompanySnapshot, load_company_snapshots
 from mirror.read.gate import Stamp, content_of
@@ -168,19 +169,25 @@ class Document:
     """One public document a company has: its kind (the stored row's key) and how it is rendered.
 
     `make` renders it with a mark wherever a value of the clock goes (one per
-    slot, in slot order); `slots` is each slot's text at a timing; `applies`
-    says whether a company has the document at all (the quote page of a
-    company with its own funnel does not: a redirect is served instead);
+    slot, in slot order); `slots` is each slot's text at a timing. A company
+    has the document while its `channel` is open (mirror/catalog/channels.py:
+    the surface that serves it) and `applies` says so (the quote page of a
+    company with its own funnel does not: a redirect is served instead).
     `version` names what renders it besides FORMAT_VERSION (a page's
     templates), so that changing it makes every stored row stale.
     """
 
     kind: str
+    channel: Channel
     options: bool  # rendered from the complete view (it lists every option), else from the summary
     make: Callable[[CompanyView, Settings, tuple[str, ...]], Marked]
     slots: Slots = JSON_SLOTS
     applies: Callable[[Any, Settings], bool] = _always  # (a company row, the settings)
     version: str = ""
+
+    def served_for(self, company, settings: Settings) -> bool:
+        """Whether `company` (a row) has this document: its channel open, and the document applying to it."""
+        return company_open(company, self.channel) and self.applies(company, settings)
 
     def template(self, view: CompanyView, settings: Settings) -> Template:
         """The document with its timing as slots (UnslottableText when its text holds the slot mark)."""
@@ -204,8 +211,8 @@ def _jsonld(view: CompanyView, settings: Settings, _marks: tuple[str, ...]) -> M
     return Marked(script_safe_json(company_graph(view, settings)), ())  # no value of the clock
 
 
-PRICING_DOCUMENT = Document("pricing.json", options=True, make=_pricing_json)
-JSONLD_DOCUMENT = Document("jsonld", options=False, make=_jsonld)
+PRICING_DOCUMENT = Document("pricing.json", Channel.PRICING, options=True, make=_pricing_json)
+JSONLD_DOCUMENT = Document("jsonld", Channel.JSONLD, options=False, make=_jsonld)
 DOCUMENTS = (PRICING_DOCUMENT, JSONLD_DOCUMENT)
 
 
@@ -284,7 +291,7 @@ _UPSERT = _INSERT.on_conflict_do_update(
 )
 
 
-# The body stored for a document a company does not have (Document.applies) or whose text cannot be a template
+# The body stored for a document a company does not have (Document.served_for) or whose text cannot be a template
 # (UnslottableText): no stored row serves it, and the company's documents are current all the same.
 NOT_STORED = ""
 
@@ -349,7 +356,7 @@ def _rendered_rows(
 
 
 def _stored_text(document: Document, snapshot: CompanySnapshot, view: CompanyView, settings: Settings) -> str:
-    if not document.applies(snapshot.company, settings):
+    if not document.served_for(snapshot.company, settings):
         return NOT_STORED
     try:
         return document.template(view, settings).text

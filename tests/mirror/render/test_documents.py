@@ -128,16 +128,17 @@ def test_a_page_whose_text_holds_the_slot_mark_is_served_live(upstream, mirror, 
     assert stored_rows(mirror) == rows
 
 
-def test_a_company_has_the_pages_it_serves(upstream, mirror, app, client):
-    """The quote page of a company with its own funnel (a redirect is served) and the pricing page of one whose
-    pricing switch is off are not stored; a page a company serves is, and a cold request reads only its row."""
+def test_a_company_has_the_documents_it_serves(upstream, mirror, app, client):
+    """The quote page of a company with its own funnel (a redirect is served) and the documents of a switched-off
+    channel are not stored; a page a company serves is, and a cold request reads only its row."""
     funnel, closed, plain = add_company(upstream), add_company(upstream), add_company(upstream)
     set_settings(upstream, funnel, systems_estimate_url="https://quotes.example/q", systems_estimate_url_verified=True)
     set_settings(upstream, closed, channels={"pricing": False})
     sync(mirror)
     rows = stored_rows(mirror)
     assert rows[(funnel, "quote.html")][0] == NOT_STORED and rows[(funnel, "pricing.html")][0] != NOT_STORED
-    assert rows[(closed, "pricing.html")][0] == NOT_STORED and rows[(closed, "quote.html")][0] != NOT_STORED
+    assert rows[(closed, "pricing.html")][0] == rows[(closed, "pricing.json")][0] == NOT_STORED  # its channel is off
+    assert rows[(closed, "quote.html")][0] != NOT_STORED and rows[(closed, "jsonld")][0] != NOT_STORED
     assert client.get(f"/companies/{funnel}/quote").status_code == 302
     assert client.get(f"/companies/{closed}/pricing").status_code == 404
     for path in (f"/companies/{plain}/pricing", f"/companies/{plain}/quote"):
