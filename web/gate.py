@@ -11,10 +11,12 @@
    closed company has no entry, exactly like an unknown key;
 3. the per-company rate limit (web/limits.py), which therefore never sees,
    counts or refuses a key that is not public;
-4. serve: the view renders from the company's renderings (`renderings()`),
-   which the render cache holds for the state's stamp: complete for the
-   documents that list every option (pricing.json, the hosted pages), the
-   summary for everything else (mirror/render/cache.py).
+4. serve: a stored document (`document()`: pricing.json, the JSON-LD and
+   the hosted pages, as the sync rendered them, mirror/render/documents.py),
+   or the view's renderings (`renderings()`), which the render cache holds
+   for the state's stamp: complete for a document that lists every option
+   and no stored row serves, the summary for everything else
+   (mirror/render/cache.py).
 
 Every keyed view calls `gate()` first and serves from `renderings()` (all
 but `/companies/{key}/webmcp.json`, which by design answers `{"enabled":
