@@ -135,6 +135,8 @@ def freshness_sentence(timing: Timing) -> Markup:
 
 # Where the clock's values go in a page (its slots, by number): the page's text is rendered once per change.
 PAGE_SLOTS: Slots = (freshness_class, freshness_sentence)
+CATEGORIES_SECTION = "_categories.html"  # the same in both pages (page_parts)
+PAGE_PARTS = "pages"  # page_parts' key in a rendering's shared values (Document.make)
 
 
 class PageDocuments(NamedTuple):
@@ -150,9 +152,14 @@ def init_page_documents(app: Flask) -> None:
     environment = app.jinja_env
     version = templates_version(environment)
 
-    def page(name: str) -> Callable[[CompanyView, Settings, tuple[str, ...]], Marked]:
-        def make(view: CompanyView, settings: Settings, marks: tuple[str, ...]) -> Marked:
-            return Marked(environment.get_template(name).render(page_context(view, settings, marks)), marks)
+    def page(name: str) -> Callable[[CompanyView, Settings, tuple[str, ...], dict], Marked]:
+        def make(view: CompanyView, settings: Settings, marks: tuple[str, ...], shared: dict) -> Marked:
+            # Both pages of one rendering (a run's, of one company) share what they show of the view.
+            parts = shared.get(PAGE_PARTS)
+            if parts is None:
+                parts = shared[PAGE_PARTS] = page_parts(view, settings, environment)
+            context = page_context(view, settings, marks, environment, parts)
+            return Marked(environment.get_template(name).render(context), marks)
 
         return make
 
@@ -188,12 +195,23 @@ def _pages() -> PageDocuments:
     return current_app.extensions["pages"]
 
 
-def page_context(view: CompanyView, settings: Settings, timing: tuple[str, ...]) -> dict:
-    """Everything a hosted page renders, derived from the one view; `timing` is each slot's text (PAGE_SLOTS'
-    marks, mirror/render/documents.py), written where the freshness line goes.
+def page_context(
+    view: CompanyView, settings: Settings, timing: tuple[str, ...], environment: Environment, parts: dict | None = None
+) -> dict:
+    """Everything a hosted page renders: what both pages show of the view (`parts`, else `page_parts`), and
+    `timing`, each slot's text (PAGE_SLOTS' marks, mirror/render/documents.py), where the freshness line goes."""
+    css_class, sentence = (Markup(text) for text in timing)
+    parts = parts if parts is not None else page_parts(view, settings, environment)
+    return {**parts, "freshness_class": css_class, "freshness": sentence}
 
-    The page shows every category's full offers, and its JSON-LD describes
-    them (`graph`: the script-safe JSON text, None when the jsonld switch is off).
+
+def page_parts(view: CompanyView, settings: Settings, environment: Environment) -> dict:
+    """What both hosted pages show of the view, derived from it alone, with the categories' section rendered.
+
+    The pages show every category's full offers, and their JSON-LD describes
+    them (`graph`: the script-safe JSON text, None when the jsonld switch is
+    off). The categories' section (`categories_section`, _categories.html) is
+    the same in both pages, so a run that renders both renders it once.
     """
     base = settings.public_base_url
     view = view.complete()  # the pages list every option: never from a summary view
@@ -205,8 +223,7 @@ def page_context(view: CompanyView, settings: Settings, timing: tuple[str, ...])
         if switch_on(view.channels, Channel.JSONLD)
         else None
     )
-    css_class, sentence = (Markup(text) for text in timing)
-    return {
+    parts = {
         "view": view,
         "business": view.business,
         "categories": shown,
@@ -216,16 +233,16 @@ def page_context(view: CompanyView, settings: Settings, timing: tuple[str, ...])
         "systems_title": SYSTEMS_TITLE,
         "accessories_title": ACCESSORIES_TITLE,
         "answer": answer_sentence(view),
-        "gloss": Glosser(),
         "glossary_title": GLOSSARY_TITLE,
         "graph": graph,
         "pricing_open": switch_on(view.channels, PRICING_CHANNEL),
         "phone_display": format_phone(view.business.phone),
         "eyebrow": eyebrow(view),
-        "freshness_class": css_class,
-        "freshness": sentence,
         "website_display": display_url(view.business.website),
     }
+    # Glosser: each word explained where the section first shows it (it is the first text a page glosses).
+    section = environment.get_template(CATEGORIES_SECTION).render(parts | {"gloss": Glosser()})
+    return parts | {"categories_section": Markup(section)}
 
 
 class OptionLine(NamedTuple):

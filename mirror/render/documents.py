@@ -169,7 +169,9 @@ class Document:
     """One public document a company has: its kind (the stored row's key) and how it is rendered.
 
     `make` renders it with a mark wherever a value of the clock goes (one per
-    slot, in slot order); `slots` is each slot's text at a timing. A company
+    slot, in slot order), given a dict it shares with the other documents of
+    the same rendering (the two pages render their common part once);
+    `slots` is each slot's text at a timing. A company
     has the document while its `channel` is open (mirror/catalog/channels.py:
     the surface that serves it) and `applies` says so (the quote page of a
     company with its own funnel does not: a redirect is served instead).
@@ -180,7 +182,7 @@ class Document:
     kind: str
     channel: Channel
     options: bool  # rendered from the complete view (it lists every option), else from the summary
-    make: Callable[[CompanyView, Settings, tuple[str, ...]], Marked]
+    make: Callable[[CompanyView, Settings, tuple[str, ...], dict], Marked]
     slots: Slots = JSON_SLOTS
     applies: Callable[[Any, Settings], bool] = _always  # (a company row, the settings)
     version: str = ""
@@ -189,25 +191,27 @@ class Document:
         """Whether `company` (a row) has this document: its channel open, and the document applying to it."""
         return company_open(company, self.channel) and self.applies(company, settings)
 
-    def template(self, view: CompanyView, settings: Settings) -> Template:
-        """The document with its timing as slots (UnslottableText when its text holds the slot mark)."""
-        return self.make(view, settings, slot_marks(self.slots)).slotted(self.slots)
+    def template(self, view: CompanyView, settings: Settings, shared: dict | None = None) -> Template:
+        """The document with its timing as slots (UnslottableText when its text holds the slot mark); `shared`:
+        what the other documents of this rendering of `view` left for it."""
+        marks = slot_marks(self.slots)
+        return self.make(view, settings, marks, {} if shared is None else shared).slotted(self.slots)
 
     def render(self, view: CompanyView, settings: Settings) -> bytes:
         """The document's bytes at the view's own timing (what a request renders when no stored row serves): the
         same rendering, each mark replaced by its value."""
-        return self.make(view, settings, slot_marks(self.slots)).filled(self.slots, view_timing(view))
+        return self.make(view, settings, slot_marks(self.slots), {}).filled(self.slots, view_timing(view))
 
     def stored(self, text: str) -> Template:
         """The template a stored row's text is."""
         return Template(text, self.slots)
 
 
-def _pricing_json(view: CompanyView, _settings: Settings, marks: tuple[str, ...]) -> Marked:
+def _pricing_json(view: CompanyView, _settings: Settings, marks: tuple[str, ...], _shared: dict) -> Marked:
     return json_marked(view.pricing_document(), marks)
 
 
-def _jsonld(view: CompanyView, settings: Settings, _marks: tuple[str, ...]) -> Marked:
+def _jsonld(view: CompanyView, settings: Settings, _marks: tuple[str, ...], _shared: dict) -> Marked:
     return Marked(script_safe_json(company_graph(view, settings)), ())  # no value of the clock
 
 
@@ -345,20 +349,23 @@ def _rendered_rows(
     """One company's document rows, rendered from its snapshot in the run's transaction."""
     view = snapshot.view(settings)
     stamp = content_of(snapshot.company)
+    shared: dict = {}  # what one document renders of the view for the others (Document.make)
     for document in documents:
         yield {
             "plugin_key": snapshot.company.plugin_key,
             "kind": document.kind,
             "format": format_,
-            "body": _stored_text(document, snapshot, view, settings),
+            "body": _stored_text(document, snapshot, view, settings, shared),
             **stamp._asdict(),
         }
 
 
-def _stored_text(document: Document, snapshot: CompanySnapshot, view: CompanyView, settings: Settings) -> str:
+def _stored_text(
+    document: Document, snapshot: CompanySnapshot, view: CompanyView, settings: Settings, shared: dict
+) -> str:
     if not document.served_for(snapshot.company, settings):
         return NOT_STORED
     try:
-        return document.template(view, settings).text
+        return document.template(view, settings, shared).text
     except UnslottableText:
         return NOT_STORED  # served live, as before

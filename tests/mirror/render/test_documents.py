@@ -51,7 +51,9 @@ def serialised(view, settings, app) -> dict[str, bytes]:
         PRICING_DOCUMENT.kind: dumps(view.pricing_document()).encode("utf-8"),
         JSONLD_DOCUMENT.kind: script_safe_json(company_graph(view, settings)).encode("utf-8"),
         **{
-            page: app.jinja_env.get_template(page).render(page_context(view, settings, timing)).encode("utf-8")
+            page: app.jinja_env.get_template(page)
+            .render(page_context(view, settings, timing, app.jinja_env))
+            .encode("utf-8")
             for page in ("pricing.html", "quote.html")
         },
     }

@@ -357,7 +357,7 @@ def test_a_summary_view_is_never_published_as_a_document(upstream, mirror, app):
     with pytest.raises(IncompleteView):
         summary.pricing_document()
     with pytest.raises(IncompleteView):
-        page_context(summary, mirror.settings, ("", ""))
+        page_context(summary, mirror.settings, ("", ""), app.jinja_env)
 
 
 def test_the_summary_read_names_no_product():
