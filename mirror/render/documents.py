@@ -286,8 +286,8 @@ def load_template(session: Session, plugin_key: str, document: Document, format_
 # --- the sync's write ------------------------------------------------------------------
 
 # Companies read, rendered and written per statement. Their documents are held until written (a company of 100
-# products: about 150 kB with its pages): 200 at a time took the sync from 210 to 370 MB, 25 cost the same time.
-PUBLISH_BATCH = 25
+# products: about 150 kB with its pages): 200 at a time took the sync from 210 to 370 MB; 10 cost the same time.
+PUBLISH_BATCH = 10
 _INSERT = insert(RenderedDocument)
 _UPSERT = _INSERT.on_conflict_do_update(
     index_elements=[_DOCS.c.plugin_key, _DOCS.c.kind],
