@@ -86,11 +86,12 @@ class Rendered:
 
 class _HeldDocument(NamedTuple):
     """A stored document as filled in at one content stamp and timing (its bytes only: a page is tens of kB, and
-    its template would hold them twice)."""
+    its template would hold them twice); or, `rendered` None, that none served at the gate's state `version`."""
 
     content: tuple
     timing: Timing
-    rendered: Rendered
+    rendered: Rendered | None
+    version: int
 
 
 class CompanyRenderings:
@@ -166,7 +167,7 @@ class RenderCache:
         settings: Settings,
         etag: Callable[[bytes], str],
         *,
-        documents: DocumentSet | None = None,
+        documents: DocumentSet,
         max_companies: int = MAX_COMPANIES,
         max_results: int = MAX_RESULTS_PER_COMPANY,
     ) -> None:
@@ -180,7 +181,7 @@ class RenderCache:
         self.views_built = 0  # views built from the database (each costs one snapshot statement)
         # The stored documents filled in (mirror/render/documents.py), per (company, kind).
         self._documents: LRUCache = LRUCache(maxsize=max(MAX_DOCUMENT_KINDS * max_companies, 1))
-        self.document_set = documents if documents is not None else DocumentSet()
+        self.document_set = documents  # the app's (Mirror.documents): its surfaces register theirs at start-up
         self.documents_read = 0  # stored documents read from the database (each costs one primary-key read)
 
     def __len__(self) -> int:
@@ -222,23 +223,27 @@ class RenderCache:
         serves only when it was rendered at the stamp the gate state holds for
         the company and in this release's format. None: the caller renders
         it from the catalog (`entry(...).body(...)`), as for a company the
-        sync has not rendered yet.
+        sync has not rendered yet; that none serves is held too, until the
+        gate's state moves (the next run may store it: after an upgrade it
+        renders every company again without changing their stamps).
         """
         timing = self._timing(gated, state, now)
         key = (gated.plugin_key, document.kind)
         with self._lock:
             held = self._documents.get(key)
-        if held is not None and held.content == gated.content and held.timing == timing:
-            return held.rendered
+        if held is not None and held.content == gated.content:
+            if held.rendered is None and held.version == state.version:
+                return None
+            if held.rendered is not None and held.timing == timing:
+                return held.rendered
         stored = load_template(session, gated.plugin_key, document, self.format)
-        if stored is None or stored.stamp != gated.content:
-            return None
+        rendered = None
+        if stored is not None and stored.stamp == gated.content:
+            body = document.stored(stored.body).fill(timing)
+            rendered = Rendered(body=body, etag=self._etag(body))
         with self._lock:
-            self.documents_read += 1
-        body = document.stored(stored.body).fill(timing)
-        rendered = Rendered(body=body, etag=self._etag(body))
-        with self._lock:
-            self._documents[key] = _HeldDocument(gated.content, timing, rendered)
+            self.documents_read += rendered is not None
+            self._documents[key] = _HeldDocument(gated.content, timing, rendered, state.version)
         return rendered
 
     @cached_property

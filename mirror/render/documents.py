@@ -76,7 +76,7 @@ class Timing(NamedTuple):
 # A document's slots: each one's text at a timing, by slot number (at most ten).
 Slots = tuple[Callable[[Timing], str], ...]
 
-# The slots of a JSON document with both timing fields (slotted_json): each field's JSON text.
+# The slots of a JSON document with both timing fields (json_marked): each field's JSON text.
 JSON_SLOTS: Slots = (
     lambda timing: dumps(rfc3339(timing.last_synced_at)),
     lambda timing: dumps(timing.freshness_state),
@@ -93,7 +93,7 @@ class Template:
     """A document's text with a slot (SLOT, then its number) wherever a value of the clock goes."""
 
     text: str
-    slots: Slots = JSON_SLOTS
+    slots: Slots
 
     def fill(self, timing: Timing) -> bytes:
         """The document's bytes at `timing`."""
@@ -153,11 +153,6 @@ def json_marked(document: dict, marks: tuple[str, ...]) -> Marked:
         if name in document:
             document[name] = mark
     return Marked(dumps(document), tuple(dumps(mark) for mark in marks))
-
-
-def slotted_json(document: dict) -> Template:
-    """`document` as a template of JSON_SLOTS (json_marked)."""
-    return json_marked(document, slot_marks(JSON_SLOTS)).slotted(JSON_SLOTS)
 
 
 def _always(_company, _settings: Settings) -> bool:
@@ -239,9 +234,6 @@ class DocumentSet:
     def __iter__(self) -> Iterator[Document]:
         self._frozen = True
         return iter(tuple(self._documents))
-
-    def __len__(self) -> int:
-        return len(self._documents)
 
     def format(self, settings: Settings) -> str:
         """The running release's format of the stored documents: FORMAT_VERSION, what renders each document (its

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from datetime import UTC, datetime, timedelta
 
 from jinja2 import ChoiceLoader, DictLoader
@@ -21,20 +22,23 @@ from feeds.pages import PAGE_SLOTS, init_page_documents, page_context
 from mirror.read.company import load_company_snapshot, load_company_snapshots
 from mirror.render.documents import (
     FORMAT_VERSION,
+    JSON_SLOTS,
     JSONLD_DOCUMENT,
     NOT_STORED,
     PRICING_DOCUMENT,
     SLOT,
     DocumentSet,
     Timing,
+    json_marked,
     publish,
-    slotted_json,
+    slot_marks,
     view_timing,
 )
 from mirror.render.schema_org import company_graph, script_safe_json
 from mirror.store.models import RenderedDocument
 from mirror.values.jsontext import dumps
 from tests.mirror.render.test_render_cache import cache
+from tests.mirror_helpers import postgres_statements
 from tests.surface_helpers import FILTERS, HEAT_PUMP, add_company, set_product, set_settings, sync
 from tests.test_payloads_stable import GOLDEN
 from web.responses import strong_etag
@@ -189,6 +193,11 @@ def test_a_run_reads_many_companies_as_one_statement_reads_each(upstream, mirror
                 assert many[key].view(mirror.settings, NOW) == one.view(mirror.settings, NOW)
 
 
+def slotted_json(document: dict):
+    """`document` as pricing.json's serialiser writes it, with its timing fields as slots."""
+    return json_marked(document, slot_marks(JSON_SLOTS)).slotted(JSON_SLOTS)
+
+
 def test_slots_are_found_by_a_token_no_text_can_know():
     """A contractor's text equal to a timing value, or to its JSON, is left alone; JSON never holds a raw slot mark."""
     document = {"name": '"fresh"', "note": "fresh", "last_synced_at": None, "freshness_state": "fresh"}
@@ -270,6 +279,10 @@ def test_rows_of_another_format_are_never_served_and_the_next_run_renders_them(m
     live = client.get(f"/companies/{key}/pricing.json")
     assert b"https://mirror.example/companies/" in live.get_data()
     assert cache(moved).documents_read == 0 and cache(moved).views_built == 1  # rendered live, not from the old row
+    me, seen = threading.get_ident(), []
+    with postgres_statements(lambda sql: threading.get_ident() == me and seen.append(sql)):
+        assert client.get(f"/companies/{key}/pricing.json").get_data() == live.get_data()
+    assert seen == []  # that no row serves is held until the state moves: not looked for on every request
 
     sync(mirror)  # nothing changed upstream: the run renders every row of the old format again
     with mirror.Session() as session:
