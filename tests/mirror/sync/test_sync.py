@@ -580,10 +580,12 @@ def test_summarising_some_categories_reads_only_their_products(mirror, upstream)
         # rule scans out, and see whether the index can answer at all.
         connection.exec_driver_sql("SET enable_seqscan = off")
         plan = [row[0] for row in connection.exec_driver_sql(f"EXPLAIN {compiled}", params)]
-    # The indexes the products are read by: an index scan names its index on its own line, a bitmap heap scan
-    # on its child's ("Bitmap Index Scan on ...", whose index is on products too).
-    product_indexes = [_PLAN_INDEX.search(line) for line in plan if " on products" in line or "Bitmap Index" in line]
-    used = {found.group(1) for found in product_indexes if found}
+        on_products = set(connection.exec_driver_sql("SELECT indexname FROM pg_indexes WHERE tablename = 'products'"))
+    # The indexes the products are read by: of every index the plan names (an index scan on its own line, a
+    # bitmap heap scan on its child's "Bitmap Index Scan on ..."), those of the products table (a bitmap scan
+    # of the companies' key may sit beside them, depending on the server's version and statistics).
+    named = {found.group(1) for found in map(_PLAN_INDEX.search, plan) if found}
+    used = named & {row[0] for row in on_products}
     assert used == {"ix_products_plugin_key_category_slug"} and not any("Seq Scan on products" in p for p in plan), plan
 
 
