@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-import sys
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 from sqlalchemy import delete, select, text, tuple_
@@ -157,9 +157,57 @@ def remove_companies(session: Session, run: RunState, keys: list[str]) -> None:
 def delete_products(session: Session, run: RunState, keys: list[tuple[str, str]]) -> None:
     for chunk in batches(keys):
         session.execute(delete(Product).where(tuple_(Product.plugin_key, Product.sku).in_(chunk)))
-    run.counts.products_removed += len(keys)
-    run.touched_catalogs.update(key for key, _ in keys)
-    run.whole_catalogs.update(key for key, _ in keys)
+    _note_removed(run, Counter(key for key, _ in keys))
+
+
+def _note_removed(run: RunState, removed: Counter) -> None:
+    """Products removed, counted by company: their catalogs are touched and rebuilt whole."""
+    run.counts.products_removed += removed.total()
+    run.touched_catalogs.update(removed)
+    run.whole_catalogs.update(removed)
+
+
+class SeenProducts:
+    """The product keys a reconciling walk returned, kept in a temporary table of the run's transaction.
+
+    A walk of every product reconciles by dropping what it did not return.
+    Held in Python, its keys cost about 180 bytes a product (1,000,000
+    products: 180 MB, the run's peak growing with the catalog); in the
+    table, the walk's memory stays what one batch needs, and one
+    anti-join deletes the rest. `company`: a reconciliation of that
+    company's catalog only (the others' products are never deleted).
+    """
+
+    TABLE = "sync_seen_products"
+
+    def __init__(self, session: Session, company: str | None = None) -> None:
+        self.session, self.company = session, company
+        session.execute(
+            text(f"CREATE TEMP TABLE IF NOT EXISTS {self.TABLE} (plugin_key text, sku text) ON COMMIT DROP")
+        )
+        session.execute(text(f"TRUNCATE {self.TABLE}"))
+
+    def add(self, keys: list[tuple[str, str]]) -> None:
+        """Note keys the walk returned (one statement: two array parameters, however many keys)."""
+        if keys:
+            self.session.execute(
+                text(f"INSERT INTO {self.TABLE} SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[]))"),
+                {"k": [k for k, _ in keys], "s": [s for _, s in keys]},
+            )
+
+    def remove_unseen(self, run: RunState) -> None:
+        """Delete every held product (of the company, when one is named) that the walk did not return."""
+        scope = "p.plugin_key = :company AND " if self.company else ""
+        self.session.execute(text(f"ANALYZE {self.TABLE}"))  # its size, for the anti-join's plan
+        removed = self.session.execute(
+            text(
+                f"WITH gone AS (DELETE FROM products AS p WHERE {scope}NOT EXISTS (SELECT FROM {self.TABLE} AS s"
+                " WHERE s.plugin_key = p.plugin_key AND s.sku = p.sku) RETURNING p.plugin_key)"
+                " SELECT plugin_key, count(*) AS n FROM gone GROUP BY plugin_key"
+            ),
+            {"company": self.company} if self.company else {},
+        )
+        _note_removed(run, Counter({row.plugin_key: row.n for row in removed}))
 
 
 def _product_values(record: ProductRecord) -> dict:
@@ -170,7 +218,13 @@ def _product_values(record: ProductRecord) -> dict:
 
 
 def apply_products(
-    session: Session, run: RunState, raw_records: list, *, seen=None, only_company=None, are_parsed: bool = False
+    session: Session,
+    run: RunState,
+    raw_records: list,
+    *,
+    seen: SeenProducts | None = None,
+    only_company=None,
+    are_parsed: bool = False,
 ):
     """Apply one page of product records (`are_parsed`: parse_product's results already); `seen` collects
     the keys a reconciling walk returned."""
@@ -180,33 +234,29 @@ def apply_products(
         checks = run.record_checks()
         parsed = [parse_product(raw, **checks) for raw in raw_records]
     run.counts.products_seen += len(parsed)
-    usable = []
+    usable, invalid_keys = [], []
     for record in parsed:
         if isinstance(record, InvalidRecord):
             skip_invalid(run, "product", f"{record.plugin_key}/{record.sku}", record.reason)
-            if seen is not None and record.plugin_key and record.sku:
-                seen.add(_key(record))  # never erase the last valid version
+            if record.plugin_key and record.sku:
+                invalid_keys.append(_key(record))  # a reconciling walk never erases its last valid version
         elif only_company and record.plugin_key != only_company:
             skip_invalid(run, "product", f"{record.plugin_key}/{record.sku}", f"listed under {only_company}")
         else:
             usable.append(record)
     latest = _last_per_key(usable, _key)
-    maybe_held = None
     if seen is not None:
-        # A company new in this run had no products when it began, so only
-        # keys this walk returned before can be held: the rest skip the lookup
-        # (on a first full sync, every one of them).
-        maybe_held = [k for k in latest if k in seen or k[0] not in run.new_companies]
-        seen.update(k for k, r in latest.items() if not isinstance(r, Tombstone))
+        seen.add(invalid_keys + [k for k, r in latest.items() if not isinstance(r, Tombstone)])
     latest = _drop_orphans(session, run, latest)
     if latest:
+        # A company new in this run had no products when it began: its keys can be held only once the run
+        # has written some of its products (on a first full sync, most batches then skip the lookup).
+        maybe_held = [k for k in latest if k[0] not in run.new_companies or k[0] in run.touched_catalogs]
         _write_products(session, run, latest, maybe_held)
 
 
 def _key(record) -> tuple[str, str]:
-    # Interned: a reconciling walk keeps every key it saw, and the company
-    # part is shared by a whole catalog.
-    return sys.intern(record.plugin_key), record.sku
+    return record.plugin_key, record.sku
 
 
 def _drop_orphans(session: Session, run: RunState, latest: dict) -> dict:
@@ -233,10 +283,9 @@ def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
     return {(row.plugin_key, row.sku): row for row in session.execute(statement)}
 
 
-def _write_products(session: Session, run: RunState, latest: dict, maybe_held: list | None = None) -> None:
-    """Insert, update or delete what changed; `maybe_held`: the only keys that can be held (default: all)."""
-    lookup = list(latest) if maybe_held is None else [k for k in maybe_held if k in latest]
-    held = _held_products(session, lookup) if lookup else {}
+def _write_products(session: Session, run: RunState, latest: dict, maybe_held: list) -> None:
+    """Insert, update or delete what changed; `maybe_held`: the only keys that can be held."""
+    held = _held_products(session, maybe_held) if maybe_held else {}
     unread = {key for key, _ in latest if key not in run.company_trades}
     if unread:
         run.company_trades.update(facts.company_trades(session, unread))

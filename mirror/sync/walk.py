@@ -7,16 +7,14 @@ import threading
 from collections.abc import Iterator
 from datetime import timedelta
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mirror.catalog.records import parse_product
 from mirror.store import state as st
-from mirror.store.models import Product
 from mirror.sync.apply import (
+    SeenProducts,
     apply_companies,
     apply_products,
-    delete_products,
     remove_companies,
     remove_unseen_companies,
 )
@@ -80,7 +78,7 @@ def sync_one_catalog(session: Session, client, run: RunState, company_key: str) 
 
 def walk_products(session: Session, client, run: RunState, since, progress: Progress, *, reconcile: bool):
     """Apply a walk of /v1/products; with `reconcile`, drop every product it did not return."""
-    seen: set[tuple[str, str]] | None = set() if reconcile else None
+    seen = SeenProducts(session) if reconcile else None
     batch: list = []
     # Read ahead at least a whole batch, so the walk goes on while one is written.
     for page in prefetch(client.walk("/v1/products", since), depth=APPLY_BATCH // PAGE_LIMIT + 2):
@@ -95,18 +93,12 @@ def walk_products(session: Session, client, run: RunState, since, progress: Prog
     if batch:
         apply_products(session, run, batch, seen=seen, are_parsed=True)
     if seen is not None:
-        # Streamed, so the reconciliation holds one set of keys, not two.
-        products = Product.__table__.c
-        held = session.connection().execute(
-            select(products.plugin_key, products.sku).execution_options(yield_per=10_000)
-        )
-        gone = [pair for pair in ((row.plugin_key, row.sku) for row in held) if pair not in seen]
-        delete_products(session, run, gone)
+        seen.remove_unseen(run)
 
 
 def read_whole_catalog(session: Session, client, run: RunState, key: str) -> None:
     """Read one company's whole current catalog and drop what it no longer has."""
-    seen: set[tuple[str, str]] = set()
+    seen = SeenProducts(session, company=key)
     try:
         for page in client.walk(f"/v1/companies/{key}/products"):
             apply_products(session, run, page.data, seen=seen, only_company=key)
@@ -115,8 +107,7 @@ def read_whole_catalog(session: Session, client, run: RunState, key: str) -> Non
         run.seen_companies.discard(key)
         remove_companies(session, run, [key])
         return
-    held = session.scalars(select(Product.sku).where(Product.plugin_key == key))
-    delete_products(session, run, [(key, sku) for sku in held if (key, sku) not in seen])
+    seen.remove_unseen(run)
 
 
 def prefetch(pages: Iterator, depth: int = 2) -> Iterator:
