@@ -22,6 +22,7 @@ import json
 import logging
 import re
 import threading
+from contextlib import suppress
 from math import ceil
 from types import SimpleNamespace
 
@@ -38,6 +39,7 @@ from mirror.runtime.config import Settings
 from mirror.store.models import KEY_LENGTH
 from mirror.values.jsontext import dumps
 from web.db import db, settings
+from web.gate import gate_state
 from web.limits import charge_client
 from web.responses import conditional, json_error, strong_etag
 
@@ -267,12 +269,31 @@ class PageBytes:
     from, under the same envelope: the bytes are then what assembling it
     again would give, so the page still says what the table holds. Bounded
     by bytes, not pages (a page of 500 records is ten of 50).
+
+    And before any read, by the state version the gate follows
+    (`at_state`): only a committed sync run changes what a feed page says,
+    and every run moves that version. A request asking again what was
+    answered at the gate's current version is served those bytes without a
+    statement, as fresh as every other public answer (within a second of a
+    sync's commit, web/gate.py).
     """
 
     def __init__(self, max_bytes: int = PAGE_BYTES_CAPACITY) -> None:
         self._entries: LRUCache = LRUCache(maxsize=max_bytes, getsizeof=lambda entry: len(entry[1]))
+        # (state version, changes token, page, page size) -> (body, ETag); the bodies are the entries' own
+        self._answered: LRUCache = LRUCache(maxsize=max_bytes, getsizeof=lambda entry: len(entry[0]))
         self._lock = threading.Lock()
         self.assembled = 0  # observable in tests: pages assembled from their records
+
+    def at_state(self, version: int, asked: tuple) -> tuple[bytes, str] | None:
+        """The (body, ETag) answered to `asked` (token, page, page size) at state `version`; None if not kept."""
+        with self._lock:
+            return self._answered.get((version, *asked))
+
+    def answered(self, version: int, asked: tuple, found: tuple[bytes, str]) -> None:
+        """Keep what was answered to `asked` at state `version` (a page read at that version or later)."""
+        with self._lock, suppress(ValueError):  # ValueError: larger than the whole budget, not kept
+            self._answered[(version, *asked)] = found
 
     def page(self, envelope: dict, rows: list[tuple], assemble) -> tuple[bytes, str]:
         """(body, ETag) of the page of these rows under this envelope; `assemble()` makes the body on a miss."""
@@ -295,6 +316,7 @@ class PageBytes:
         """Drop every page (never needed for correctness; for tests and operators)."""
         with self._lock:
             self._entries.clear()
+            self._answered.clear()
 
 
 def init_feed_index(app) -> None:
@@ -307,6 +329,11 @@ def init_feed_index(app) -> None:
 def record_bytes() -> RecordBytes:
     """This app's store of serialised records."""
     return current_app.extensions["business_feed_records"]
+
+
+def feed_pages() -> PageBytes:
+    """This app's store of assembled pages."""
+    return current_app.extensions["business_feed_pages"]
 
 
 def feed_index() -> FeedIndex:
@@ -335,6 +362,19 @@ def business_feed():
     except BadParameter as error:
         return json_error(400, "invalid_parameter", str(error), parameter=error.name)
     token = _arg("changes_token")
+    pages, asked = feed_pages(), (token, page, page_size)
+    # The gate's version before the read: the page read is of that state or a later one, never an earlier.
+    version = gate_state().version
+    found = pages.at_state(version, asked)
+    if found is None:
+        found = _read_page(token, page, page_size)
+        pages.answered(version, asked, found)
+    body, etag = found
+    return conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL, etag=etag)
+
+
+def _read_page(token: str | None, page: int, page_size: int) -> tuple[bytes, str]:
+    """(body, ETag) of the page as the database holds it now."""
     read = read_feed_page(db(), feed_index(), token_time(token), page, page_size)
     clock_ms, walk, total, rows = read.clock_ms, read.walk, read.total, read.rows
     unchanged = walk.since_ms is not None and total == 0
@@ -351,5 +391,4 @@ def business_feed():
         records = [body for body in (store.record(row, config) for row in rows) if body is not None]
         return page_body(envelope, records)
 
-    body, etag = current_app.extensions["business_feed_pages"].page(envelope, rows, assemble)
-    return conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL, etag=etag)
+    return feed_pages().page(envelope, rows, assemble)

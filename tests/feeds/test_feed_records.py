@@ -79,6 +79,8 @@ def test_a_page_is_assembled_once_while_the_rows_it_shows_are_unchanged(app, cli
     with mirror.WriterSession() as session:  # behind the sync's back: the feed clock stays as it was
         session.execute(update(Company).where(Company.plugin_key == shown[2]).values(name="Edited In Place"))
         session.commit()
+    assert served(client, **PAGE) == first  # what was answered at this state version, until a run commits
+    sync(mirror)  # a run that changes nothing: the state version moves, the clock does not
     again = served(client, **PAGE)
     assert b"Edited In Place" in again and pages(app).assembled == assembled + 1
     assert again == rendered_from_scratch(mirror, **PAGE)
@@ -103,6 +105,7 @@ def test_a_row_edited_behind_the_syncs_back_is_rendered_from_what_the_table_hold
     with mirror.WriterSession() as session:  # the feed hash and the clock stay as they were
         session.execute(update(Company).where(Company.plugin_key == target).values(name="Edited In Place"))
         session.commit()
+    sync(mirror)  # a run that changes nothing: the state version moves, the clock does not
     after = served(client, page=1, page_size=500)
     assert b"Edited In Place" in after and b"Edited In Place" not in before
     assert after == rendered_from_scratch(mirror, 1, 500)
