@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from mirror.values.jsontext import finite, orjson_text
+from mirror.values.jsontext import dumps
 from mirror.values.storable import storable
 
 log = logging.getLogger(__name__)
@@ -174,26 +174,20 @@ INTERNAL_ERROR_BODY = (
 def serialise(payload: Any) -> bytes:
     """A JSON-RPC response body (an object or a batch array) as compact UTF-8 JSON; never raises.
 
-    The text is `mirror.values.jsontext.dumps(payload)` (orjson's bytes wherever they
-    are the standard library's), except that NaN and the infinities are
-    null (the standard library writes `NaN`, which is not JSON) and an
-    unpaired surrogate, which UTF-8 cannot carry, is U+FFFD. The envelope
+    The text is `mirror.values.jsontext.dumps(payload)` (NaN and the
+    infinities as null), except that an unpaired surrogate, which UTF-8
+    cannot carry, is U+FFFD. The envelope
     rules keep such text out of everything echoed (`message_from`); this is
     the last line, so that no string anywhere can turn an answer into a 500.
     """
     try:
         try:
-            return _text(payload).encode("utf-8")
+            return dumps(payload).encode("utf-8")
         except UnicodeEncodeError:  # an unpaired surrogate: the one text UTF-8 cannot carry
-            return _text(_without_surrogates(payload)).encode("utf-8")
+            return dumps(_without_surrogates(payload)).encode("utf-8")
     except Exception:  # a value JSON has no form for, or nesting beyond the encoder: a bug to log, not a 500
         log.exception("a JSON-RPC answer could not be encoded")
         return INTERNAL_ERROR_BODY
-
-
-def _text(payload: Any) -> str:
-    fast = orjson_text(payload, 0)
-    return fast if fast is not None else json.dumps(finite(payload), ensure_ascii=False, separators=(",", ":"))
 
 
 def _without_surrogates(value: Any) -> Any:

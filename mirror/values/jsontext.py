@@ -38,8 +38,15 @@ def decimal_number(value: Decimal | None) -> int | float | None:
 
 
 def dumps(payload) -> str:
-    """Compact JSON that keeps non-ASCII text as is."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON that keeps non-ASCII text as is: `json.dumps(payload, ensure_ascii=False, separators=(",",
+    ":"))`, NaN and the infinities as null (JSON has neither: `finite`).
+
+    Written by orjson wherever that is the same text (`orjson_text`): a sync
+    renders every document of each company it changed, and the standard
+    library's encoder was a twentieth of that.
+    """
+    fast = orjson_text(payload, 0)
+    return fast if fast is not None else json.dumps(finite(payload), ensure_ascii=False, separators=(",", ":"))
 
 
 def orjson_text(payload, option: int) -> str | None:
