@@ -9,11 +9,18 @@ from sqlalchemy import select
 from mirror.catalog.offers import build_offer_groups
 from mirror.runtime.config import load_settings
 from mirror.service.context import Mirror
+from mirror.store import state as st
 from mirror.store.models import Company, OfferGroup, Product, SyncState
 from mirror.sync.upstream import UpstreamClient
 
-# Moved by every successful run, by design (the clock advances).
-BOOKKEEPING_STATE = {"last_success_at", "watermark:/v1/companies", "watermark:/v1/products", "state_version"}
+# Moved by every successful run, by design (the clock advances; the rows written since the last ANALYZE add up).
+BOOKKEEPING_STATE = {
+    st.LAST_SUCCESS_AT,
+    st.WATERMARK_COMPANIES,
+    st.WATERMARK_PRODUCTS,
+    st.STATE_VERSION,
+    st.ROWS_SINCE_ANALYZE,
+}
 
 
 def quick_client(upstream, **kwargs) -> UpstreamClient:

@@ -28,6 +28,8 @@ CONCEPTS_VERSION = "concepts_version"
 WORDS_VERSION = "words_version"
 # The rules the products' kinds and measures were read with (mirror/sync/facts.py).
 FACTS_VERSION = "facts_version"
+# Rows the runs since the catalog tables were last analyzed wrote (mirror/sync/rebuild.py).
+ROWS_SINCE_ANALYZE = "rows_since_analyze"
 
 
 def read_state(session: Session) -> dict[str, str]:

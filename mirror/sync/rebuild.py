@@ -61,7 +61,7 @@ def finish(
     # Last, in the same transaction: the version each process's gate state polls
     # (mirror/read/gate.py) moves with the commit of everything above.
     st.put(session, st.STATE_VERSION, run.generation)
-    _refresh_planner_statistics(session, run)
+    _refresh_planner_statistics(session, run, saved)
     _merge_pending_index_entries(session, run)
 
 
@@ -69,8 +69,9 @@ def finish(
 ANALYZE_AFTER_ROWS = 10_000
 
 
-def _refresh_planner_statistics(session: Session, run: RunState) -> None:
-    """ANALYZE the catalog tables after a run that rewrote much of them, in the run's transaction.
+def _refresh_planner_statistics(session: Session, run: RunState, saved: dict[str, str]) -> None:
+    """ANALYZE the catalog tables once the runs since the last ANALYZE rewrote much of them, in the run's
+    transaction.
 
     Without statistics (a first sync, a large catalog change, autovacuum off
     or not yet round), the planner guesses: it took ~440 products per
@@ -78,11 +79,17 @@ def _refresh_planner_statistics(session: Session, run: RunState) -> None:
     intersecting the company's rows with the full-text index's posting
     lists over all 200,000 products (34,000 entries for `furnace`): 20 ms a
     query instead of 0.3 ms. ANALYZE samples a fixed number of rows (about
-    0.2 s here), and its statistics commit, or roll back, with the run;
-    small incremental runs skip it and leave it to autovacuum.
+    0.2 s here), and its statistics commit, or roll back, with the run.
+    Small runs add their rows to a count kept in sync_state, and the run
+    that brings it to ANALYZE_AFTER_ROWS analyzes: the statistics follow
+    the catalog even where autovacuum is off (as on some managed or
+    hand-tuned servers) or behind.
     """
-    if _rows_written(run) >= ANALYZE_AFTER_ROWS:
+    pending = st.get_int(saved, st.ROWS_SINCE_ANALYZE) + _rows_written(run)
+    if pending >= ANALYZE_AFTER_ROWS:
         session.execute(text("ANALYZE companies, products, offer_groups"))
+        pending = 0
+    st.put(session, st.ROWS_SINCE_ANALYZE, pending)
 
 
 def _rows_written(run: RunState) -> int:
