@@ -367,14 +367,14 @@ def business_feed():
     version = gate_state().version
     found = pages.at_state(version, asked)
     if found is None:
-        found = _read_page(token, page, page_size)
+        found = _read_page(pages, token, page, page_size)
         pages.answered(version, asked, found)
     body, etag = found
     return conditional(body, mimetype="application/json", cache_control=CACHE_CONTROL, etag=etag)
 
 
-def _read_page(token: str | None, page: int, page_size: int) -> tuple[bytes, str]:
-    """(body, ETag) of the page as the database holds it now."""
+def _read_page(pages: PageBytes, token: str | None, page: int, page_size: int) -> tuple[bytes, str]:
+    """(body, ETag) of the page as the database holds it now (`pages`: the app's store of assembled pages)."""
     read = read_feed_page(db(), feed_index(), token_time(token), page, page_size)
     clock_ms, walk, total, rows = read.clock_ms, read.walk, read.total, read.rows
     unchanged = walk.since_ms is not None and total == 0
@@ -391,4 +391,4 @@ def _read_page(token: str | None, page: int, page_size: int) -> tuple[bytes, str
         records = [body for body in (store.record(row, config) for row in rows) if body is not None]
         return page_body(envelope, records)
 
-    return feed_pages().page(envelope, rows, assemble)
+    return pages.page(envelope, rows, assemble)

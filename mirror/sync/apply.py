@@ -167,6 +167,9 @@ def _note_removed(run: RunState, removed: Counter) -> None:
     run.whole_catalogs.update(removed)
 
 
+PRODUCTS = Product.__table__.name  # the table the statements below name in text
+
+
 class SeenProducts:
     """The product keys a reconciling walk returned, kept in a temporary table of the run's transaction.
 
@@ -201,7 +204,7 @@ class SeenProducts:
         self.session.execute(text(f"ANALYZE {self.TABLE}"))  # its size, for the anti-join's plan
         removed = self.session.execute(
             text(
-                f"WITH gone AS (DELETE FROM products AS p WHERE {scope}NOT EXISTS (SELECT FROM {self.TABLE} AS s"
+                f"WITH gone AS (DELETE FROM {PRODUCTS} AS p WHERE {scope}NOT EXISTS (SELECT FROM {self.TABLE} AS s"
                 " WHERE s.plugin_key = p.plugin_key AND s.sku = p.sku) RETURNING p.plugin_key)"
                 " SELECT plugin_key, count(*) AS n FROM gone GROUP BY plugin_key"
             ),
@@ -277,7 +280,7 @@ def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
     # Two array parameters instead of a bind pair per key: a batch is
     # thousands of keys.
     pairs = text(
-        "(products.plugin_key, products.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))"
+        f"({PRODUCTS}.plugin_key, {PRODUCTS}.sku) IN (SELECT * FROM unnest(CAST(:k AS text[]), CAST(:s AS text[])))"
     )
     statement = select(*columns).where(pairs).params(k=[k for k, _ in keys], s=[s for _, s in keys])
     return {(row.plugin_key, row.sku): row for row in session.execute(statement)}
