@@ -497,8 +497,11 @@ class Glosser:
 
     def __call__(self, text: str | None) -> Markup:
         text = text or ""
+        found = terms_in(text)
+        if all(term in self.seen for _start, _end, term in found):  # most texts: nothing (more) to mark
+            return escape(text)
         parts, position = [], 0
-        for start, end, term in terms_in(text):
+        for start, end, term in found:
             if term in self.seen:
                 continue
             self.seen.add(term)

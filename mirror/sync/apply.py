@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterable
+from types import SimpleNamespace
 
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.orm import Session
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 from mirror.catalog.offers import record_hash
 from mirror.catalog.records import CompanyRecord, InvalidRecord, ProductRecord, Tombstone, parse_company, parse_product
 from mirror.store.models import Company, CompanyConcept, CompanyWord, OfferGroup, Product
-from mirror.sync import facts
+from mirror.sync import facts, words
 from mirror.sync.bulk import batches, insert_rows, keys_in, refusal_reason, update_rows
 from mirror.sync.rebuild import next_generation
 from mirror.sync.runstate import RunState, skip_invalid
@@ -275,8 +276,11 @@ def _drop_orphans(session: Session, run: RunState, latest: dict) -> dict:
 
 
 def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
-    """The held (record_hash, category_slug) of those products that the mirror has."""
+    """The held (record_hash, category_slug, and what its spelling list reads) of those products that the mirror
+    has."""
+    list_columns = (*words.TEXTS, "published", "price_cents")  # words.list_inputs of the held version
     columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.category_slug)
+    columns += tuple(getattr(Product, column) for column in list_columns)
     # Two array parameters instead of a bind pair per key: a batch is
     # thousands of keys.
     pairs = text(
@@ -316,6 +320,8 @@ def _write_products(session: Session, run: RunState, latest: dict, maybe_held: l
         else:
             updates.append({"plugin_key": key, "sku": sku, **values})
         run.touched_catalogs.add(key)
+        if old is None or words.list_inputs(old) != words.list_inputs(SimpleNamespace(**values)):
+            run.reworded.add(key)
         slugs = run.touched_groups.setdefault(key, set())
         slugs.add(values["category_slug"])
         if old is not None:

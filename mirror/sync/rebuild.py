@@ -46,7 +46,9 @@ def finish(
     for some in batches(touched, REBUILD_BATCH):
         _rebuild(session, run, some, finished_at, feed_stamp)
     facts.refresh(session, sorted(run.retraded))  # what the products are, where more than their records moved
-    words.refresh(session, touched)  # the spelling lists and concept tags, with the catalogs they read
+    # The spelling lists, where what they read moved (a company's record: it may have turned private), and the
+    # concept tags, with the catalogs they read.
+    words.refresh(session, sorted(run.changed_companies | run.reworded | run.whole_catalogs))
     concepts.refresh(session, touched)
     if publish is not None:
         publish(session)  # reads the groups and versions written above

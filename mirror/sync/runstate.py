@@ -79,6 +79,9 @@ class RunState:
     # summarises only these groups again and keeps the company's others.
     touched_groups: dict[str, set[str]] = field(default_factory=dict)
     whole_catalogs: set[str] = field(default_factory=set)
+    # Of the touched, the companies whose products came, went or changed in what their spelling list reads
+    # (mirror/sync/words.py; a repricing does not): only their lists are made again.
+    reworded: set[str] = field(default_factory=set)
     seen_companies: set[str] = field(default_factory=set)  # full runs only
     # Whether the mirror holds a company, for the keys this run has looked up
     # (products of companies it does not hold are orphans).

@@ -505,6 +505,27 @@ def test_the_spelling_list_follows_the_sync_and_never_offers_a_word_no_public_pr
     assert listed(mirror, "weatherking") and listed(mirror, "navien")  # a full run keeps an exact list as it is
 
 
+def test_a_run_makes_a_list_again_only_where_what_it_reads_moved(small):
+    # A word taken out behind the sync's back shows which runs make the company's list again: a repricing
+    # leaves it as it was (a list reads no price); a new name or a price of zero (not public) makes it again.
+    from sqlalchemy import delete
+
+    from mirror.store.models import CompanyWord
+
+    mirror, catalog = small
+    with mirror.WriterSession() as session, session.begin():
+        session.execute(delete(CompanyWord).where(CompanyWord.plugin_key == KEY, CompanyWord.word == "navien"))
+    catalog.set_product(KEY, "PKG-4T", price="9250.00")
+    assert mirror.sync().status == "success"
+    assert not listed(mirror, "navien") and listed(mirror, "weatherking")
+    catalog.set_product(KEY, "PKG-4T", name="Weatherking Rooftop Packaged Unit, 4 ton")
+    assert mirror.sync().status == "success"
+    assert listed(mirror, "navien") and listed(mirror, "rooftop")
+    catalog.set_product(KEY, "PKG-4T", price="0.00")
+    assert mirror.sync().status == "success"
+    assert not listed(mirror, "rooftop") and not listed(mirror, "weatherking")
+
+
 def test_lists_made_by_another_rule_or_release_are_made_again_by_the_next_run(small):
     # A sync of the previous release may run between the migration and the restart: the lists it leaves are
     # not this release's, and the next run makes every company's list again (mirror/sync/words.py).

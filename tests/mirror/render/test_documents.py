@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from datetime import UTC, datetime, timedelta
 
 from jinja2 import ChoiceLoader, DictLoader
 from markupsafe import escape
 from sqlalchemy import select, text
+from sqlalchemy.exc import DBAPIError
 
 from feeds.pages import PAGE_SLOTS, init_page_documents, page_context
 from mirror.read.company import load_company_snapshot, load_company_snapshots
@@ -35,15 +37,17 @@ from mirror.render.documents import (
     view_timing,
 )
 from mirror.render.schema_org import company_graph, script_safe_json
-from mirror.store.models import RenderedDocument
+from mirror.store.models import Base, RenderedDocument
 from mirror.values.jsontext import dumps
-from tests.mirror.render.test_render_cache import cache
+from tests.mirror.render.test_render_cache import cache, round_trips
 from tests.mirror_helpers import postgres_statements
 from tests.surface_helpers import FILTERS, HEAT_PUMP, add_company, set_product, set_settings, sync
 from tests.test_payloads_stable import GOLDEN
 from web.responses import strong_etag
 
 # The text a contractor may send, all of it data: quotes, markup, a JSON-looking name, non-ASCII, control characters.
+# What a request's session sends around its reads (not a read of any table).
+TRANSACTION_COMMAND = re.compile(r"\s*(BEGIN|COMMIT|ROLLBACK|SET\b)", re.IGNORECASE)
 HOSTILE_NAME = 'Ridgeline "fresh" </script><b>&amp; \u00e9t\u00e9 \u2014 {"freshness_state":"stale"} \x01\x02'
 
 
@@ -222,6 +226,47 @@ def test_a_cold_request_serves_the_stored_bytes_with_an_etag_of_exactly_them(ups
         assert response.headers["ETag"] == strong_etag(response.get_data())
         again = client.get(path)
         assert again.get_data() == response.get_data() and cache(app).documents_read == read + 1  # held in memory
+
+
+def test_a_cold_request_reads_the_rendered_row_and_no_catalog_table(upstream, mirror, app, client):
+    """A document's request is the gate (in memory), one primary-key read of its stored row, the bytes: no table
+    the sync mirrors or derives is named, on every path that serves a stored document."""
+    key = add_company(upstream)
+    sync(mirror)
+    catalog_tables = set(Base.metadata.tables) - {RenderedDocument.__tablename__}
+    for path in (f"/companies/{key}/pricing.json", f"/companies/{key}.jsonld", f"/companies/{key}/pricing"):
+        client.get(path)  # the pool's connection opened (its set-up statements are the driver's, once)
+        cache(app).clear()
+        with round_trips(mirror) as seen:
+            assert client.get(path).status_code == 200
+        reads = [sql for sql in seen if not TRANSACTION_COMMAND.match(sql)]
+        assert len(reads) == 1, reads
+        named = set(re.findall(r"\b[a-z_]+\b", reads[0].lower()))
+        assert RenderedDocument.__tablename__ in named and not named & catalog_tables, reads[0]
+
+
+def _server_compresses_with_lz4(session) -> bool:
+    """Whether the server was built with lz4 (it refuses a column of that method otherwise)."""
+    try:
+        with session.begin_nested():
+            session.execute(text("CREATE TEMP TABLE lz4_probe (body text COMPRESSION lz4)"))
+    except DBAPIError:
+        return False
+    return True
+
+
+def test_stored_bodies_are_compressed_with_lz4_where_the_server_has_it(upstream, mirror):
+    """Migration 0019: lz4 writes and reads a body several times faster than pglz; a server without it keeps
+    pglz (the embedded one), and the documents are stored all the same."""
+    sync(mirror)
+    with mirror.Session() as session:
+        methods = session.scalars(
+            text(
+                "SELECT DISTINCT method FROM (SELECT pg_column_compression(body) AS method FROM rendered_documents) AS m"
+            )
+        ).all()
+        expected = "lz4" if _server_compresses_with_lz4(session) else "pglz"
+    assert expected in methods and set(methods) <= {expected, None}  # None: a body too small to be compressed
 
 
 def test_a_run_renders_exactly_the_companies_it_changed(upstream, mirror):
