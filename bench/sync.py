@@ -8,6 +8,7 @@ incremental <= 2% of full, rendering included).
     make bench-sync            # or: .venv/bin/python bench/sync.py [--companies N --products M --rounds R]
     .venv/bin/python bench/sync.py --profile /tmp/sync.txt   # py-spy (raw) on the last full sync
     .venv/bin/python bench/sync.py --profile-incremental /tmp/incremental.txt   # ... on the incremental run
+    .venv/bin/python bench/sync.py --without-documents --output /tmp/x.md   # runs that render no document
 
 The bare walk reads `/v1/products` whole with the sync's own HTTP client and
 JSON parsing (mirror.sync.upstream.UpstreamClient) and stores nothing: it is what
@@ -45,6 +46,7 @@ from bench.scratch import scratch_database  # noqa: E402
 TOKEN = "bench-token"
 DATABASE = "mirror_bench_sync"
 TARGET_RATIO, TARGET_RSS_MB, TARGET_INCREMENTAL = 2.0, 250, 0.02
+WITHOUT_DOCUMENTS = "without-documents"  # a child's last argument: its run renders no document
 
 
 def _free_port() -> int:
@@ -128,12 +130,14 @@ def child_walk(upstream_url: str) -> dict:
     return {"wall": wall, "cpu": cpu, "records": records, "pages": pages}
 
 
-def child_sync(upstream_url: str, database_url: str, full: bool, public_base_url: str | None = None) -> dict:
+def child_sync(
+    upstream_url: str, database_url: str, full: bool, public_base_url: str | None = None, documents: bool = True
+) -> dict:
     """One sync, exactly as `flask sync [--full]` runs it: in the app, whose surfaces declare the documents each
     run renders (the hosted pages; mirror/render/documents.py).
 
     `public_base_url`: the PUBLIC_BASE_URL of the app that will serve what it renders (the documents a run
-    stores are in the format of its settings).
+    stores are in the format of its settings). `documents` False: the run renders none (`--without-documents`).
     """
     import importlib
     import logging
@@ -150,7 +154,7 @@ def child_sync(upstream_url: str, database_url: str, full: bool, public_base_url
     with mirror.writer_engine.connect(), mirror.writer_engine.connect():
         pass
     wall, cpu = time.perf_counter(), time.process_time()
-    result = mirror.sync(full=full)
+    result = mirror.sync(full=full) if documents else mirror.sync(full=full, publish=None)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     mirror.dispose()
     if result.status != "success":
@@ -217,11 +221,19 @@ def main() -> None:
     parser.add_argument("--profile", metavar="FILE", help="py-spy raw profile of the last full sync")
     parser.add_argument("--profile-incremental", metavar="FILE", help="py-spy raw profile of the incremental run")
     parser.add_argument("--output", default=str(ROOT / "bench" / "results-sync.md"))
+    parser.add_argument(
+        "--without-documents",
+        action="store_true",
+        help="runs render no public document (what rendering costs, or a comparison with a tree before issue 33)",
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, *rest = args.child
-        result = child_walk(*rest) if kind == "walk" else child_sync(rest[0], rest[1], kind == "full")
+        if kind == "walk":
+            result = child_walk(*rest)
+        else:
+            result = child_sync(rest[0], rest[1], kind == "full", documents=WITHOUT_DOCUMENTS not in rest)
         print(json.dumps(result))
         return
     load_before = os.getloadavg()
@@ -230,15 +242,21 @@ def main() -> None:
     upstream_url = f"http://127.0.0.1:{port}"
     upstream = start_upstream(args.companies, args.products, port)
     runs: list[Run] = []
+    no_documents = [WITHOUT_DOCUMENTS] if args.without_documents else []
     try:
         for round_ in range(1, args.rounds + 1):
             runs.append(measure(f"bare walk #{round_}", upstream, ["walk", upstream_url]))
             url = fresh_database(args.database, DATABASE)
             profile = args.profile if round_ == args.rounds else None
-            runs.append(measure(f"full sync #{round_}", upstream, ["full", upstream_url, url], profile))
+            runs.append(measure(f"full sync #{round_}", upstream, ["full", upstream_url, url, *no_documents], profile))
         changed = len(_admin(port, "POST", "/_demo/mutate", {"fraction": 0.01, "seed": 2}).get("changed", []))
         runs.append(
-            measure("incremental (1% changed)", upstream, ["incremental", upstream_url, url], args.profile_incremental)
+            measure(
+                "incremental (1% changed)",
+                upstream,
+                ["incremental", upstream_url, url, *no_documents],
+                args.profile_incremental,
+            )
         )
     finally:
         upstream.terminate()
@@ -274,7 +292,9 @@ def report(args, runs: list[Run], changed: int, load_before, load_after, quiet) 
         "",
         f"Machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, PostgreSQL. "
         f"Catalog: {args.companies:,} companies x {args.products} products = {total:,} products "
-        f"(demo upstream, seed 1, default messiness). Load average (1/5/15 min): {_load(load_before)} before, "
+        f"(demo upstream, seed 1, default messiness)"
+        f"{'; **no document rendered** (`--without-documents`)' if args.without_documents else ''}. "
+        f"Load average (1/5/15 min): {_load(load_before)} before, "
         f"{_load(load_after)} after. {quiet.describe()}",
         "",
     ]

@@ -7,9 +7,9 @@ every read. With the default method, pglz, writing one run's documents
 cost the server about as much as the rest of the rows it writes: on the
 benchmark's database, storing 1,722 companies' documents again took 2.14 s
 with pglz and 0.63-0.85 s with lz4 (the same rows, `INSERT … SELECT`), and
-a cold request's read of one body 294 -> 252 us (the pricing page) and
-169 -> 144 us (pricing.json), read by primary key 1,000 times over random
-companies. lz4 stores them 6% smaller as well.
+a cold request's read of one body 293-295 -> 244-261 us (the pricing page)
+and 158-169 -> 144 us (pricing.json), read by primary key 1,000 times over
+random companies. lz4 stores them 6% smaller as well.
 
 lz4 is a build option of the server: Debian's and most distributions'
 packages have it, the embedded server `make run` starts (mirror/store/embedded.py)
