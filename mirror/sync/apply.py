@@ -278,9 +278,8 @@ def _drop_orphans(session: Session, run: RunState, latest: dict) -> dict:
 def _held_products(session: Session, keys: list[tuple[str, str]]) -> dict:
     """The held (record_hash, category_slug, and what its spelling list reads) of those products that the mirror
     has."""
-    list_columns = (*words.TEXTS, "published", "price_cents")  # words.list_inputs of the held version
     columns = (Product.plugin_key, Product.sku, Product.record_hash, Product.category_slug)
-    columns += tuple(getattr(Product, column) for column in list_columns)
+    columns += tuple(getattr(Product, column) for column in words.LIST_INPUTS)  # what words.list_inputs reads
     # Two array parameters instead of a bind pair per key: a batch is
     # thousands of keys.
     pairs = text(

@@ -35,10 +35,11 @@ LIST_VERSION = f"1:{WORD.pattern}"  # change it with the rule: the next run make
 # The product columns a list is made of; with whether the product is public (its company aside), what a run
 # compares to know that a written product leaves its company's list as it was (a repricing does).
 TEXTS = ("name", "brand", "category_name")
+LIST_INPUTS = (*TEXTS, "published", "price_cents")  # the columns `list_inputs` reads
 
 
 def list_inputs(product) -> tuple:
-    """What a product gives its company's list (a row, or anything with TEXTS, `published` and `price_cents`):
+    """What a product gives its company's list (a row, or anything with the LIST_INPUTS columns):
     equal for two versions of it, the list stays the same."""
     return (*(getattr(product, column) for column in TEXTS), is_public_product(product, company_public=True))
 
